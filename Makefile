@@ -1,0 +1,26 @@
+# A thin wrapper: scripts/setup.sh installs, CMake builds, CTest tests.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DMPTRAIN_WERROR=ON)
+
+.PHONY: all setup configure build run test clean
+all: build
+
+setup:
+	@scripts/setup.sh
+
+configure: setup
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/mptrain topo
+	$(BUILD)/mptrain plan
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,69 @@
+// The placement contract shared by `plan`, `run` and the launcher: what was
+// asked (PlacementRequest) and what the planner decided (Plan).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/cpu_set.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::affinity {
+
+// How a worker's CPUs are chosen and pinned (`--bind`).
+enum class Bind { core, numa, package, none };
+
+// "core", "numa", "package" or "none".
+std::string_view to_string(Bind bind);
+// The Bind named `text`; an Error listing the valid names otherwise.
+Result<Bind> parse_bind(std::string_view text);
+
+// Whether every PU may be used or only one PU per core (`--physical-cores`).
+enum class CoreUse { all_pus, physical_cores };
+// Whether M×T > N is refused or planned anyway (`--allow-oversubscribe`).
+enum class Oversubscribe { refuse, allow };
+
+// What the user asked for; unset fields take the spec's defaults.
+struct PlacementRequest {
+  std::optional<int> num_processes;        // default: one per package
+  std::optional<int> threads_per_process;  // default: floor(N / M)
+  std::optional<Bind> bind;                // default: core (none when a quota limits N)
+  std::optional<CpuSet> cpus;              // restrict to these CPUs
+  CoreUse core_use = CoreUse::all_pus;
+  int reserve = 0;  // PUs per worker left for helper threads
+  Oversubscribe oversubscribe = Oversubscribe::refuse;
+};
+
+// One worker's place: its CPUs, where they lie and how many threads it runs.
+struct WorkerPlacement {
+  int rank = 0;
+  CpuSet cpus;         // the CPUs the worker is pinned to (all usable CPUs for bind none)
+  int package = -1;    // the package holding all of `cpus`, -1 when they span several
+  int numa_node = -1;  // the NUMA node holding all of `cpus`, -1 when they span several
+  int threads = 0;     // compute threads: cpus per worker minus the reserve
+};
+
+// The planner's decision for M workers.
+struct Plan {
+  int usable_cpus = 0;        // N
+  CpuSet usable_cpu_list;     // the usable CPUs after --cpus / --physical-cores
+  int num_processes = 0;      // M
+  int cpus_per_process = 0;   // T: PUs given to each worker
+  int threads_per_process = 0;  // T − reserve: compute threads per worker
+  Bind bind = Bind::core;
+  std::string bind_reason;    // why this binding was chosen (e.g. "a CPU quota limits N")
+  bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)
+  CpuSet unused_cpus;         // usable CPUs no worker was given
+  std::vector<WorkerPlacement> workers;
+  std::vector<std::string> notes;  // human remarks shown by `plan` (defaults taken, limits hit)
+};
+
+// Plans `request` for this machine: the live hwloc topology and the usable
+// CPUs (affinity, cgroup cpuset and quota read under FsRoot::from_env()).
+// Returns an Error with an explanation when the request cannot be planned
+// (e.g. M×T > N without Oversubscribe::allow); such errors are usage errors.
+Result<Plan> plan_on_this_machine(const PlacementRequest& request);
+
+}  // namespace mptrain::affinity

@@ -1,0 +1,19 @@
+#include "cli/commands.hpp"
+
+#include <fmt/core.h>
+
+#include <cstdio>
+
+namespace mptrain::cli {
+
+void print_json(const nlohmann::json& document) {
+  const std::string text = document.dump(2) + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+void print_error(std::string_view message) { fmt::print(stderr, "mptrain: error: {}\n", message); }
+
+void print_warning(std::string_view message) { fmt::print(stderr, "mptrain: warning: {}\n", message); }
+
+}  // namespace mptrain::cli

@@ -1,0 +1,103 @@
+// Running a group of M worker processes: spawn each pinned to its CPUs,
+// supervise, stop the group when one fails, forward signals, reap all.
+// Used by the launcher (`run -- CMD`: workers exec a program) and by the
+// built-in training (`run`: workers are forked and call a function).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/cpu_set.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::procmgr {
+
+// How a process ended.
+struct ExitStatus {
+  enum class Kind { exited, signaled };
+  Kind kind = Kind::exited;
+  int code = 0;  // the exit code, or the signal number when signaled
+
+  // True for an exit with code 0.
+  bool success() const { return kind == Kind::exited && code == 0; }
+  // The shell's view: the exit code, or 128 + signal.
+  int shell_code() const { return kind == Kind::exited ? code : 128 + code; }
+  // "exited with code 7" or "killed by SIGKILL".
+  std::string describe() const;
+};
+
+// One worker to start.
+struct WorkerSpec {
+  int rank = 0;
+  CpuSet cpus;                   // pinned to these before it runs; empty: not pinned
+  int numa_node = -1;            // memory bound to this node when >= 0
+  std::vector<std::string> env;  // "NAME=value" set in the child on top of the parent's environment
+};
+
+// A program each worker execs (argv[0] searched in PATH).
+struct Program {
+  std::vector<std::string> argv;
+};
+
+// A function each forked worker calls instead of exec; its return value is
+// the worker's exit code. It runs after pinning, with SIGINT/SIGTERM at
+// their default dispositions unless it installs its own handlers.
+using ChildFunction = std::function<int(const WorkerSpec&)>;
+
+// Where workers' stdout and stderr go.
+enum class Output {
+  inherit,  // straight to mptrain's own stdout/stderr
+  tagged,   // whole lines, prefixed "[RANK] ", never interleaved mid-line
+  log_dir,  // one file per rank and stream under GroupOptions::log_dir
+};
+
+// How the group is supervised.
+struct GroupOptions {
+  Output output = Output::inherit;
+  std::filesystem::path log_dir;                 // for Output::log_dir
+  std::chrono::milliseconds grace{10000};        // SIGTERM to SIGKILL when stopping the group
+  int max_restarts = 0;                          // restarts of the whole group after a failure
+  std::chrono::milliseconds tick{100};           // period of on_tick
+  // Called in the parent every `tick` while workers run, with the live
+  // workers' pids (index = rank; 0 for a worker already reaped).
+  std::function<void(const std::vector<pid_t>&)> on_tick;
+};
+
+// How one worker ended.
+struct WorkerResult {
+  int rank = 0;
+  pid_t pid = 0;
+  ExitStatus status;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;   // user + system time of the worker and its reaped children
+  std::string stderr_tail;  // last lines of its stderr (tagged and log_dir output only)
+};
+
+// How the whole group ended (the last attempt when restarted).
+struct GroupResult {
+  std::vector<WorkerResult> workers;  // index = rank
+  std::optional<int> failed_rank;     // the first worker that failed, if any
+  int restarts = 0;                   // restarts that were made
+  int forwarded_signal = 0;           // a signal mptrain received and forwarded (0: none)
+
+  // 0 when every worker succeeded; the first failing worker's shell code otherwise.
+  int exit_code() const;
+};
+
+// Starts one worker per spec running `program` and supervises them until all
+// have ended (see GroupOptions). Returns an Error when a worker cannot be
+// started at all (command not found or not executable: the message says so).
+Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
+                              const GroupOptions& options);
+
+// As above, but each worker is a forked child calling `function`.
+Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const ChildFunction& function,
+                              const GroupOptions& options);
+
+}  // namespace mptrain::procmgr

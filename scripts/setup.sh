@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what mptrain needs to build, test and train, from Debian's
+# packages; does nothing when everything is already there (idempotent).
+# Runs as root, or through sudo when not root.
+set -euo pipefail
+
+packages=(
+  g++ cmake make pkg-config          # toolchain
+  libcli11-dev libhwloc-dev hwloc libfmt-dev libnuma-dev libtbb-dev
+  catch2 zlib1g-dev nlohmann-json3-dev libeigen3-dev
+  dataset-fashion-mnist              # the default training data
+  jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: error: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

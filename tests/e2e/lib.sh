@@ -1,0 +1,33 @@
+# Shared helpers for end-to-end scripts. Source it first:
+#   source "$(dirname "$0")/../lib.sh"
+# CTest sets MPTRAIN (the binary), MPTRAIN_SOURCE_DIR and MPTRAIN_TEST_DATA.
+set -uo pipefail
+: "${MPTRAIN:?run through ctest, or set MPTRAIN to the mptrain binary}"
+: "${MPTRAIN_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${MPTRAIN_TEST_DATA:=$MPTRAIN_SOURCE_DIR/tests/data}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# fail MESSAGE: report and exit 1.
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# skip REASON: report why and exit 77 (CTest's skip code here).
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# run_mptrain ARGS...: runs mptrain; stdout in $WORK/out, stderr in $WORK/err, code in $code.
+run_mptrain() {
+  "$MPTRAIN" "$@" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+}
+# expect_code N: the last run_mptrain exited N, else fail showing its output.
+expect_code() {
+  [[ "$code" == "$1" ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "expected exit $1, got $code"; }
+}
+# json FILTER: applies jq FILTER to the last run's stdout.
+json() { jq -e -r "$1" "$WORK/out"; }
+# expect_json FILTER: the jq FILTER is true on the last run's stdout.
+expect_json() {
+  jq -e "$1" "$WORK/out" >/dev/null || { cat "$WORK/out" >&2; fail "JSON check failed: $1"; }
+}
+# expect_stderr PATTERN: the last run's stderr matches the extended regex PATTERN.
+expect_stderr() {
+  grep -Eq -- "$1" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr does not match: $1"; }
+}

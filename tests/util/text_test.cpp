@@ -1,0 +1,25 @@
+#include <catch2/catch.hpp>
+
+#include "util/text.hpp"
+
+using namespace mptrain;
+
+TEST_CASE("integers parse only when the whole text is a number", "[util]") {
+  CHECK(*parse_int(" 42\n") == 42);
+  CHECK(*parse_int("-7") == -7);
+  CHECK_FALSE(parse_int("4x").ok());
+  CHECK_FALSE(parse_int("").ok());
+}
+
+TEST_CASE("doubles parse only when the whole text is a number", "[util]") {
+  CHECK(*parse_double("1.5") == 1.5);
+  CHECK_FALSE(parse_double("1.5.2").ok());
+}
+
+TEST_CASE("split keeps empty pieces and split_words drops whitespace", "[util]") {
+  CHECK(split("a,,b", ',').size() == 3);
+  const auto words = split_words("  cpu  12 34\n");
+  REQUIRE(words.size() == 3);
+  CHECK(words[0] == "cpu");
+  CHECK(words[2] == "34");
+}

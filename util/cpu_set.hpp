@@ -1,0 +1,49 @@
+// A set of CPU numbers and its "list string" form ("0-3,8"), as used by
+// /sys, /proc/PID/status (Cpus_allowed_list), cgroup cpusets and taskset.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace mptrain {
+
+// An ordered set of non-negative CPU numbers.
+class CpuSet {
+ public:
+  CpuSet() = default;
+  // Builds a set from `cpus` in any order; duplicates are dropped.
+  explicit CpuSet(std::vector<int> cpus);
+
+  // Parses a list string such as "0-3,8,10-11" (whitespace and a trailing
+  // newline allowed, "" is the empty set); returns an Error naming the bad part.
+  static Result<CpuSet> parse(std::string_view text);
+  // The CPUs first..last inclusive.
+  static CpuSet range(int first, int last);
+
+  // The list string with ranges collapsed, e.g. "0-3,8"; "" when empty.
+  std::string to_string() const;
+  // The CPU numbers in increasing order.
+  const std::vector<int>& cpus() const { return cpus_; }
+  int size() const { return static_cast<int>(cpus_.size()); }
+  bool empty() const { return cpus_.empty(); }
+  // True when `cpu` is in the set.
+  bool contains(int cpu) const;
+  // The CPUs in both sets.
+  CpuSet intersect(const CpuSet& other) const;
+  // The CPUs in either set.
+  CpuSet unite(const CpuSet& other) const;
+  // The CPUs of this set that are not in `other`.
+  CpuSet minus(const CpuSet& other) const;
+  // The first `n` CPUs of the set (all when `n` >= size()).
+  CpuSet first(int n) const;
+
+  bool operator==(const CpuSet&) const = default;
+
+ private:
+  std::vector<int> cpus_;
+};
+
+}  // namespace mptrain

@@ -1,0 +1,54 @@
+// The command layer of mptrain's error model: one exception type carrying a
+// message and the process exit code. Only main.cpp catches it; it prints
+// "mptrain: error: MESSAGE" and exits with `exit_code()`.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "util/result.hpp"
+
+namespace mptrain {
+
+// Exit codes shared by every command (SPEC "Exit codes").
+namespace exit_code {
+inline constexpr int success = 0;
+inline constexpr int runtime_failure = 1;  // bad data, I/O, a worker failed to start
+inline constexpr int usage_error = 2;      // bad or conflicting options
+inline constexpr int doctor_found = 3;     // doctor found what --fail-on names
+}  // namespace exit_code
+
+// A command-level failure: what went wrong and what to do, plus the exit code.
+class Failure : public std::runtime_error {
+ public:
+  Failure(int code, std::string message) : std::runtime_error(std::move(message)), code_(code) {}
+  // The process exit code this failure maps to.
+  int exit_code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Throws a Failure with exit code 2 and a formatted message.
+template <class... Args>
+[[noreturn]] void usage_failure(fmt::format_string<Args...> format, Args&&... args) {
+  throw Failure(exit_code::usage_error, fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Throws a Failure with exit code 1 and a formatted message.
+template <class... Args>
+[[noreturn]] void runtime_failure(fmt::format_string<Args...> format, Args&&... args) {
+  throw Failure(exit_code::runtime_failure, fmt::format(format, std::forward<Args>(args)...));
+}
+
+// Returns the value of `result`, or throws a Failure with `code` and its message.
+template <class T>
+T value_or_fail(Result<T> result, int code = exit_code::runtime_failure) {
+  if (!result.ok()) throw Failure(code, result.error().message);
+  return std::move(result).value();
+}
+
+}  // namespace mptrain

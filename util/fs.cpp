@@ -1,0 +1,101 @@
+#include "util/fs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace mptrain {
+
+namespace {
+
+// Closes a file descriptor on scope exit.
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Status write_all(int fd, std::string_view content, const std::string& path) {
+  while (!content.empty()) {
+    const ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot write", path);
+    content.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+FsRoot FsRoot::from_env() {
+  const char* root = std::getenv("MPTRAIN_FSROOT");
+  if (root == nullptr || *root == '\0') return FsRoot();
+  return FsRoot(root);
+}
+
+std::filesystem::path FsRoot::path(std::string_view absolute) const {
+  while (!absolute.empty() && absolute.front() == '/') absolute.remove_prefix(1);
+  return root_ / absolute;
+}
+
+Result<std::string> FsRoot::read(std::string_view absolute) const { return read_file(path(absolute)); }
+
+Result<std::vector<std::string>> FsRoot::list(std::string_view absolute) const {
+  const auto dir_path = path(absolute);
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (dir == nullptr) return errno_error("cannot open directory", dir_path.string());
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno_error("cannot open", path.string());
+  FdCloser closer{fd};
+  std::string content;
+  char buffer[8192];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read", path.string());
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  const std::string target = path.string();
+  std::string temp = target + ".tmpXXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return errno_error("cannot create temporary file for", target);
+  FdCloser closer{fd};
+  auto fail = [&](Error error) {
+    ::unlink(temp.c_str());
+    return Status(std::move(error));
+  };
+  if (auto written = write_all(fd, content, temp); !written.ok()) return fail(written.error());
+  if (::fchmod(fd, 0644) != 0) return fail(errno_error("cannot chmod", temp));
+  if (::fsync(fd) != 0) return fail(errno_error("cannot fsync", temp));
+  if (::rename(temp.c_str(), target.c_str()) != 0) return fail(errno_error("cannot rename onto", target));
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return ok_status();
+}
+
+}  // namespace mptrain

@@ -1,0 +1,25 @@
+// Small text helpers for parsing kernel files and option values.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace mptrain {
+
+// `text` without leading and trailing whitespace (spaces, tabs, newlines).
+std::string_view trim(std::string_view text);
+// The pieces of `text` between `separator`s (empty pieces kept).
+std::vector<std::string_view> split(std::string_view text, char separator);
+// The whitespace-separated words of `text`.
+std::vector<std::string_view> split_words(std::string_view text);
+// `text` (trimmed) as a base-10 integer; an Error when it is not one entirely.
+Result<long long> parse_int(std::string_view text);
+// `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
+Result<double> parse_double(std::string_view text);
+// True when `text` begins with `prefix`.
+inline bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+}  // namespace mptrain
