@@ -57,16 +57,26 @@ enum class Output {
   log_dir,  // one file per rank and stream under GroupOptions::log_dir
 };
 
+// Where tagged worker stdout lines are written (`--json` keeps stdout for the report).
+enum class TaggedStdout { to_stdout, to_stderr };
+
+struct GroupResult;
+
 // How the group is supervised.
 struct GroupOptions {
   Output output = Output::inherit;
-  std::filesystem::path log_dir;                 // for Output::log_dir
-  std::chrono::milliseconds grace{10000};        // SIGTERM to SIGKILL when stopping the group
-  int max_restarts = 0;                          // restarts of the whole group after a failure
-  std::chrono::milliseconds tick{100};           // period of on_tick
+  std::filesystem::path log_dir;           // for Output::log_dir
+  std::chrono::milliseconds grace{10000};  // SIGTERM to SIGKILL when stopping the group
+  int max_restarts = 0;                    // restarts of the whole group after a failure
+  std::chrono::milliseconds tick{100};     // period of on_tick
   // Called in the parent every `tick` while workers run, with the live
-  // workers' pids (index = rank; 0 for a worker already reaped).
+  // workers' pids (index = rank; 0 for a worker already reaped). It runs on
+  // the supervising thread, so it should return quickly (a sampler's step).
   std::function<void(const std::vector<pid_t>&)> on_tick;
+  TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for Output::tagged
+  // Called in the parent before a restart with the failed attempt's result
+  // and the number of the restart about to be made (1 for the first).
+  std::function<void(const GroupResult&, int)> on_restart;
 };
 
 // How one worker ended.
@@ -85,18 +95,31 @@ struct GroupResult {
   std::optional<int> failed_rank;     // the first worker that failed, if any
   int restarts = 0;                   // restarts that were made
   int forwarded_signal = 0;           // a signal mptrain received and forwarded (0: none)
+  std::vector<std::string> warnings;  // non-fatal problems (e.g. memory binding refused by the kernel)
 
   // 0 when every worker succeeded; the first failing worker's shell code otherwise.
   int exit_code() const;
 };
 
+// The name of signal `signal` ("SIGKILL"), or "signal N" for one without a name.
+std::string signal_name(int signal);
+
 // Starts one worker per spec running `program` and supervises them until all
-// have ended (see GroupOptions). Returns an Error when a worker cannot be
-// started at all (command not found or not executable: the message says so).
+// have ended (see GroupOptions). Each worker runs in the group's own process
+// group with stdin from /dev/null, dies with mptrain (PR_SET_PDEATHSIG), and
+// gets "MPTRAIN_RESTART_COUNT=K" (K = restarts made so far) on top of its
+// spec's environment. SIGINT, SIGTERM and SIGHUP sent to mptrain meanwhile are
+// forwarded to every worker (SIGKILL follows after `grace`; no restart then).
+// Returns an Error when a worker cannot be started at all (command not found,
+// not executable, log file not writable, pinning refused: the message says so);
+// workers already started are then killed and reaped.
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
                               const GroupOptions& options);
 
-// As above, but each worker is a forked child calling `function`.
+// As above, but each worker is a forked child (no exec) calling `function`;
+// the parent's stdio is flushed before forking and the child's after
+// `function` returns, then it ends with _exit(return value) (an exception
+// escaping `function` is printed and gives exit code 1).
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const ChildFunction& function,
                               const GroupOptions& options);
 

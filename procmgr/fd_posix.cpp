@@ -1,0 +1,48 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "procmgr/fd.hpp"
+
+namespace mptrain::procmgr {
+
+void UniqueFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+namespace {
+
+Status set_nonblocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return errno_error("fcntl", "O_NONBLOCK");
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Pipe> make_pipe(PipeMode mode) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) < 0) return errno_error("cannot create a pipe", "");
+  Pipe pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+  if (mode != PipeMode::blocking) {
+    if (auto status = set_nonblocking(pipe.read.get()); !status.ok()) return status.error();
+  }
+  if (mode == PipeMode::nonblocking_both) {
+    if (auto status = set_nonblocking(pipe.write.get()); !status.ok()) return status.error();
+  }
+  return pipe;
+}
+
+Status write_all(int fd, std::string_view data, std::string_view what) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot write", what);
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return ok_status();
+}
+
+}  // namespace mptrain::procmgr

@@ -1,0 +1,449 @@
+// The group supervisor: spawn every worker, then one poll() loop reads their
+// output, reaps them, forwards signals, stops the group on the first failure
+// and calls on_tick; restarts the whole group when asked to.
+#include "procmgr/group.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "procmgr/environment.hpp"
+#include "procmgr/fd.hpp"
+#include "procmgr/output.hpp"
+#include "procmgr/signals.hpp"
+#include "procmgr/spawn.hpp"
+#include "util/fs.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One piped output stream of a worker, read by the parent.
+struct Stream {
+  UniqueFd fd;  // read end; invalid when not piped or after EOF
+  LineTagger tagger{""};
+  bool tag = false;  // prefix lines (Output::tagged) or copy bytes (log_dir)
+  int sink = -1;     // where the output goes
+  TailBuffer* tail = nullptr;
+};
+
+// A worker of the current attempt.
+struct Worker {
+  const WorkerSpec* spec = nullptr;
+  WorkerResult result;
+  bool running = false;
+  Clock::time_point started;
+  Stream out;
+  Stream err;
+  TailBuffer tail;
+};
+
+// The log files of Output::log_dir, kept open across restarts.
+struct LogFiles {
+  std::vector<UniqueFd> out;
+  std::vector<UniqueFd> err;
+};
+
+double seconds(std::chrono::nanoseconds duration) { return std::chrono::duration<double>(duration).count(); }
+
+double cpu_seconds(const rusage& usage) {
+  auto to_seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
+}
+
+Result<UniqueFd> open_log(const std::filesystem::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return errno_error("cannot write the log file", path.string());
+  return fd;
+}
+
+Result<LogFiles> open_logs(const GroupOptions& options, std::size_t count) {
+  LogFiles logs;
+  std::error_code error;
+  std::filesystem::create_directories(options.log_dir, error);
+  if (error) return Error{"cannot create the log directory " + options.log_dir.string() + ": " + error.message()};
+  for (std::size_t rank = 0; rank < count; ++rank) {
+    auto out = open_log(options.log_dir / fmt::format("rank-{}.out", rank));
+    if (!out.ok()) return out.error();
+    auto err = open_log(options.log_dir / fmt::format("rank-{}.err", rank));
+    if (!err.ok()) return err.error();
+    logs.out.push_back(std::move(*out));
+    logs.err.push_back(std::move(*err));
+  }
+  return logs;
+}
+
+// True when this machine has more than one NUMA node, so memory binding matters.
+bool has_several_numa_nodes() {
+  auto online = read_file("/sys/devices/system/node/online");
+  if (!online.ok()) return false;
+  auto nodes = CpuSet::parse(*online);
+  return nodes.ok() && nodes->size() > 1;
+}
+
+// Runs one attempt of the group and the restarts after it.
+class Supervisor {
+ public:
+  Supervisor(const std::vector<WorkerSpec>& specs, const ChildTarget& target, const GroupOptions& options)
+      : specs_(specs), target_(target), options_(options) {}
+
+  Result<GroupResult> run();
+
+ private:
+  Status prepare();
+  Result<GroupResult> run_attempt(int restart);
+  Status spawn_all(int restart);
+  Status spawn_one(Worker& worker, int restart);
+  Status pipe_stream(Stream& stream, int sink, TailBuffer* tail, std::string prefix, int& child_end_out,
+                     UniqueFd& child_end);
+  void supervise();
+  void handle_signals();
+  void read_stream(Stream& stream, std::size_t limit);
+  void route(Stream& stream, std::string_view data);
+  void reap_exited();
+  void record_exit(Worker& worker, int wait_status, const rusage& usage);
+  void stop_group(int signal);
+  void kill_all(int signal);
+  void drain_streams();
+  void abandon_attempt();
+  int poll_timeout(Clock::time_point now) const;
+  void tick(Clock::time_point now);
+  GroupResult collect(int restart);
+
+  const std::vector<WorkerSpec>& specs_;
+  const ChildTarget& target_;
+  const GroupOptions& options_;
+  std::unique_ptr<SignalRelay> relay_;
+  std::vector<std::string> base_environment_;
+  LogFiles logs_;
+  UniqueFd dev_null_;
+  MemoryBinding memory_ = MemoryBinding::none;
+  std::vector<std::string> warnings_;
+
+  // The current attempt.
+  std::vector<Worker> workers_;
+  std::vector<UniqueFd> reports_;  // start-report pipes, index = worker
+  pid_t process_group_ = 0;
+  std::optional<int> failed_rank_;
+  int forwarded_signal_ = 0;
+  std::optional<Clock::time_point> kill_at_;
+  bool killed_ = false;
+  Clock::time_point next_tick_;
+};
+
+Status Supervisor::prepare() {
+  std::fflush(nullptr);  // a forked child must not flush the parent's buffered output again
+  auto relay = SignalRelay::install();
+  if (!relay.ok()) return relay.error();
+  relay_ = std::move(*relay);
+  dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
+  if (options_.output == Output::log_dir) {
+    auto logs = open_logs(options_, specs_.size());
+    if (!logs.ok()) return logs.error();
+    logs_ = std::move(*logs);
+  }
+  base_environment_ = current_environment();
+  if (has_several_numa_nodes()) memory_ = MemoryBinding::node;
+  return ok_status();
+}
+
+Result<GroupResult> Supervisor::run() {
+  if (specs_.empty()) return Error{"no workers to start"};
+  if (auto status = prepare(); !status.ok()) return status.error();
+  for (int restart = 0;; ++restart) {
+    auto result = run_attempt(restart);
+    if (!result.ok()) return result;
+    const bool retry = result->failed_rank && result->forwarded_signal == 0 && restart < options_.max_restarts;
+    if (!retry) return result;
+    if (options_.on_restart) options_.on_restart(*result, restart + 1);
+  }
+}
+
+Result<GroupResult> Supervisor::run_attempt(int restart) {
+  workers_.clear();
+  workers_.resize(specs_.size());
+  reports_.clear();
+  process_group_ = 0;
+  failed_rank_.reset();
+  forwarded_signal_ = 0;
+  kill_at_.reset();
+  killed_ = false;
+  if (auto status = spawn_all(restart); !status.ok()) {
+    abandon_attempt();
+    return status.error();
+  }
+  supervise();
+  drain_streams();
+  return collect(restart);
+}
+
+Status Supervisor::spawn_all(int restart) {
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    workers_[i].spec = &specs_[i];
+    if (auto status = spawn_one(workers_[i], restart); !status.ok()) return status;
+  }
+  // Wait for the start reports only now, so the workers exec in parallel.
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    StartedChild child{workers_[i].result.pid, std::move(reports_[i])};
+    auto started = await_start(child, target_, *workers_[i].spec, warnings_);
+    if (!started.ok()) return started;
+  }
+  return ok_status();
+}
+
+Status Supervisor::pipe_stream(Stream& stream, int sink, TailBuffer* tail, std::string prefix, int& child_end_out,
+                               UniqueFd& child_end) {
+  auto pipe = make_pipe(PipeMode::nonblocking_read);
+  if (!pipe.ok()) return pipe.error();
+  stream.fd = std::move(pipe->read);
+  stream.sink = sink;
+  stream.tail = tail;
+  stream.tag = options_.output == Output::tagged;
+  stream.tagger = LineTagger(std::move(prefix));
+  child_end = std::move(pipe->write);
+  child_end_out = child_end.get();
+  return ok_status();
+}
+
+Status Supervisor::spawn_one(Worker& worker, int restart) {
+  const auto& spec = *worker.spec;
+  worker.result.rank = spec.rank;
+  ChildSetup setup;
+  setup.spec = &spec;
+  auto overrides = spec.env;
+  overrides.push_back(fmt::format("MPTRAIN_RESTART_COUNT={}", restart));
+  setup.environment = merge_environment(base_environment_, overrides);
+  setup.streams.in = dev_null_.get();
+  setup.process_group = process_group_;
+  setup.memory = memory_;
+  UniqueFd child_out, child_err;
+  if (options_.output != Output::inherit) {
+    const auto index = static_cast<std::size_t>(&worker - workers_.data());
+    const bool to_logs = options_.output == Output::log_dir;
+    const int out_sink = to_logs ? logs_.out[index].get() : options_.tagged_stdout == TaggedStdout::to_stdout ? 1 : 2;
+    const int err_sink = to_logs ? logs_.err[index].get() : 2;
+    const std::string prefix = fmt::format("[{}] ", spec.rank);
+    if (auto s = pipe_stream(worker.out, out_sink, nullptr, prefix, setup.streams.out, child_out); !s.ok()) return s;
+    if (auto s = pipe_stream(worker.err, err_sink, &worker.tail, prefix, setup.streams.err, child_err); !s.ok())
+      return s;
+  }
+  for (const auto& other : workers_) {
+    if (other.out.fd.valid()) setup.close_fds.push_back(other.out.fd.get());
+    if (other.err.fd.valid()) setup.close_fds.push_back(other.err.fd.get());
+  }
+  auto child = start_child(target_, setup);
+  if (!child.ok()) return child.error();
+  worker.result.pid = child->pid;
+  worker.running = true;
+  worker.started = Clock::now();
+  if (process_group_ == 0) process_group_ = child->pid;
+  reports_.push_back(std::move(child->report));
+  return ok_status();
+}
+
+void Supervisor::supervise() {
+  next_tick_ = Clock::now() + options_.tick;
+  std::vector<pollfd> fds;
+  std::vector<Stream*> streams;
+  while (std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.running; })) {
+    fds.assign(1, pollfd{relay_->fd(), POLLIN, 0});
+    streams.assign(1, nullptr);
+    for (auto& worker : workers_) {
+      for (Stream* stream : {&worker.out, &worker.err}) {
+        if (!stream->fd.valid()) continue;
+        fds.push_back(pollfd{stream->fd.get(), POLLIN, 0});
+        streams.push_back(stream);
+      }
+    }
+    const int ready = ::poll(fds.data(), fds.size(), poll_timeout(Clock::now()));
+    if (ready < 0 && errno != EINTR) break;  // cannot happen with valid descriptors; reaping below still runs
+    if (ready > 0) {
+      if (fds[0].revents != 0) handle_signals();
+      for (std::size_t i = 1; i < fds.size(); ++i) {
+        if (fds[i].revents != 0) read_stream(*streams[i], 64 * 1024);
+      }
+    }
+    reap_exited();
+    const auto now = Clock::now();
+    if (kill_at_ && !killed_ && now >= *kill_at_) {
+      kill_all(SIGKILL);
+      killed_ = true;
+    }
+    tick(now);
+  }
+}
+
+int Supervisor::poll_timeout(Clock::time_point now) const {
+  // A bounded wait also covers a SIGCHLD whose byte was lost.
+  auto deadline = now + std::chrono::milliseconds(500);
+  if (options_.on_tick) deadline = std::min(deadline, next_tick_);
+  if (kill_at_ && !killed_) deadline = std::min(deadline, *kill_at_);
+  const auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+  return static_cast<int>(std::max<long long>(wait, 0));
+}
+
+void Supervisor::tick(Clock::time_point now) {
+  if (!options_.on_tick || now < next_tick_) return;
+  std::vector<pid_t> pids;
+  for (const auto& worker : workers_) pids.push_back(worker.running ? worker.result.pid : 0);
+  options_.on_tick(pids);
+  next_tick_ = std::max(next_tick_ + options_.tick, now);
+}
+
+void Supervisor::handle_signals() {
+  for (int signal : relay_->take()) {
+    if (signal == SIGCHLD) continue;  // reap_exited() runs after every wake-up
+    forwarded_signal_ = signal;
+    for (auto& worker : workers_) {
+      if (worker.running) ::kill(worker.result.pid, signal);
+    }
+    if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
+  }
+}
+
+void Supervisor::route(Stream& stream, std::string_view data) {
+  if (stream.tail != nullptr) stream.tail->feed(data);
+  if (!stream.tag) {
+    (void)write_all(stream.sink, data, "worker output");  // a full disk must not stop the group
+    return;
+  }
+  std::string lines;
+  stream.tagger.feed(data, lines);
+  (void)write_all(stream.sink, lines, "worker output");
+}
+
+void Supervisor::read_stream(Stream& stream, std::size_t limit) {
+  char buffer[16 * 1024];
+  std::size_t total = 0;
+  while (total < limit) {
+    const ssize_t n = ::read(stream.fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {  // EOF (or an error): flush an unfinished last line
+      std::string rest;
+      if (stream.tag) stream.tagger.finish(rest);
+      (void)write_all(stream.sink, rest, "worker output");
+      stream.fd.reset();
+      return;
+    }
+    route(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+    total += static_cast<std::size_t>(n);
+  }
+}
+
+void Supervisor::reap_exited() {
+  for (auto& worker : workers_) {
+    if (!worker.running) continue;
+    int wait_status = 0;
+    rusage usage{};
+    const pid_t pid = ::wait4(worker.result.pid, &wait_status, WNOHANG, &usage);
+    if (pid == worker.result.pid) record_exit(worker, wait_status, usage);
+  }
+}
+
+void Supervisor::record_exit(Worker& worker, int wait_status, const rusage& usage) {
+  worker.running = false;
+  auto& result = worker.result;
+  result.wall_seconds = seconds(Clock::now() - worker.started);
+  result.cpu_seconds = cpu_seconds(usage);
+  if (WIFSIGNALED(wait_status)) {
+    result.status = ExitStatus{ExitStatus::Kind::signaled, WTERMSIG(wait_status)};
+  } else {
+    result.status = ExitStatus{ExitStatus::Kind::exited, WEXITSTATUS(wait_status)};
+  }
+  if (result.status.success() || failed_rank_) return;
+  failed_rank_ = result.rank;
+  stop_group(SIGTERM);
+}
+
+void Supervisor::stop_group(int signal) {
+  for (auto& worker : workers_) {
+    if (worker.running) ::kill(worker.result.pid, signal);
+  }
+  if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
+}
+
+void Supervisor::kill_all(int signal) {
+  for (auto& worker : workers_) {
+    if (worker.running) ::kill(worker.result.pid, signal);
+  }
+  // The group's other members (workers' own children) go too.
+  if (process_group_ > 0 && std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.running; })) {
+    ::killpg(process_group_, signal);
+  }
+}
+
+void Supervisor::drain_streams() {
+  // Workers are gone; read what their pipes still hold, without waiting for
+  // EOF (a worker's own child may keep a pipe open).
+  for (auto& worker : workers_) {
+    for (Stream* stream : {&worker.out, &worker.err}) {
+      if (!stream->fd.valid()) continue;
+      read_stream(*stream, 4 * 1024 * 1024);
+      if (!stream->fd.valid()) continue;
+      std::string rest;
+      if (stream->tag) stream->tagger.finish(rest);
+      (void)write_all(stream->sink, rest, "worker output");
+      stream->fd.reset();
+    }
+  }
+}
+
+void Supervisor::abandon_attempt() {
+  kill_all(SIGKILL);
+  for (auto& worker : workers_) {
+    if (!worker.running) continue;
+    int wait_status = 0;
+    while (::waitpid(worker.result.pid, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+    worker.running = false;
+  }
+  drain_streams();
+}
+
+GroupResult Supervisor::collect(int restart) {
+  GroupResult result;
+  for (auto& worker : workers_) {
+    worker.result.stderr_tail = worker.tail.text();
+    result.workers.push_back(worker.result);
+  }
+  result.failed_rank = failed_rank_;
+  result.restarts = restart;
+  result.forwarded_signal = forwarded_signal_;
+  result.warnings = warnings_;
+  return result;
+}
+
+}  // namespace
+
+Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
+                              const GroupOptions& options) {
+  if (program.argv.empty()) return Error{"no command given after --"};
+  const char* path = std::getenv("PATH");
+  auto resolved = resolve_program(program.argv[0], path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  if (!resolved.ok()) return resolved.error();
+  const ChildTarget target{*resolved, program.argv, nullptr};
+  return Supervisor(specs, target, options).run();
+}
+
+Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const ChildFunction& function,
+                              const GroupOptions& options) {
+  if (!function) return Error{"no worker function given"};
+  const ChildTarget target{"", {}, &function};
+  return Supervisor(specs, target, options).run();
+}
+
+}  // namespace mptrain::procmgr

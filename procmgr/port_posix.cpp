@@ -1,0 +1,26 @@
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "procmgr/fd.hpp"
+#include "procmgr/port.hpp"
+
+namespace mptrain::procmgr {
+
+Result<int> find_free_port() {
+  UniqueFd socket_fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!socket_fd.valid()) return errno_error("cannot create a TCP socket", "");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  address.sin_port = 0;
+  if (::bind(socket_fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) < 0) {
+    return errno_error("cannot bind a TCP socket", "to find a free port");
+  }
+  socklen_t length = sizeof address;
+  if (::getsockname(socket_fd.get(), reinterpret_cast<sockaddr*>(&address), &length) < 0) {
+    return errno_error("getsockname", "");
+  }
+  return static_cast<int>(ntohs(address.sin_port));
+}
+
+}  // namespace mptrain::procmgr

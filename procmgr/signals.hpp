@@ -1,0 +1,43 @@
+// Turning asynchronous signals into readable bytes (the self-pipe trick), so
+// the supervisor can wait for worker output, child exits and forwarded
+// signals with one poll().
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace mptrain::procmgr {
+
+// The signals mptrain forwards to its workers.
+inline constexpr int forwarded_signals[] = {2 /*SIGINT*/, 15 /*SIGTERM*/, 1 /*SIGHUP*/};
+
+// While alive, catches SIGINT, SIGTERM, SIGHUP and SIGCHLD and writes each
+// one's number to a pipe; restores the previous handlers and signal mask on
+// destruction. At most one exists at a time.
+class SignalRelay {
+ public:
+  // Installs the handlers; an Error when a relay already exists or a call fails.
+  static Result<std::unique_ptr<SignalRelay>> install();
+  ~SignalRelay();
+  SignalRelay(const SignalRelay&) = delete;
+  SignalRelay& operator=(const SignalRelay&) = delete;
+
+  // A descriptor that polls readable when signals have arrived.
+  int fd() const;
+  // The signals received since the last call, oldest first (SIGCHLD included).
+  std::vector<int> take();
+  // Resets the caught signals to their default dispositions and unblocks all
+  // signals. Async-signal-safe: for a child between fork and exec.
+  static void reset_in_child();
+  // Closes the relay's descriptors in a forked child (async-signal-safe).
+  static void close_in_child();
+
+ private:
+  SignalRelay();
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace mptrain::procmgr

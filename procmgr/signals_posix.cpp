@@ -1,0 +1,107 @@
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "procmgr/fd.hpp"
+#include "procmgr/signals.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+constexpr int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
+
+static_assert(forwarded_signals[0] == SIGINT && forwarded_signals[1] == SIGTERM && forwarded_signals[2] == SIGHUP);
+
+// The write end of the live relay's pipe (-1: none); read by the handler.
+std::atomic<int> relay_write_fd{-1};
+std::atomic<int> relay_read_fd{-1};
+
+extern "C" void relay_handler(int signal) {
+  const int saved_errno = errno;
+  const unsigned char byte = static_cast<unsigned char>(signal);
+  const int fd = relay_write_fd.load();
+  if (fd >= 0) {
+    // A full pipe drops the byte; SIGCHLD is re-checked by polling anyway.
+    [[maybe_unused]] const ssize_t n = ::write(fd, &byte, 1);
+  }
+  errno = saved_errno;
+}
+
+}  // namespace
+
+struct SignalRelay::State {
+  Pipe pipe;
+  struct sigaction previous[caught_count];
+  sigset_t previous_mask;
+};
+
+SignalRelay::SignalRelay() : state_(std::make_unique<State>()) {}
+
+Result<std::unique_ptr<SignalRelay>> SignalRelay::install() {
+  if (relay_write_fd.load() >= 0) return Error{"internal error: a signal relay is already installed"};
+  auto pipe = make_pipe(PipeMode::nonblocking_both);
+  if (!pipe.ok()) return pipe.error();
+  std::unique_ptr<SignalRelay> relay(new SignalRelay());
+  relay->state_->pipe = std::move(*pipe);
+  relay_read_fd.store(relay->state_->pipe.read.get());
+  relay_write_fd.store(relay->state_->pipe.write.get());
+  struct sigaction action {};
+  action.sa_handler = relay_handler;
+  ::sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int i = 0; i < caught_count; ++i) {
+    action.sa_flags = caught_signals[i] == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
+    ::sigaction(caught_signals[i], &action, &relay->state_->previous[i]);
+  }
+  sigset_t unblock;
+  ::sigemptyset(&unblock);
+  for (int signal : caught_signals) ::sigaddset(&unblock, signal);
+  ::pthread_sigmask(SIG_UNBLOCK, &unblock, &relay->state_->previous_mask);
+  return relay;
+}
+
+SignalRelay::~SignalRelay() {
+  for (int i = 0; i < caught_count; ++i) ::sigaction(caught_signals[i], &state_->previous[i], nullptr);
+  ::pthread_sigmask(SIG_SETMASK, &state_->previous_mask, nullptr);
+  relay_write_fd.store(-1);
+  relay_read_fd.store(-1);
+}
+
+int SignalRelay::fd() const { return state_->pipe.read.get(); }
+
+std::vector<int> SignalRelay::take() {
+  std::vector<int> signals;
+  unsigned char buffer[64];
+  for (;;) {
+    const ssize_t n = ::read(fd(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    signals.insert(signals.end(), buffer, buffer + n);
+  }
+  return signals;
+}
+
+void SignalRelay::reset_in_child() {
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  ::sigemptyset(&action.sa_mask);
+  for (int signal : caught_signals) ::sigaction(signal, &action, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+void SignalRelay::close_in_child() {
+  const int write_fd = relay_write_fd.exchange(-1);
+  const int read_fd = relay_read_fd.exchange(-1);
+  if (write_fd >= 0) ::close(write_fd);
+  if (read_fd >= 0) ::close(read_fd);
+}
+
+}  // namespace mptrain::procmgr

@@ -1,0 +1,239 @@
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/mempolicy.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+#include "procmgr/signals.hpp"
+#include "procmgr/spawn.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+// The step of the child's setup a report is about.
+enum class Step : int { death_signal, streams, cpu_affinity, memory_policy, exec };
+
+// What a child writes on its report pipe when a step fails.
+struct Report {
+  Step step;
+  int error;
+};
+
+struct CpuMaskDeleter {
+  void operator()(cpu_set_t* mask) const { CPU_FREE(mask); }
+};
+
+// Everything the child touches, laid out before fork.
+struct Prepared {
+  pid_t parent = 0;
+  std::unique_ptr<cpu_set_t, CpuMaskDeleter> cpu_mask;
+  std::size_t cpu_mask_size = 0;
+  std::vector<unsigned long> node_mask;
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  int report_fd = -1;
+};
+
+// "cannot pin rank 1 to CPUs 2-3" and the like, for a failed `step`.
+std::string describe_failure(Step step, const ChildTarget& target, const WorkerSpec& spec) {
+  switch (step) {
+    case Step::death_signal:
+      return fmt::format("cannot set the parent-death signal of rank {}", spec.rank);
+    case Step::streams:
+      return fmt::format("cannot redirect the output of rank {}", spec.rank);
+    case Step::cpu_affinity:
+      return fmt::format("cannot pin rank {} to CPUs {}", spec.rank, spec.cpus.to_string());
+    case Step::memory_policy:
+      return fmt::format("cannot bind the memory of rank {} to NUMA node {}", spec.rank, spec.numa_node);
+    case Step::exec:
+      return fmt::format("cannot run '{}' for rank {}", target.argv.at(0), spec.rank);
+  }
+  return fmt::format("cannot start rank {}", spec.rank);
+}
+
+bool is_executable_file(const std::string& path, int* error) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) < 0) {
+    *error = errno;
+    return false;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    *error = EISDIR;
+    return false;
+  }
+  if (::access(path.c_str(), X_OK) < 0) {
+    *error = errno;
+    return false;
+  }
+  return true;
+}
+
+std::string not_runnable(std::string_view name, std::string_view path, int error) {
+  if (error == ENOENT) return fmt::format("cannot run '{}': no such file", name);
+  if (error == EISDIR) return fmt::format("cannot run '{}': '{}' is a directory", name, path);
+  if (error == EACCES) return fmt::format("cannot run '{}': '{}' is not executable (permission denied)", name, path);
+  return fmt::format("cannot run '{}': {}", name, std::strerror(error));
+}
+
+std::vector<char*> to_pointers(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (const auto& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+Status prepare_cpu_mask(const CpuSet& cpus, Prepared& prepared) {
+  if (cpus.empty()) return ok_status();
+  const int count = cpus.cpus().back() + 1;
+  prepared.cpu_mask.reset(CPU_ALLOC(count));
+  if (!prepared.cpu_mask) return Error{"cannot allocate a CPU mask"};
+  prepared.cpu_mask_size = CPU_ALLOC_SIZE(count);
+  CPU_ZERO_S(prepared.cpu_mask_size, prepared.cpu_mask.get());
+  for (int cpu : cpus.cpus()) CPU_SET_S(static_cast<std::size_t>(cpu), prepared.cpu_mask_size, prepared.cpu_mask.get());
+  return ok_status();
+}
+
+void prepare_node_mask(int node, Prepared& prepared) {
+  constexpr int bits = 8 * sizeof(unsigned long);
+  prepared.node_mask.assign(static_cast<std::size_t>(node / bits + 1), 0);
+  prepared.node_mask[static_cast<std::size_t>(node / bits)] = 1UL << (node % bits);
+}
+
+// In the child: tells the parent that `step` failed with `error`.
+void report(int fd, Step step, int error) {
+  const Report record{step, error};
+  ssize_t n;
+  do {
+    n = ::write(fd, &record, sizeof record);
+  } while (n < 0 && errno == EINTR);
+}
+
+[[noreturn]] void fail_child(int fd, Step step) {
+  report(fd, step, errno);
+  ::_exit(127);
+}
+
+bool move_fd(int from, int to) {
+  if (from < 0) return true;
+  if (from == to) return ::fcntl(to, F_SETFD, 0) == 0;
+  return ::dup2(from, to) == to;
+}
+
+// In the child, before exec or the function: the async-signal-safe setup.
+void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
+  const int fd = prepared.report_fd;
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) fail_child(fd, Step::death_signal);
+  if (::getppid() != prepared.parent) ::_exit(128 + SIGKILL);  // the parent died before prctl
+  SignalRelay::reset_in_child();
+  ::setpgid(0, setup.process_group);  // the parent does it too; either may lose the race harmlessly
+  if (!move_fd(setup.streams.in, 0) || !move_fd(setup.streams.out, 1) || !move_fd(setup.streams.err, 2)) {
+    fail_child(fd, Step::streams);
+  }
+  for (int close_fd : setup.close_fds) ::close(close_fd);
+  if (prepared.cpu_mask && ::sched_setaffinity(0, prepared.cpu_mask_size, prepared.cpu_mask.get()) < 0) {
+    fail_child(fd, Step::cpu_affinity);
+  }
+  if (!prepared.node_mask.empty()) {
+    const auto max_node = 8 * sizeof(unsigned long) * prepared.node_mask.size() + 1;
+    if (::syscall(SYS_set_mempolicy, MPOL_BIND, prepared.node_mask.data(), max_node) < 0) {
+      report(fd, Step::memory_policy, errno);  // not fatal: containers often forbid it
+    }
+  }
+}
+
+[[noreturn]] void run_function(const ChildFunction& function, const WorkerSpec& spec, Prepared& prepared) {
+  SignalRelay::close_in_child();
+  ::environ = prepared.envp.data();
+  ::close(prepared.report_fd);
+  int code = 1;
+  try {
+    code = function(spec);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mptrain: error: rank %d: %s\n", spec.rank, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "mptrain: error: rank %d: unknown exception\n", spec.rank);
+  }
+  std::fflush(nullptr);
+  ::_exit(code);
+}
+
+}  // namespace
+
+Result<std::string> resolve_program(std::string_view name, std::string_view search_path) {
+  if (name.empty()) return Error{"no command given after --"};
+  int error = 0;
+  if (name.find('/') != std::string_view::npos) {
+    const std::string path(name);
+    if (is_executable_file(path, &error)) return path;
+    return Error{not_runnable(name, path, error)};
+  }
+  std::string found_unusable;
+  int unusable_error = 0;
+  for (std::string_view dir : split(search_path, ':')) {
+    const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + std::string(name);
+    if (is_executable_file(candidate, &error)) return candidate;
+    if (error != ENOENT && error != ENOTDIR && found_unusable.empty()) {
+      found_unusable = candidate;
+      unusable_error = error;
+    }
+  }
+  if (!found_unusable.empty()) return Error{not_runnable(name, found_unusable, unusable_error)};
+  return Error{fmt::format("cannot run '{}': not found in PATH; check the name or give its path", name)};
+}
+
+Result<StartedChild> start_child(const ChildTarget& target, const ChildSetup& setup) {
+  Prepared prepared;
+  prepared.parent = ::getpid();
+  if (auto status = prepare_cpu_mask(setup.spec->cpus, prepared); !status.ok()) return status.error();
+  if (setup.memory == MemoryBinding::node && setup.spec->numa_node >= 0) {
+    prepare_node_mask(setup.spec->numa_node, prepared);
+  }
+  prepared.argv = to_pointers(target.argv);
+  prepared.envp = to_pointers(setup.environment);
+  auto report_pipe = make_pipe(PipeMode::blocking);
+  if (!report_pipe.ok()) return report_pipe.error();
+  prepared.report_fd = report_pipe->write.get();
+  const pid_t pid = ::fork();
+  if (pid < 0) return errno_error("cannot fork worker", std::to_string(setup.spec->rank));
+  if (pid == 0) {
+    set_up_child(setup, prepared);
+    if (target.function != nullptr) run_function(*target.function, *setup.spec, prepared);
+    ::execve(target.path.c_str(), prepared.argv.data(), prepared.envp.data());
+    fail_child(prepared.report_fd, Step::exec);
+  }
+  ::setpgid(pid, setup.process_group == 0 ? pid : setup.process_group);
+  return StartedChild{pid, std::move(report_pipe->read)};
+}
+
+Status await_start(StartedChild& child, const ChildTarget& target, const WorkerSpec& spec,
+                   std::vector<std::string>& warnings) {
+  for (;;) {
+    Report record{};
+    const ssize_t n = ::read(child.report.get(), &record, sizeof record);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read the start report of pid", std::to_string(child.pid));
+    if (n == 0) break;
+    const std::string message = fmt::format("{} (pid {}): {}", describe_failure(record.step, target, spec), child.pid,
+                                            std::strerror(record.error));
+    if (record.step != Step::memory_policy) return Error{message};
+    warnings.push_back(message);
+  }
+  child.report.reset();
+  return ok_status();
+}
+
+}  // namespace mptrain::procmgr

@@ -1,0 +1,272 @@
+#include "procmgr/group.hpp"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace mptrain;
+using namespace mptrain::procmgr;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::vector<WorkerSpec> specs(int count) {
+  std::vector<WorkerSpec> result(static_cast<std::size_t>(count));
+  for (int rank = 0; rank < count; ++rank) {
+    result[static_cast<std::size_t>(rank)].rank = rank;
+    result[static_cast<std::size_t>(rank)].env = {"TEST_RANK=" + std::to_string(rank)};
+  }
+  return result;
+}
+
+// Sleeps in short steps so a worker waiting for a signal is not in one long call.
+int sleep_long() {
+  for (int i = 0; i < 600; ++i) ::usleep(100 * 1000);
+  return 0;
+}
+
+GroupOptions quick_options() {
+  GroupOptions options;
+  options.grace = 2000ms;
+  return options;
+}
+
+std::filesystem::path make_temp_dir() {
+  char pattern[] = "/tmp/mptrain-group-test.XXXXXX";
+  REQUIRE(::mkdtemp(pattern) != nullptr);
+  return pattern;
+}
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TEST_CASE("workers calling a function that returns 0 all succeed") {
+  auto result = run_group(
+      specs(3), [](const WorkerSpec&) { return 0; }, quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK_FALSE(result->failed_rank);
+  REQUIRE(result->workers.size() == 3);
+  for (int rank = 0; rank < 3; ++rank) {
+    CHECK(result->workers[static_cast<std::size_t>(rank)].rank == rank);
+    CHECK(result->workers[static_cast<std::size_t>(rank)].pid > 0);
+    CHECK(result->workers[static_cast<std::size_t>(rank)].status.success());
+  }
+}
+
+TEST_CASE("a worker's environment carries its spec's variables and the restart count") {
+  auto check = [](const WorkerSpec& spec) {
+    const char* rank = std::getenv("TEST_RANK");
+    const char* restarts = std::getenv("MPTRAIN_RESTART_COUNT");
+    const bool ok = rank != nullptr && std::stoi(rank) == spec.rank && restarts != nullptr &&
+                    std::string(restarts) == "0" && std::getenv("PATH") != nullptr;
+    return ok ? 0 : 3;
+  };
+  auto result = run_group(specs(2), check, quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+}
+
+TEST_CASE("a worker is pinned to its CPUs before its function runs") {
+  auto group = specs(2);
+  for (auto& spec : group) spec.cpus = CpuSet({0});
+  auto check = [](const WorkerSpec&) {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (::sched_getaffinity(0, sizeof mask, &mask) != 0) return 2;
+    return CPU_COUNT(&mask) == 1 && CPU_ISSET(0, &mask) ? 0 : 3;
+  };
+  auto result = run_group(group, check, quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+}
+
+TEST_CASE("pinning to a CPU that does not exist is a start error") {
+  auto group = specs(1);
+  group[0].cpus = CpuSet({4000});
+  auto result = run_group(
+      group, [](const WorkerSpec&) { return 0; }, quick_options());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message.find("cannot pin rank 0 to CPUs 4000") != std::string::npos);
+}
+
+TEST_CASE("the first failing worker stops the group and gives its exit code") {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run_group(
+      specs(3), [](const WorkerSpec& spec) { return spec.rank == 1 ? 7 : sleep_long(); }, quick_options());
+  REQUIRE(result.ok());
+  CHECK(seconds_since(start) < 10);
+  CHECK(result->exit_code() == 7);
+  REQUIRE(result->failed_rank == 1);
+  for (int rank : {0, 2}) {
+    const auto& status = result->workers[static_cast<std::size_t>(rank)].status;
+    CHECK(status.kind == ExitStatus::Kind::signaled);
+    CHECK(status.code == SIGTERM);
+  }
+}
+
+TEST_CASE("a worker killed by a signal gives 128 plus the signal") {
+  auto result = run_group(
+      specs(2),
+      [](const WorkerSpec& spec) {
+        if (spec.rank == 0) ::raise(SIGKILL);
+        return sleep_long();
+      },
+      quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 137);
+  CHECK(result->workers[0].status.describe() == "killed by SIGKILL");
+}
+
+TEST_CASE("a worker ignoring SIGTERM is killed after the grace period") {
+  auto options = quick_options();
+  options.grace = 300ms;
+  const auto start = std::chrono::steady_clock::now();
+  auto result = run_group(
+      specs(2),
+      [](const WorkerSpec& spec) {
+        if (spec.rank == 0) return 1;
+        ::signal(SIGTERM, SIG_IGN);
+        return sleep_long();
+      },
+      options);
+  REQUIRE(result.ok());
+  CHECK(seconds_since(start) < 10);
+  CHECK(result->exit_code() == 1);
+  CHECK(result->workers[1].status.describe() == "killed by SIGKILL");
+}
+
+TEST_CASE("an exception escaping the function gives exit code 1") {
+  auto result = run_group(
+      specs(1), [](const WorkerSpec&) -> int { throw std::runtime_error("boom"); }, quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 1);
+}
+
+TEST_CASE("on_tick is called with the live workers' pids") {
+  auto options = quick_options();
+  options.tick = 20ms;
+  int ticks = 0;
+  bool saw_live_pids = false;
+  options.on_tick = [&](const std::vector<pid_t>& pids) {
+    ++ticks;
+    if (pids.size() == 2 && pids[0] > 0 && pids[1] > 0) saw_live_pids = true;
+  };
+  auto result = run_group(
+      specs(2),
+      [](const WorkerSpec&) {
+        ::usleep(300 * 1000);
+        return 0;
+      },
+      options);
+  REQUIRE(result.ok());
+  CHECK(ticks >= 3);
+  CHECK(saw_live_pids);
+}
+
+TEST_CASE("a failing group is restarted up to max_restarts times") {
+  auto options = quick_options();
+  options.max_restarts = 2;
+  std::vector<int> restarts_seen;
+  options.on_restart = [&](const GroupResult& failed, int restart) {
+    CHECK(failed.exit_code() == 5);
+    restarts_seen.push_back(restart);
+  };
+  auto fail_twice = [](const WorkerSpec&) { return std::string(std::getenv("MPTRAIN_RESTART_COUNT")) == "2" ? 0 : 5; };
+  auto result = run_group(specs(2), fail_twice, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK(result->restarts == 2);
+  CHECK(restarts_seen == std::vector<int>{1, 2});
+
+  auto always_fail = [](const WorkerSpec&) { return 5; };
+  result = run_group(specs(1), always_fail, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 5);
+  CHECK(result->restarts == 2);
+}
+
+TEST_CASE("log_dir output keeps each rank's streams apart and the tail of stderr") {
+  const auto dir = make_temp_dir();
+  auto options = quick_options();
+  options.output = Output::log_dir;
+  options.log_dir = dir / "logs";
+  auto result = run_group(
+      specs(2),
+      [](const WorkerSpec& spec) {
+        std::printf("out of %d\nno newline", spec.rank);
+        std::fprintf(stderr, "err of %d\n", spec.rank);
+        return spec.rank == 1 ? 4 : 0;
+      },
+      options);
+  REQUIRE(result.ok());
+  CHECK(slurp(dir / "logs/rank-0.out") == "out of 0\nno newline");
+  CHECK(slurp(dir / "logs/rank-1.err") == "err of 1\n");
+  CHECK(result->workers[1].stderr_tail == "err of 1");
+  CHECK(result->exit_code() == 4);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an unwritable log directory is an error") {
+  auto options = quick_options();
+  options.output = Output::log_dir;
+  options.log_dir = "/dev/null/logs";
+  auto result = run_group(
+      specs(1), [](const WorkerSpec&) { return 0; }, options);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message.find("/dev/null/logs") != std::string::npos);
+}
+
+TEST_CASE("a program's exit code is the group's") {
+  auto result =
+      run_group(specs(2), Program{{"sh", "-c", "[ $TEST_RANK = 0 ] && exit 3; exec sleep 30"}}, quick_options());
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 3);
+  CHECK(result->failed_rank == 0);
+  CHECK(result->workers[1].status.describe() == "killed by SIGTERM");
+}
+
+TEST_CASE("a program that is not found is an error before anything starts") {
+  auto result = run_group(specs(2), Program{{"mptrain-no-such-command"}}, quick_options());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message.find("not found in PATH") != std::string::npos);
+}
+
+TEST_CASE("an exec failure in the child is reported") {
+  const auto dir = make_temp_dir();
+  const auto script = dir / "no-interpreter";
+  std::ofstream(script) << "#!/nonexistent/interpreter\n";
+  ::chmod(script.c_str(), 0755);
+  auto result = run_group(specs(2), Program{{script.string()}}, quick_options());
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message.find("cannot run '" + script.string() + "' for rank 0") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("tagged output of a program keeps its stderr tail") {
+  auto options = quick_options();
+  options.output = Output::tagged;
+  options.tagged_stdout = TaggedStdout::to_stderr;
+  auto result = run_group(specs(1), Program{{"sh", "-c", "echo one >&2; printf 'two' >&2; exit 2"}}, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 2);
+  CHECK(result->workers[0].stderr_tail == "one\ntwo");
+}
