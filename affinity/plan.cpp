@@ -1,13 +1,19 @@
 #include "affinity/plan.hpp"
 
+#include "affinity/planner.hpp"
+
 namespace mptrain::affinity {
 
 std::string_view to_string(Bind bind) {
   switch (bind) {
-    case Bind::core: return "core";
-    case Bind::numa: return "numa";
-    case Bind::package: return "package";
-    case Bind::none: return "none";
+    case Bind::core:
+      return "core";
+    case Bind::numa:
+      return "numa";
+    case Bind::package:
+      return "package";
+    case Bind::none:
+      return "none";
   }
   return "none";
 }
@@ -19,6 +25,10 @@ Result<Bind> parse_bind(std::string_view text) {
   return Error{"unknown binding '" + std::string(text) + "'; use core, numa, package or none"};
 }
 
-Result<Plan> plan_on_this_machine(const PlacementRequest&) { return Error{"the planner is not implemented yet"}; }
+Result<Plan> plan_on_this_machine(const PlacementRequest& request) {
+  auto machine = read_this_machine(FsRoot::from_env());
+  if (!machine.ok()) return machine.error();
+  return make_plan(machine->topology, machine->usable, request);
+}
 
 }  // namespace mptrain::affinity

@@ -47,15 +47,15 @@ struct WorkerPlacement {
 
 // The planner's decision for M workers.
 struct Plan {
-  int usable_cpus = 0;        // N
-  CpuSet usable_cpu_list;     // the usable CPUs after --cpus / --physical-cores
-  int num_processes = 0;      // M
-  int cpus_per_process = 0;   // T: PUs given to each worker
+  int usable_cpus = 0;          // N
+  CpuSet usable_cpu_list;       // the usable CPUs after --cpus / --physical-cores
+  int num_processes = 0;        // M
+  int cpus_per_process = 0;     // T: PUs given to each worker
   int threads_per_process = 0;  // T − reserve: compute threads per worker
   Bind bind = Bind::core;
-  std::string bind_reason;    // why this binding was chosen (e.g. "a CPU quota limits N")
+  std::string bind_reason;      // why this binding was chosen (e.g. "a CPU quota limits N")
   bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)
-  CpuSet unused_cpus;         // usable CPUs no worker was given
+  CpuSet unused_cpus;           // usable CPUs no worker was given
   std::vector<WorkerPlacement> workers;
   std::vector<std::string> notes;  // human remarks shown by `plan` (defaults taken, limits hit)
 };

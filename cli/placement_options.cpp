@@ -1,6 +1,9 @@
 #include "cli/placement_options.hpp"
 
+#include <fmt/format.h>
+
 #include "util/failure.hpp"
+#include "util/fs.hpp"
 
 namespace mptrain::cli {
 
@@ -8,14 +11,16 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
   command.add_option("-n,--num-processes", options.num_processes, "Worker processes M (default: one per package)")
       ->check(CLI::PositiveNumber)
       ->group("Placement");
-  command.add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T (default: floor(N/M))")
+  command
+      .add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T (default: floor(N/M))")
       ->check(CLI::PositiveNumber)
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none (default: core)")
       ->check(CLI::IsMember({"core", "numa", "package", "none"}))
       ->group("Placement");
   command.add_option("--cpus", options.cpus, "Use only these CPUs, a list such as 0-3,8")->group("Placement");
-  command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")->group("Placement");
+  command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
+      ->group("Placement");
   command.add_option("--reserve", options.reserve, "PUs of each worker's set left for helper threads")
       ->check(CLI::NonNegativeNumber)
       ->group("Placement");
@@ -36,8 +41,88 @@ affinity::PlacementRequest to_request(const PlacementOptions& options) {
   }
   request.core_use = options.physical_cores ? affinity::CoreUse::physical_cores : affinity::CoreUse::all_pus;
   request.reserve = options.reserve;
-  request.oversubscribe = options.allow_oversubscribe ? affinity::Oversubscribe::allow : affinity::Oversubscribe::refuse;
+  request.oversubscribe =
+      options.allow_oversubscribe ? affinity::Oversubscribe::allow : affinity::Oversubscribe::refuse;
   return request;
+}
+
+namespace {
+
+nlohmann::json index_or_null(int index) { return index < 0 ? nlohmann::json(nullptr) : nlohmann::json(index); }
+
+std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
+
+std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
+
+}  // namespace
+
+void add_topology_options(CLI::App& command, TopologyOptions& options) {
+  auto* xml = command
+                  .add_option("--topology", options.xml_file,
+                              "Plan for the machine in this hwloc XML file (lstopo --of xml FILE); all its PUs count "
+                              "as usable")
+                  ->group("Topology");
+  auto* synthetic = command
+                        .add_option("--topology-synthetic", options.synthetic,
+                                    "Plan for a synthetic machine such as \"package:2 core:8 pu:2\"; all its PUs "
+                                    "count as usable")
+                        ->group("Topology");
+  xml->excludes(synthetic);
+  synthetic->excludes(xml);
+}
+
+affinity::Machine load_machine(const TopologyOptions& options) {
+  if (!options.synthetic.empty()) {
+    auto topology = value_or_fail(affinity::load_synthetic_topology(options.synthetic), exit_code::usage_error);
+    auto usable = affinity::usable_cpus_of(topology);
+    return {std::move(topology), std::move(usable)};
+  }
+  if (!options.xml_file.empty()) {
+    auto xml = read_file(options.xml_file);
+    if (!xml.ok()) runtime_failure("--topology: {}", xml.error().message);
+    auto topology = affinity::load_xml_topology(*xml, options.xml_file);
+    if (!topology.ok()) usage_failure("--topology: {}", topology.error().message);
+    auto usable = affinity::usable_cpus_of(*topology);
+    return {std::move(topology).value(), std::move(usable)};
+  }
+  return value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+}
+
+nlohmann::json plan_to_json(const affinity::Plan& plan) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& worker : plan.workers) {
+    workers.push_back({{"rank", worker.rank},
+                       {"cpus", worker.cpus.to_string()},
+                       {"package", index_or_null(worker.package)},
+                       {"numa_node", index_or_null(worker.numa_node)},
+                       {"threads", worker.threads}});
+  }
+  return {{"usable_cpus", plan.usable_cpus},
+          {"usable_cpu_list", plan.usable_cpu_list.to_string()},
+          {"num_processes", plan.num_processes},
+          {"threads_per_process", plan.threads_per_process},
+          {"cpus_per_process", plan.cpus_per_process},
+          {"bind", affinity::to_string(plan.bind)},
+          {"bind_reason", plan.bind_reason},
+          {"oversubscribed", plan.oversubscribed},
+          {"unused_cpus", plan.unused_cpus.to_string()},
+          {"workers", std::move(workers)},
+          {"notes", plan.notes}};
+}
+
+std::string plan_table(const affinity::Plan& plan) {
+  std::string out = fmt::format("{} workers x {} threads on N = {} usable CPUs ({}), bind {}{}\n", plan.num_processes,
+                                plan.threads_per_process, plan.usable_cpus, plan.usable_cpu_list.to_string(),
+                                affinity::to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
+  out += fmt::format("  bind: {}\n\n", plan.bind_reason);
+  out += fmt::format("{:>4}  {:<24}  {:>7}  {:>9}  {:>7}\n", "RANK", "CPUS", "PACKAGE", "NUMA NODE", "THREADS");
+  for (const auto& worker : plan.workers) {
+    out += fmt::format("{:>4}  {:<24}  {:>7}  {:>9}  {:>7}\n", worker.rank, worker.cpus.to_string(),
+                       index_or_dash(worker.package), index_or_dash(worker.numa_node), worker.threads);
+  }
+  out += fmt::format("\nunused CPUs: {}\n", or_dash(plan.unused_cpus.to_string()));
+  for (const auto& note : plan.notes) out += "note: " + note + "\n";
+  return out;
 }
 
 }  // namespace mptrain::cli

@@ -1,0 +1,322 @@
+#include "affinity/planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace mptrain::affinity {
+
+namespace {
+
+// The PUs a plan may use, in topology order, and the count N.
+struct Pool {
+  std::vector<Pu> pus;
+  CpuSet cpus;
+  int n = 0;
+  bool quota_limited = false;
+};
+
+// Positions into Pool::pus.
+using Positions = std::vector<int>;
+
+// Worker sets placed inside a group of PUs and the PUs of the group left over.
+struct Placement {
+  std::vector<Positions> sets;
+  Positions leftover;
+};
+
+// The topology levels a placement descends, outermost first.
+enum class Level { package, numa, l3, core, pu };
+
+int key_of(const Pu& pu, Level level) {
+  switch (level) {
+    case Level::package:
+      return pu.package;
+    case Level::numa:
+      return pu.numa_node;
+    case Level::l3:
+      return pu.l3;
+    case Level::core:
+      return pu.core;
+    case Level::pu:
+      return pu.os_index;
+  }
+  return 0;
+}
+
+Level next(Level level) { return static_cast<Level>(static_cast<int>(level) + 1); }
+
+// `members` grouped by their key at `level`, groups in order of first appearance.
+std::vector<Positions> group_by(const std::vector<Pu>& pus, const Positions& members, Level level) {
+  std::vector<Positions> groups;
+  std::map<int, std::size_t> index;
+  for (int position : members) {
+    const auto [it, added] = index.emplace(key_of(pus[position], level), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(position);
+  }
+  return groups;
+}
+
+// How many of `workers` sets of `size` each group takes: as evenly as the
+// groups' room allows (fewest first, then most free PUs, then first group).
+std::vector<int> share_out(const std::vector<Positions>& groups, int workers, int size) {
+  std::vector<int> taken(groups.size(), 0);
+  for (int w = 0; w < workers; ++w) {
+    int best = -1;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const int room = static_cast<int>(groups[g].size()) - taken[g] * size;
+      if (room < size) continue;
+      const int best_room = best < 0 ? 0 : static_cast<int>(groups[best].size()) - taken[best] * size;
+      if (best < 0 || taken[g] < taken[best] || (taken[g] == taken[best] && room > best_room))
+        best = static_cast<int>(g);
+    }
+    if (best < 0) break;
+    ++taken[best];
+  }
+  return taken;
+}
+
+// Cuts up to `workers` consecutive sets of `size` from the front of `members`.
+Placement cut(const Positions& members, int workers, int size) {
+  Placement out;
+  std::size_t at = 0;
+  for (int w = 0; w < workers && at + size <= members.size(); ++w, at += size) {
+    out.sets.emplace_back(members.begin() + at, members.begin() + at + size);
+  }
+  out.leftover.assign(members.begin() + at, members.end());
+  return out;
+}
+
+// Places `workers` sets of `size` PUs among `members`, descending from `level`.
+Placement place(const std::vector<Pu>& pus, const Positions& members, Level level, int workers, int size) {
+  if (workers == 0 || level == Level::pu) return cut(members, workers, size);
+  const auto groups = group_by(pus, members, level);
+  if (groups.size() == 1) return place(pus, members, next(level), workers, size);
+  const auto taken = share_out(groups, workers, size);
+  Placement out;
+  int placed = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    Placement inner = place(pus, groups[g], next(level), taken[g], size);
+    placed += static_cast<int>(inner.sets.size());
+    out.sets.insert(out.sets.end(), inner.sets.begin(), inner.sets.end());
+    out.leftover.insert(out.leftover.end(), inner.leftover.begin(), inner.leftover.end());
+  }
+  // Workers that fit in no single group take leftover PUs in order.
+  Placement spanning = cut(out.leftover, workers - placed, size);
+  out.sets.insert(out.sets.end(), spanning.sets.begin(), spanning.sets.end());
+  out.leftover = std::move(spanning.leftover);
+  return out;
+}
+
+// M sets of PUs for the workers: `size` each, or one PU each round-robin when there are fewer PUs than workers.
+std::vector<Positions> core_sets(const Pool& pool, int workers, int size) {
+  const int count = static_cast<int>(pool.pus.size());
+  std::vector<Positions> sets;
+  if (count < workers) {
+    for (int w = 0; w < workers; ++w) sets.push_back({w % count});
+    return sets;
+  }
+  Positions all(pool.pus.size());
+  for (int i = 0; i < count; ++i) all[i] = i;
+  sets = place(pool.pus, all, Level::package, workers, size).sets;
+  std::sort(sets.begin(), sets.end());
+  return sets;
+}
+
+// The usable PUs after --cpus and --physical-cores; notes what was dropped.
+Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request,
+                       std::vector<std::string>& notes) {
+  CpuSet allowed = usable.cpus.intersect(all_cpus(topology));
+  if (request.cpus) {
+    const CpuSet chosen = allowed.intersect(*request.cpus);
+    if (chosen.empty()) {
+      return Error{fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", request.cpus->to_string(),
+                               allowed.to_string())};
+    }
+    const CpuSet ignored = request.cpus->minus(allowed);
+    if (!ignored.empty())
+      notes.push_back(fmt::format("--cpus: CPUs {} are not usable and were ignored", ignored.to_string()));
+    allowed = chosen;
+  }
+  Pool pool;
+  std::set<int> cores;
+  for (const Pu& pu : topology.pus) {
+    if (!allowed.contains(pu.os_index)) continue;
+    if (request.core_use == CoreUse::physical_cores && !cores.insert(pu.core).second) continue;
+    pool.pus.push_back(pu);
+  }
+  std::vector<int> cpus;
+  for (const Pu& pu : pool.pus) cpus.push_back(pu.os_index);
+  pool.cpus = CpuSet(std::move(cpus));
+  pool.n = pool.cpus.size();
+  if (usable.cgroup.quota_cpus && quota_cap(*usable.cgroup.quota_cpus) < pool.n) {
+    pool.n = quota_cap(*usable.cgroup.quota_cpus);
+    pool.quota_limited = true;
+  }
+  return pool;
+}
+
+int packages_in(const Pool& pool) {
+  std::set<int> packages;
+  for (const Pu& pu : pool.pus) packages.insert(pu.package);
+  return static_cast<int>(packages.size());
+}
+
+std::string cpus_word(int n) { return n == 1 ? "CPU" : "CPUs"; }
+
+// M: as requested, or one per package with usable CPUs (at most N).
+int choose_processes(const Pool& pool, const PlacementRequest& request, std::vector<std::string>& notes) {
+  if (request.num_processes) return *request.num_processes;
+  const int m = std::max(1, std::min(packages_in(pool), pool.n));
+  notes.push_back(fmt::format("-n not given: one worker per package, M = {}", m));
+  return m;
+}
+
+Error too_many_processes(const Pool& pool, int m) {
+  return Error{
+      fmt::format("{} workers on {} usable {} would leave less than one CPU per worker and oversubscribe "
+                  "them; use -n {} or fewer, or add --allow-oversubscribe to plan it anyway",
+                  m, pool.n, cpus_word(pool.n), pool.n)};
+}
+
+Error too_many_threads(const Pool& pool, int m, int t) {
+  std::string fix = fmt::format("use -t {} (floor({}/{}))", std::max(1, pool.n / m), pool.n, m);
+  if (pool.n / t >= 1) fix += fmt::format(" or -n {}", pool.n / t);
+  return Error{
+      fmt::format("-n {} x -t {} = {} threads exceed the {} usable {} and would oversubscribe them; {}, "
+                  "or add --allow-oversubscribe to plan it anyway",
+                  m, t, m * t, pool.n, cpus_word(pool.n), fix)};
+}
+
+// T: as requested or floor(N/M); refuses M×T > N unless oversubscription is allowed.
+Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& request, Plan& plan) {
+  const bool allow = request.oversubscribe == Oversubscribe::allow;
+  int t = 0;
+  if (request.threads_per_process) {
+    t = *request.threads_per_process;
+  } else {
+    if (pool.n < m && !allow) return too_many_processes(pool, m);
+    t = std::max(1, pool.n / m);
+    plan.notes.push_back(fmt::format("-t not given: floor(N/M) = floor({}/{}) = {}", pool.n, m, t));
+  }
+  plan.oversubscribed = static_cast<long long>(m) * t > pool.n;
+  if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t);
+  if (plan.oversubscribed) {
+    plan.notes.push_back(fmt::format("oversubscribed: {} workers x {} threads = {} threads on {} usable {}", m, t,
+                                     m * t, pool.n, cpus_word(pool.n)));
+  }
+  return t;
+}
+
+Bind choose_bind(const Pool& pool, const UsableCpus& usable, const PlacementRequest& request, Plan& plan) {
+  if (request.bind) {
+    plan.bind_reason = fmt::format("--bind {} was given", to_string(*request.bind));
+    return *request.bind;
+  }
+  if (pool.quota_limited) {
+    plan.bind_reason = fmt::format(
+        "a CPU quota of {:g} CPUs limits N to {} of the {} CPUs {}, so no CPU is ours alone; workers are not "
+        "pinned (give --bind core to pin them anyway)",
+        *usable.cgroup.quota_cpus, pool.n, pool.cpus.size(), pool.cpus.to_string());
+    return Bind::none;
+  }
+  plan.bind_reason = "default: each worker is pinned to its own PUs, close together";
+  return Bind::core;
+}
+
+// The CPUs of `pool` sharing `key` at `level` with any CPU of `set`.
+CpuSet widen(const Pool& pool, const Positions& set, Level level) {
+  std::set<int> keys;
+  for (int position : set) keys.insert(key_of(pool.pus[position], level));
+  std::vector<int> cpus;
+  for (const Pu& pu : pool.pus) {
+    if (keys.count(key_of(pu, level)) != 0) cpus.push_back(pu.os_index);
+  }
+  return CpuSet(std::move(cpus));
+}
+
+CpuSet worker_cpus(const Pool& pool, const Positions& set, Bind bind) {
+  switch (bind) {
+    case Bind::core:
+      return widen(pool, set, Level::pu);
+    case Bind::numa:
+      return widen(pool, set, Level::numa);
+    case Bind::package:
+      return widen(pool, set, Level::package);
+    case Bind::none:
+      return pool.cpus;
+  }
+  return pool.cpus;
+}
+
+// The single value of `level` among the PUs of `pool` in `cpus`, or -1 when they span several.
+int common_key(const Pool& pool, const CpuSet& cpus, Level level) {
+  std::set<int> keys;
+  for (const Pu& pu : pool.pus) {
+    if (cpus.contains(pu.os_index)) keys.insert(key_of(pu, level));
+  }
+  return keys.size() == 1 ? *keys.begin() : -1;
+}
+
+void place_workers(const Pool& pool, Plan& plan) {
+  const int count = static_cast<int>(pool.pus.size());
+  plan.cpus_per_process = count >= plan.num_processes ? std::min(plan.cpus_per_process, count / plan.num_processes) : 1;
+  CpuSet used;
+  const auto sets = core_sets(pool, plan.num_processes, plan.cpus_per_process);
+  for (std::size_t rank = 0; rank < sets.size(); ++rank) {
+    WorkerPlacement worker;
+    worker.rank = static_cast<int>(rank);
+    worker.cpus = worker_cpus(pool, sets[rank], plan.bind);
+    worker.package = common_key(pool, worker.cpus, Level::package);
+    worker.numa_node = common_key(pool, worker.cpus, Level::numa);
+    worker.threads = plan.threads_per_process;
+    used = used.unite(worker.cpus);
+    plan.workers.push_back(std::move(worker));
+  }
+  plan.unused_cpus = pool.cpus.minus(used);
+  if (!plan.unused_cpus.empty()) {
+    plan.notes.push_back(fmt::format("{} usable {} left unused: {}", plan.unused_cpus.size(),
+                                     cpus_word(plan.unused_cpus.size()), plan.unused_cpus.to_string()));
+  }
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request) {
+  Plan plan;
+  auto pool = make_pool(topology, usable, request, plan.notes);
+  if (!pool.ok()) return pool.error();
+  plan.usable_cpus = pool->n;
+  plan.usable_cpu_list = pool->cpus;
+  plan.num_processes = choose_processes(*pool, request, plan.notes);
+  auto t = choose_threads(*pool, plan.num_processes, request, plan);
+  if (!t.ok()) return t.error();
+  if (request.reserve >= *t) {
+    return Error{
+        fmt::format("--reserve {} leaves no compute thread of the {} PUs per worker; use --reserve {} or "
+                    "less, or raise -t",
+                    request.reserve, *t, *t - 1)};
+  }
+  plan.cpus_per_process = *t;
+  plan.threads_per_process = *t - request.reserve;
+  if (request.reserve > 0) {
+    plan.notes.push_back(
+        fmt::format("--reserve {}: {} compute threads per worker", request.reserve, plan.threads_per_process));
+  }
+  plan.bind = choose_bind(*pool, usable, request, plan);
+  place_workers(*pool, plan);
+  return plan;
+}
+
+Result<Machine> read_this_machine(const FsRoot& root) {
+  auto topology = load_live_topology();
+  if (!topology.ok()) return topology.error();
+  auto usable = read_usable_cpus(root);
+  if (!usable.ok()) return usable.error();
+  return Machine{std::move(topology).value(), std::move(usable).value()};
+}
+
+}  // namespace mptrain::affinity

@@ -1,0 +1,36 @@
+// The placement planner: a pure function from a topology, the usable CPUs
+// and a request to a Plan, so its tests need no processes and no machine.
+//
+// Placement (bind core): the usable PUs are split into M sets of T, spread
+// evenly over packages, then over NUMA nodes, L3 caches and cores inside each
+// package, so a worker's PUs sit together; a worker that fits in no single
+// package takes leftover PUs in logical order. With bind numa (package) each
+// worker is placed the same way, then given every usable CPU of the NUMA
+// node(s) (package(s)) its placement touches: workers placed on the same node
+// share all of its CPUs. With bind none every worker gets all usable CPUs.
+#pragma once
+
+#include "affinity/plan.hpp"
+#include "affinity/topology.hpp"
+#include "affinity/usable_cpus.hpp"
+#include "util/fs.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::affinity {
+
+// Plans `request` over the PUs of `topology` that `usable` allows; an Error
+// explaining the refusal and what to do instead otherwise (a usage error:
+// M×T > N without Oversubscribe::allow, --reserve ≥ T, --cpus with no usable CPU).
+Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request);
+
+// A machine to plan for: its topology and the CPUs this process may use.
+struct Machine {
+  Topology topology;
+  UsableCpus usable;
+};
+
+// This machine: the live hwloc topology and the usable CPUs read under
+// `root`; an Error (a runtime failure) when either cannot be read.
+Result<Machine> read_this_machine(const FsRoot& root);
+
+}  // namespace mptrain::affinity

@@ -1,0 +1,55 @@
+// The machine's layout as a plain struct: every PU (hardware thread) with the
+// core, package, NUMA node and L3 cache it belongs to. Loaded through hwloc
+// from this machine, an hwloc XML file or a synthetic description; the
+// planner only ever sees the plain struct.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/cpu_set.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::affinity {
+
+// One processing unit (hardware thread) and where it lies.
+struct Pu {
+  int os_index = 0;   // the CPU number the kernel uses (sched_setaffinity, /proc)
+  int core = 0;       // logical index of its core (machine-wide)
+  int package = 0;    // logical index of its package (socket)
+  int numa_node = 0;  // OS index of its NUMA node (as numactl and set_mempolicy use)
+  int l3 = -1;        // logical index of its L3 cache, -1 when there is none
+};
+
+// A machine: its PUs in hwloc's logical order (package, NUMA node, cache,
+// core, PU), which keeps neighbours in the list close in the hardware.
+struct Topology {
+  std::vector<Pu> pus;
+  int packages = 0;
+  int numa_nodes = 0;
+  int cores = 0;
+  int l3_caches = 0;
+  std::string source;  // "this machine", "synthetic: DESC" or "xml: FILE"
+};
+
+// This machine's topology, including CPUs this process may not use; an Error
+// with hwloc's errno when hwloc cannot discover it.
+Result<Topology> load_live_topology();
+// The topology described by hwloc XML document `xml` (the content of a file
+// written by `lstopo --of xml`) from `source_name`; an Error when hwloc rejects it.
+Result<Topology> load_xml_topology(std::string_view xml, std::string_view source_name);
+// The topology of hwloc synthetic description `description` such as
+// "package:2 core:8 pu:2"; an Error explaining the accepted form otherwise.
+Result<Topology> load_synthetic_topology(std::string_view description);
+
+// The OS indexes of all PUs of `topology`.
+CpuSet all_cpus(const Topology& topology);
+// The OS indexes of the PUs of `topology` in package `package`.
+CpuSet package_cpus(const Topology& topology, int package);
+// The OS indexes of the PUs of `topology` in NUMA node `node`.
+CpuSet numa_node_cpus(const Topology& topology, int node);
+// The distinct NUMA node OS indexes of `topology`, in increasing order.
+std::vector<int> numa_node_ids(const Topology& topology);
+
+}  // namespace mptrain::affinity

@@ -1,0 +1,110 @@
+// Loading topologies through hwloc and flattening them into the plain
+// Topology struct; the only file that includes hwloc.h.
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+
+#include "affinity/topology.hpp"
+
+namespace mptrain::affinity {
+
+namespace {
+
+// Destroys an hwloc topology on scope exit.
+struct HwlocDeleter {
+  void operator()(hwloc_topology* topology) const { hwloc_topology_destroy(topology); }
+};
+using HwlocTopology = std::unique_ptr<hwloc_topology, HwlocDeleter>;
+
+Result<HwlocTopology> new_topology() {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return errno_error("cannot initialise hwloc", "");
+  HwlocTopology topology(raw);
+  // Keep CPUs this process may not use: `topo` shows the whole machine and
+  // the usable set is computed separately (affinity, cgroup, quota).
+  hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  // Only CPU-side objects matter to the planner.
+  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  return topology;
+}
+
+int logical_ancestor(hwloc_topology_t topology, hwloc_obj_t pu, hwloc_obj_type_t type, int fallback) {
+  hwloc_obj_t ancestor = hwloc_get_ancestor_obj_by_type(topology, type, pu);
+  return ancestor != nullptr ? static_cast<int>(ancestor->logical_index) : fallback;
+}
+
+int count_of(hwloc_topology_t topology, hwloc_obj_type_t type) {
+  return std::max(0, hwloc_get_nbobjs_by_type(topology, type));
+}
+
+Pu describe_pu(hwloc_topology_t topology, hwloc_obj_t pu) {
+  Pu out;
+  out.os_index = static_cast<int>(pu->os_index);
+  out.core = logical_ancestor(topology, pu, HWLOC_OBJ_CORE, static_cast<int>(pu->logical_index));
+  out.package = logical_ancestor(topology, pu, HWLOC_OBJ_PACKAGE, 0);
+  out.numa_node = std::max(0, hwloc_bitmap_first(pu->nodeset));
+  out.l3 = logical_ancestor(topology, pu, HWLOC_OBJ_L3CACHE, -1);
+  return out;
+}
+
+Topology flatten(hwloc_topology_t topology, std::string source) {
+  Topology out;
+  const int pus = count_of(topology, HWLOC_OBJ_PU);
+  for (int i = 0; i < pus; ++i) {
+    out.pus.push_back(describe_pu(topology, hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, static_cast<unsigned>(i))));
+  }
+  out.packages = std::max(1, count_of(topology, HWLOC_OBJ_PACKAGE));
+  out.numa_nodes = std::max(1, count_of(topology, HWLOC_OBJ_NUMANODE));
+  out.cores = count_of(topology, HWLOC_OBJ_CORE);
+  if (out.cores == 0) out.cores = pus;
+  out.l3_caches = count_of(topology, HWLOC_OBJ_L3CACHE);
+  out.source = std::move(source);
+  return out;
+}
+
+Result<Topology> load(HwlocTopology topology, std::string source) {
+  if (hwloc_topology_load(topology.get()) != 0) return errno_error("hwloc cannot load the topology of", source);
+  Topology out = flatten(topology.get(), std::move(source));
+  if (out.pus.empty()) return Error{"the topology of " + out.source + " has no PU"};
+  return out;
+}
+
+}  // namespace
+
+Result<Topology> load_live_topology() {
+  auto topology = new_topology();
+  if (!topology.ok()) return topology.error();
+  return load(std::move(topology).value(), "this machine");
+}
+
+Result<Topology> load_xml_topology(std::string_view xml, std::string_view source_name) {
+  auto topology = new_topology();
+  if (!topology.ok()) return topology.error();
+  const std::string buffer(xml);
+  const std::string source = "xml: " + std::string(source_name);
+  if (hwloc_topology_set_xmlbuffer(topology->get(), buffer.c_str(), static_cast<int>(buffer.size() + 1)) != 0) {
+    return Error{std::string(source_name) + " is not an hwloc XML topology (write one with 'lstopo --of xml FILE')"};
+  }
+  auto loaded = load(std::move(topology).value(), source);
+  if (!loaded.ok()) {
+    return Error{std::string(source_name) +
+                 " is not a valid hwloc XML topology (write one with 'lstopo --of xml FILE')"};
+  }
+  return loaded;
+}
+
+Result<Topology> load_synthetic_topology(std::string_view description) {
+  auto topology = new_topology();
+  if (!topology.ok()) return topology.error();
+  const std::string text(description);
+  if (hwloc_topology_set_synthetic(topology->get(), text.c_str()) != 0) {
+    return Error{"bad synthetic topology '" + text +
+                 "': give levels and counts from the top down, such as \"package:2 core:8 pu:2\" or "
+                 "\"package:2 numa:2 l3:1 core:4 pu:2\""};
+  }
+  return load(std::move(topology).value(), "synthetic: " + text);
+}
+
+}  // namespace mptrain::affinity

@@ -1,0 +1,285 @@
+#include "affinity/planner.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+using namespace mptrain;
+using namespace mptrain::affinity;
+
+namespace {
+
+Topology synthetic(const std::string& description) {
+  auto topology = load_synthetic_topology(description);
+  REQUIRE(topology.ok());
+  return std::move(topology).value();
+}
+
+Plan plan_for(const std::string& description, const PlacementRequest& request) {
+  const Topology topology = synthetic(description);
+  auto plan = make_plan(topology, usable_cpus_of(topology), request);
+  INFO((plan.ok() ? std::string() : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+std::string refusal(const std::string& description, const PlacementRequest& request) {
+  const Topology topology = synthetic(description);
+  auto plan = make_plan(topology, usable_cpus_of(topology), request);
+  REQUIRE_FALSE(plan.ok());
+  return plan.error().message;
+}
+
+PlacementRequest processes(int m) {
+  PlacementRequest request;
+  request.num_processes = m;
+  return request;
+}
+
+bool pairwise_disjoint(const Plan& plan) {
+  CpuSet seen;
+  for (const auto& worker : plan.workers) {
+    if (!seen.intersect(worker.cpus).empty()) return false;
+    seen = seen.unite(worker.cpus);
+  }
+  return true;
+}
+
+// The distinct values `key` takes over the PUs of `cpus`.
+template <class Key>
+std::set<int> keys_of(const Topology& topology, const CpuSet& cpus, Key key) {
+  std::set<int> out;
+  for (const Pu& pu : topology.pus) {
+    if (cpus.contains(pu.os_index)) out.insert(key(pu));
+  }
+  return out;
+}
+
+const char* const two_sockets = "package:2 core:8 pu:2";
+
+}  // namespace
+
+TEST_CASE("one socket: one worker takes every PU by default", "[affinity][planner]") {
+  const Plan plan = plan_for("package:1 core:4 pu:1", {});
+  CHECK(plan.usable_cpus == 4);
+  CHECK(plan.num_processes == 1);
+  CHECK(plan.threads_per_process == 4);
+  CHECK(plan.bind == Bind::core);
+  REQUIRE(plan.workers.size() == 1);
+  CHECK(plan.workers[0].cpus.to_string() == "0-3");
+  CHECK(plan.workers[0].package == 0);
+  CHECK(plan.unused_cpus.empty());
+}
+
+TEST_CASE("two sockets: the default is one worker per package", "[affinity][planner]") {
+  const Plan plan = plan_for(two_sockets, {});
+  REQUIRE(plan.num_processes == 2);
+  CHECK(plan.threads_per_process == 16);
+  CHECK(plan.workers[0].cpus.to_string() == "0-15");
+  CHECK(plan.workers[1].cpus.to_string() == "16-31");
+}
+
+TEST_CASE("two sockets: four workers get eight PUs each, two per package", "[affinity][planner]") {
+  const Plan plan = plan_for(two_sockets, processes(4));
+  CHECK(plan.threads_per_process == 8);
+  CHECK(pairwise_disjoint(plan));
+  std::multiset<int> packages;
+  for (const auto& worker : plan.workers) {
+    CHECK(worker.cpus.size() == 8);
+    CHECK(worker.threads == 8);
+    CHECK(worker.package >= 0);
+    packages.insert(worker.package);
+  }
+  CHECK(packages.count(0) == 2);
+  CHECK(packages.count(1) == 2);
+  CHECK_FALSE(plan.oversubscribed);
+}
+
+TEST_CASE("two sockets: three workers get ten PUs each and two stay unused", "[affinity][planner]") {
+  const Plan plan = plan_for(two_sockets, processes(3));
+  CHECK(plan.threads_per_process == 10);
+  CHECK(pairwise_disjoint(plan));
+  for (const auto& worker : plan.workers) CHECK(worker.cpus.size() == 10);
+  CHECK(plan.unused_cpus.size() == 2);
+}
+
+TEST_CASE("physical cores: one PU per core", "[affinity][planner]") {
+  PlacementRequest request = processes(4);
+  request.core_use = CoreUse::physical_cores;
+  const Topology topology = synthetic(two_sockets);
+  const Plan plan = plan_for(two_sockets, request);
+  CHECK(plan.usable_cpus == 16);
+  CHECK(plan.threads_per_process == 4);
+  for (const auto& worker : plan.workers) {
+    CHECK(keys_of(topology, worker.cpus, [](const Pu& pu) { return pu.core; }).size() == 4);
+  }
+}
+
+TEST_CASE("SMT on: one thread per worker lands on separate cores", "[affinity][planner]") {
+  PlacementRequest request = processes(4);
+  request.threads_per_process = 1;
+  const Topology topology = synthetic("package:1 core:4 pu:2");
+  const Plan plan = plan_for("package:1 core:4 pu:2", request);
+  CpuSet all;
+  for (const auto& worker : plan.workers) all = all.unite(worker.cpus);
+  CHECK(keys_of(topology, all, [](const Pu& pu) { return pu.core; }).size() == 4);
+}
+
+TEST_CASE("SMT on: a worker of two PUs takes both threads of one core", "[affinity][planner]") {
+  const Plan plan = plan_for("package:1 core:4 pu:2", processes(4));
+  CHECK(plan.workers[0].cpus.to_string() == "0-1");
+  CHECK(plan.workers[3].cpus.to_string() == "6-7");
+}
+
+TEST_CASE("SMT off: workers take consecutive cores", "[affinity][planner]") {
+  const Plan plan = plan_for("package:1 core:4 pu:1", processes(2));
+  CHECK(plan.workers[0].cpus.to_string() == "0-1");
+  CHECK(plan.workers[1].cpus.to_string() == "2-3");
+}
+
+TEST_CASE("four NUMA nodes: four workers get one node each", "[affinity][planner]") {
+  const Plan plan = plan_for("package:2 numa:2 core:4 pu:2", processes(4));
+  std::set<int> nodes;
+  for (const auto& worker : plan.workers) {
+    CHECK(worker.cpus.size() == 8);
+    nodes.insert(worker.numa_node);
+  }
+  CHECK(nodes == std::set<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("bind numa: workers placed on one node share all of its CPUs", "[affinity][planner]") {
+  PlacementRequest request = processes(8);
+  request.bind = Bind::numa;
+  const Plan plan = plan_for("package:2 numa:2 core:4 pu:2", request);
+  CHECK(plan.threads_per_process == 4);
+  CHECK(plan.workers[0].cpus.to_string() == "0-7");
+  CHECK(plan.workers[1].cpus.to_string() == "0-7");
+  CHECK(plan.workers[7].cpus.to_string() == "24-31");
+  CHECK(plan.workers[7].numa_node == 3);
+}
+
+TEST_CASE("bind package: a worker gets its whole package", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.bind = Bind::package;
+  request.threads_per_process = 2;
+  const Plan plan = plan_for(two_sockets, request);
+  CHECK(plan.workers[0].cpus.to_string() == "0-15");
+  CHECK(plan.workers[1].cpus.to_string() == "16-31");
+  CHECK(plan.workers[0].threads == 2);
+  CHECK(plan.unused_cpus.empty());
+}
+
+TEST_CASE("bind none: every worker may use every usable CPU", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.bind = Bind::none;
+  const Plan plan = plan_for(two_sockets, request);
+  CHECK(plan.workers[0].cpus.to_string() == "0-31");
+  CHECK(plan.workers[0].package == -1);
+  CHECK(plan.unused_cpus.empty());
+}
+
+TEST_CASE("an L3 cache is not split when the workers fit in one each", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.threads_per_process = 3;
+  const Plan plan = plan_for("package:1 l3:2 core:4 pu:1", request);
+  CHECK(plan.workers[0].cpus.to_string() == "0-2");
+  CHECK(plan.workers[1].cpus.to_string() == "4-6");
+  CHECK(plan.unused_cpus.to_string() == "3,7");
+}
+
+TEST_CASE("an uneven cpuset keeps workers where the CPUs are", "[affinity][planner]") {
+  PlacementRequest request;
+  request.cpus = *CpuSet::parse("0-5,9");
+  const Plan plan = plan_for("package:2 core:8 pu:1", request);
+  CHECK(plan.usable_cpus == 7);
+  CHECK(plan.num_processes == 2);
+  CHECK(plan.threads_per_process == 3);
+  CHECK(plan.workers[0].cpus.to_string() == "0-2");
+  CHECK(plan.workers[1].cpus.to_string() == "3-5");
+  CHECK(plan.unused_cpus.to_string() == "9");
+}
+
+TEST_CASE("M x T > N is refused with an explanation and a suggestion", "[affinity][planner]") {
+  PlacementRequest request = processes(4);
+  request.threads_per_process = 9;
+  const std::string message = refusal(two_sockets, request);
+  CHECK(message.find("36 threads") != std::string::npos);
+  CHECK(message.find("-t 8") != std::string::npos);
+  CHECK(message.find("--allow-oversubscribe") != std::string::npos);
+}
+
+TEST_CASE("M x T > N is planned when oversubscription is allowed", "[affinity][planner]") {
+  PlacementRequest request = processes(4);
+  request.threads_per_process = 9;
+  request.oversubscribe = Oversubscribe::allow;
+  const Plan plan = plan_for(two_sockets, request);
+  CHECK(plan.oversubscribed);
+  CHECK(plan.threads_per_process == 9);
+  CHECK(plan.workers.size() == 4);
+  CHECK(pairwise_disjoint(plan));
+}
+
+TEST_CASE("more workers than CPUs share CPUs round robin when allowed", "[affinity][planner]") {
+  PlacementRequest request = processes(4);
+  CHECK(refusal("package:1 core:2 pu:1", request).find("-n 2") != std::string::npos);
+  request.oversubscribe = Oversubscribe::allow;
+  const Plan plan = plan_for("package:1 core:2 pu:1", request);
+  CHECK(plan.oversubscribed);
+  CHECK(plan.threads_per_process == 1);
+  CHECK(plan.workers[2].cpus.to_string() == "0");
+  CHECK(plan.workers[3].cpus.to_string() == "1");
+}
+
+TEST_CASE("--reserve leaves PUs of each worker for helper threads", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.reserve = 1;
+  const Plan plan = plan_for("package:2 core:8 pu:1", request);
+  CHECK(plan.cpus_per_process == 8);
+  CHECK(plan.threads_per_process == 7);
+  CHECK(plan.workers[0].cpus.size() == 8);
+  CHECK(plan.workers[0].threads == 7);
+}
+
+TEST_CASE("--reserve of T or more is refused", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.reserve = 8;
+  CHECK(refusal("package:2 core:8 pu:1", request).find("--reserve 7") != std::string::npos);
+}
+
+TEST_CASE("--cpus with no usable CPU is refused", "[affinity][planner]") {
+  PlacementRequest request;
+  request.cpus = *CpuSet::parse("100-101");
+  CHECK(refusal("package:1 core:4 pu:1", request).find("no usable CPU") != std::string::npos);
+}
+
+TEST_CASE("a quota that limits N makes the default binding none", "[affinity][planner]") {
+  const Topology topology = synthetic("package:1 core:2 pu:1");
+  CgroupCpuLimits cgroup;
+  cgroup.version = CgroupVersion::v1;
+  cgroup.quota_cpus = 1.5;
+  auto usable = combine_usable_cpus(CpuSet::range(0, 1), CpuSet::range(0, 1), cgroup);
+  REQUIRE(usable.ok());
+  auto plan = make_plan(topology, *usable, processes(1));
+  REQUIRE(plan.ok());
+  CHECK(plan->usable_cpus == 1);
+  CHECK(plan->threads_per_process == 1);
+  CHECK(plan->bind == Bind::none);
+  CHECK(plan->bind_reason.find("quota") != std::string::npos);
+  CHECK(plan->workers[0].cpus.to_string() == "0-1");
+}
+
+TEST_CASE("an explicit --bind core is kept under a quota", "[affinity][planner]") {
+  const Topology topology = synthetic("package:1 core:4 pu:1");
+  CgroupCpuLimits cgroup;
+  cgroup.quota_cpus = 2.0;
+  auto usable = combine_usable_cpus(CpuSet::range(0, 3), CpuSet::range(0, 3), cgroup);
+  REQUIRE(usable.ok());
+  PlacementRequest request = processes(2);
+  request.bind = Bind::core;
+  auto plan = make_plan(topology, *usable, request);
+  REQUIRE(plan.ok());
+  CHECK(plan->usable_cpus == 2);
+  CHECK(plan->bind == Bind::core);
+  CHECK(plan->workers[0].cpus.size() == 1);
+  CHECK(plan->unused_cpus.size() == 2);
+}

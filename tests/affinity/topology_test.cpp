@@ -1,0 +1,66 @@
+#include "affinity/topology.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "util/fs.hpp"
+
+using namespace mptrain;
+using namespace mptrain::affinity;
+
+TEST_CASE("a synthetic description gives packages, cores and PUs", "[affinity][topology]") {
+  auto topology = load_synthetic_topology("package:2 core:8 pu:2");
+  REQUIRE(topology.ok());
+  CHECK(topology->packages == 2);
+  CHECK(topology->numa_nodes == 1);
+  CHECK(topology->cores == 16);
+  CHECK(topology->pus.size() == 32);
+  CHECK(topology->pus[2].core == 1);
+  CHECK(topology->pus[16].package == 1);
+  CHECK(package_cpus(*topology, 1).to_string() == "16-31");
+  CHECK(topology->source == "synthetic: package:2 core:8 pu:2");
+}
+
+TEST_CASE("synthetic NUMA nodes and L3 caches are recorded per PU", "[affinity][topology]") {
+  auto topology = load_synthetic_topology("package:2 numa:2 l3:1 core:2 pu:2");
+  REQUIRE(topology.ok());
+  CHECK(topology->numa_nodes == 4);
+  CHECK(topology->l3_caches == 4);
+  CHECK(topology->pus[4].numa_node == 1);
+  CHECK(topology->pus[4].l3 == 1);
+  CHECK(numa_node_ids(*topology) == std::vector<int>{0, 1, 2, 3});
+  CHECK(numa_node_cpus(*topology, 3).to_string() == "12-15");
+}
+
+TEST_CASE("a bad synthetic description is an error showing the accepted form", "[affinity][topology]") {
+  auto topology = load_synthetic_topology("sockets:two");
+  REQUIRE_FALSE(topology.ok());
+  CHECK(topology.error().message.find("package:2 core:8 pu:2") != std::string::npos);
+}
+
+TEST_CASE("an hwloc XML file gives the machine it records", "[affinity][topology]") {
+  auto xml = read_file(std::string(MPTRAIN_TEST_DATA) + "/affinity/two-sockets.xml");
+  REQUIRE(xml.ok());
+  auto topology = load_xml_topology(*xml, "two-sockets.xml");
+  REQUIRE(topology.ok());
+  CHECK(topology->packages == 2);
+  CHECK(topology->pus.size() == 32);
+  CHECK(topology->source == "xml: two-sockets.xml");
+}
+
+TEST_CASE("a file that is not hwloc XML is an error", "[affinity][topology]") {
+  auto xml = read_file(std::string(MPTRAIN_TEST_DATA) + "/affinity/broken.xml");
+  REQUIRE(xml.ok());
+  auto topology = load_xml_topology(*xml, "broken.xml");
+  REQUIRE_FALSE(topology.ok());
+  CHECK(topology.error().message.find("broken.xml") != std::string::npos);
+}
+
+TEST_CASE("this machine's topology has every online PU", "[affinity][topology]") {
+  auto topology = load_live_topology();
+  REQUIRE(topology.ok());
+  CHECK(topology->packages >= 1);
+  CHECK(topology->cores >= 1);
+  CHECK(static_cast<int>(topology->pus.size()) >= topology->cores);
+  CHECK(topology->source == "this machine");
+}
