@@ -1,0 +1,143 @@
+#include "hogwild/checkpoint.hpp"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "util/fs.hpp"
+
+namespace mptrain::hogwild {
+
+namespace {
+
+constexpr std::string_view magic = "MPTRCKPT";
+constexpr std::uint32_t format_version = 1;
+
+// Appends the little-endian bytes of `value` to `out`.
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+// Reads little-endian values from a byte string, remembering truncation.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  template <class T>
+  T get() {
+    T value{};
+    if (bytes_.size() - offset_ < sizeof(T) || truncated_) {
+      truncated_ = true;
+      return value;
+    }
+    std::memcpy(&value, bytes_.data() + offset_, sizeof(T));
+    offset_ += sizeof(T);
+    return value;
+  }
+  bool truncated() const { return truncated_; }
+  std::size_t offset() const { return offset_; }
+  std::size_t remaining() const { return bytes_.size() - offset_; }
+
+ private:
+  std::string_view bytes_;
+  std::size_t offset_ = 0;
+  bool truncated_ = false;
+};
+
+std::uint32_t crc_of(std::string_view bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const auto chunk = static_cast<uInt>(std::min<std::size_t>(bytes.size() - done, 1U << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + done), chunk);
+    done += chunk;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+Error bad(const std::filesystem::path& path, std::string_view problem) {
+  return Error{fmt::format("{}: {}", path.string(), problem)};
+}
+
+}  // namespace
+
+std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> parameters, std::uint64_t epochs,
+                              std::uint64_t samples) {
+  std::string out(magic);
+  put(out, format_version);
+  put(out, static_cast<std::uint32_t>(layout.kind));
+  put(out, static_cast<std::uint32_t>(layout.tensors.size()));
+  for (const auto& info : layout.tensors) {
+    put(out, static_cast<std::uint32_t>(info.shape.size()));
+    for (int extent : info.shape) put(out, static_cast<std::uint32_t>(extent));
+  }
+  put(out, static_cast<std::uint64_t>(parameters.size()));
+  put(out, epochs);
+  put(out, samples);
+  out.append(reinterpret_cast<const char*>(parameters.data()), parameters.size_bytes());
+  put(out, crc_of(std::string_view(out).substr(magic.size())));
+  return out;
+}
+
+Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& layout, std::span<const float> parameters,
+                       std::uint64_t epochs, std::uint64_t samples) {
+  return write_file_atomic(path, encode_checkpoint(layout, parameters, epochs, samples));
+}
+
+Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
+  auto content = read_file(path);
+  if (!content.ok()) return content.error();
+  const std::string_view bytes = *content;
+  if (bytes.substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint (bad magic)");
+  Reader reader(bytes.substr(magic.size()));
+  const auto version = reader.get<std::uint32_t>();
+  if (!reader.truncated() && version != format_version) {
+    return bad(path,
+               fmt::format("checkpoint format version {} is not supported (expected {})", version, format_version));
+  }
+  const auto kind = static_cast<ModelKind>(reader.get<std::uint32_t>());
+  if (reader.truncated()) return bad(path, "truncated checkpoint header");
+  if (kind != ModelKind::cnn && kind != ModelKind::mlp && kind != ModelKind::logreg) {
+    return bad(path, "unknown model kind in the checkpoint header");
+  }
+  if (kind != expected) {
+    return bad(path, fmt::format("holds a '{}' model, not '{}'; pass --model {} or another checkpoint", to_string(kind),
+                                 to_string(expected), to_string(kind)));
+  }
+  const ModelLayout layout = model_layout(kind);
+  if (reader.get<std::uint32_t>() != layout.tensors.size()) return bad(path, "tensor count does not match the model");
+  for (const auto& info : layout.tensors) {
+    if (reader.get<std::uint32_t>() != info.shape.size()) return bad(path, "tensor shapes do not match the model");
+    for (int extent : info.shape) {
+      if (reader.get<std::uint32_t>() != static_cast<std::uint32_t>(extent)) {
+        return bad(path, fmt::format("shape of {} does not match the model", info.name));
+      }
+    }
+  }
+  const auto count = reader.get<std::uint64_t>();
+  Checkpoint checkpoint;
+  checkpoint.kind = kind;
+  checkpoint.epochs = reader.get<std::uint64_t>();
+  checkpoint.samples = reader.get<std::uint64_t>();
+  if (reader.truncated()) return bad(path, "truncated checkpoint header");
+  if (count != layout.parameter_count) return bad(path, "parameter count does not match the model");
+  if (reader.remaining() != count * sizeof(float) + sizeof(std::uint32_t)) {
+    return bad(path, fmt::format("truncated or oversized: {} bytes of parameters and checksum expected, {} present",
+                                 count * sizeof(float) + sizeof(std::uint32_t), reader.remaining()));
+  }
+  const std::size_t payload_at = magic.size() + reader.offset();
+  checkpoint.parameters.resize(count);
+  std::memcpy(checkpoint.parameters.data(), bytes.data() + payload_at, count * sizeof(float));
+  std::uint32_t stored = 0;
+  std::memcpy(&stored, bytes.data() + payload_at + count * sizeof(float), sizeof stored);
+  const auto computed = crc_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
+  if (stored != computed) return bad(path, "checksum mismatch: the checkpoint is corrupt");
+  return checkpoint;
+}
+
+}  // namespace mptrain::hogwild

@@ -1,0 +1,74 @@
+// The shared parameter store: one memfd segment created by the parent
+// before fork and mapped by every worker, holding the model's flat
+// parameter vector, a stop flag and each worker's progress counters.
+//
+// Workers update the parameters without locks (Hogwild): see
+// `hogwild_apply_update`, the one intentionally unsynchronised function.
+// Everything else in the segment is a proper atomic.
+//
+// Beyond one machine: the parameters are one contiguous float vector, so a
+// node leader can later average the store across nodes in place with one
+// MPI_Allreduce (sum, then scale by 1/nodes) between epochs or every K
+// batches, while its local workers keep updating it; nothing here assumes a
+// single node.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+#include "hogwild/model.hpp"
+#include "hogwild/shared_memory.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::hogwild {
+
+// A worker's live figures, published for the parent's progress display.
+struct alignas(64) WorkerCounters {
+  std::atomic<std::uint64_t> samples{0};  // training samples processed so far
+  std::atomic<std::uint64_t> batches{0};  // optimiser steps taken
+  std::atomic<double> recent_loss{0.0};   // mean loss of the latest batches (moving average)
+  std::atomic<int> epoch{0};              // epochs completed
+};
+
+// The model parameters and the workers' counters in shared memory.
+class ParameterStore {
+ public:
+  ParameterStore() = default;
+
+  // A zero-initialised store for `layout` and `workers` workers; an Error with errno otherwise.
+  static Result<ParameterStore> create(const ModelLayout& layout, int workers);
+
+  // The parameters for exclusive use: before the workers start or after they have ended.
+  std::span<float> parameters() { return {parameters_, parameter_count_}; }
+  // Copies the current parameters into `out` while workers may be writing (relaxed atomic reads).
+  void snapshot(std::span<float> out) const;
+  // Subtracts `step` from the shared parameters without locking (Hogwild); see hogwild_apply_update.
+  void apply_update(std::span<const float> step);
+
+  // Worker `rank`'s counters.
+  WorkerCounters& counters(int rank) const { return counters_[rank]; }
+  int worker_count() const { return workers_; }
+  // Asks every worker to stop after its current batch.
+  void request_stop() { header()->stop.store(1, std::memory_order_relaxed); }
+  // True once request_stop() was called in any process.
+  bool stop_requested() const { return header()->stop.load(std::memory_order_relaxed) != 0; }
+
+ private:
+  struct Header {
+    std::atomic<int> stop{0};
+  };
+  Header* header() const { return reinterpret_cast<Header*>(memory_.data()); }
+
+  SharedMemory memory_;
+  WorkerCounters* counters_ = nullptr;
+  float* parameters_ = nullptr;
+  std::size_t parameter_count_ = 0;
+  int workers_ = 0;
+};
+
+// The Hogwild update `shared[i] -= step[i]` for `count` elements, without
+// locks; the only intended race in mptrain (see store.cpp).
+void hogwild_apply_update(float* shared, const float* step, std::size_t count);
+
+}  // namespace mptrain::hogwild

@@ -1,0 +1,258 @@
+#include "hogwild/trainer.hpp"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "affinity/bind.hpp"
+#include "hogwild/network.hpp"
+#include "hogwild/random.hpp"
+
+namespace mptrain::hogwild {
+
+namespace {
+
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_stop_signal(int) { stop_signal = 1; }
+
+// The normalised value of every byte, as the peer computes it.
+const std::array<float, 256>& pixel_table() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> values{};
+    for (int b = 0; b < 256; ++b) values[b] = normalize_pixel(static_cast<std::uint8_t>(b));
+    return values;
+  }();
+  return table;
+}
+
+// One thread slot's inputs and buffers.
+struct Slot {
+  std::unique_ptr<Network<float>> network;
+  std::vector<float> gradient;
+  std::vector<float> images = std::vector<float>(group_size * image_pixels);
+  std::array<int, group_size> labels{};
+  std::array<std::uint64_t, group_size> keys{};
+  double loss = 0;
+  Status pin_status = ok_status();
+};
+
+// Copies samples `indices` (at most group_size) of `data` into `slot`, normalised and zero-padded.
+void pack_group(const Dataset& data, std::span<const int> indices, Slot& slot) {
+  const auto& table = pixel_table();
+  for (int s = 0; s < group_size; ++s) {
+    float* out = slot.images.data() + s * image_pixels;
+    if (s >= static_cast<int>(indices.size())) {
+      std::fill(out, out + image_pixels, 0.0f);
+      continue;
+    }
+    const std::uint8_t* in = data.image(indices[s]);
+    for (int p = 0; p < image_pixels; ++p) out[p] = table[in[p]];
+    slot.labels[s] = data.label(indices[s]);
+  }
+}
+
+// Pins each thread entering `arena` to one CPU of `cpus`, by its slot in the arena.
+class PinningObserver : public tbb::task_scheduler_observer {
+ public:
+  PinningObserver(tbb::task_arena& arena, CpuSet cpus, std::vector<Slot>& slots)
+      : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)), slots_(slots) {
+    observe(true);
+  }
+  ~PinningObserver() override { observe(false); }
+
+  void on_scheduler_entry(bool) override {
+    const int index = tbb::this_task_arena::current_thread_index();
+    if (index < 0) return;
+    const int cpu = cpus_.cpus()[static_cast<std::size_t>(index) % cpus_.cpus().size()];
+    auto status = affinity::bind_this_thread(CpuSet({cpu}));
+    if (!status.ok() && index < static_cast<int>(slots_.size())) slots_[index].pin_status = status;
+  }
+
+ private:
+  CpuSet cpus_;
+  std::vector<Slot>& slots_;
+};
+
+// One worker's training state: parameters snapshot, momentum, per-thread slots.
+class WorkerLoop {
+ public:
+  WorkerLoop(const TrainSettings& settings, const Dataset& data, ParameterStore& store, const WorkerSetup& setup)
+      : settings_(settings), data_(data), store_(store), setup_(setup), arena_(std::max(1, setup.threads)) {
+    const auto layout = model_layout(settings.model);
+    parameters_.resize(layout.parameter_count);
+    momentum_.resize(layout.parameter_count);
+    step_.resize(layout.parameter_count);
+    slots_.resize(static_cast<std::size_t>(std::max(1, setup.threads)));
+    for (auto& slot : slots_) {
+      slot.network = std::make_unique<Network<float>>(settings.model);
+      slot.gradient.resize(layout.parameter_count);
+    }
+    if (!setup.cpus.empty() && setup.threads > 1) {
+      observer_ = std::make_unique<PinningObserver>(arena_, setup.cpus, slots_);
+    }
+  }
+
+  Result<WorkerOutcome> run() {
+    WorkerOutcome outcome;
+    std::vector<int> order(static_cast<std::size_t>(data_.count));
+    Random shuffle_random(settings_.seed + static_cast<std::uint64_t>(setup_.rank));
+    auto& counters = store_.counters(setup_.rank);
+    for (int epoch = 0; epoch < settings_.epochs; ++epoch) {
+      std::iota(order.begin(), order.end(), 0);
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle_random.below(i)]);
+      for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(settings_.batch_size)) {
+        if (stop_signal != 0 || store_.stop_requested()) {
+          outcome.stopped = true;
+          return outcome;
+        }
+        const std::size_t count = std::min<std::size_t>(settings_.batch_size, order.size() - start);
+        const std::uint64_t key_base = mix64(settings_.seed ^ mix64((static_cast<std::uint64_t>(setup_.rank) << 32) +
+                                                                    static_cast<std::uint64_t>(epoch)));
+        const double loss = train_batch(std::span<const int>(order).subspan(start, count), key_base + start);
+        for (const auto& slot : slots_) {
+          if (!slot.pin_status.ok()) return slot.pin_status.error();
+        }
+        outcome.samples += count;
+        publish(counters, outcome.samples, loss / static_cast<double>(count));
+      }
+      counters.epoch.store(epoch + 1, std::memory_order_relaxed);
+    }
+    return outcome;
+  }
+
+ private:
+  // Computes one batch's gradient across the slots, then updates the store; returns the summed loss.
+  double train_batch(std::span<const int> batch, std::uint64_t key_base) {
+    store_.snapshot(parameters_);
+    const int groups = static_cast<int>((batch.size() + group_size - 1) / group_size);
+    const int slot_count = static_cast<int>(slots_.size());
+    auto work = [&](int slot_index) {
+      Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
+      std::fill(slot.gradient.begin(), slot.gradient.end(), 0.0f);
+      slot.loss = 0;
+      for (int g = slot_index; g < groups; g += slot_count) {
+        const auto indices = batch.subspan(static_cast<std::size_t>(g) * group_size,
+                                           std::min<std::size_t>(group_size, batch.size() - g * group_size));
+        pack_group(data_, indices, slot);
+        for (int s = 0; s < group_size; ++s)
+          slot.keys[s] = mix64(key_base + static_cast<std::uint64_t>(g * group_size + s));
+        const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()),
+                                 slot.keys.data(), 1.0f / static_cast<float>(batch.size())};
+        slot.loss += slot.network->train_group(parameters_.data(), group, slot.gradient.data());
+      }
+    };
+    if (slot_count == 1) {
+      work(0);
+    } else {
+      arena_.execute([&] { tbb::parallel_for(0, slot_count, work, tbb::static_partitioner()); });
+    }
+    return apply(batch.size());
+  }
+
+  // Sums the slots' gradients, applies SGD with momentum to the store; returns the summed loss.
+  double apply(std::size_t) {
+    double loss = 0;
+    const float lr = settings_.learning_rate;
+    const float momentum = settings_.momentum;
+    std::vector<float>& total = slots_[0].gradient;
+    for (std::size_t s = 1; s < slots_.size(); ++s) {
+      const auto& other = slots_[s].gradient;
+      for (std::size_t i = 0; i < total.size(); ++i) total[i] += other[i];
+    }
+    for (const auto& slot : slots_) loss += slot.loss;
+    for (std::size_t i = 0; i < total.size(); ++i) {
+      momentum_[i] = first_step_ ? total[i] : momentum * momentum_[i] + total[i];
+      step_[i] = lr * momentum_[i];
+    }
+    first_step_ = false;
+    store_.apply_update(step_);
+    return loss;
+  }
+
+  // Publishes progress for the parent.
+  static void publish(WorkerCounters& counters, std::uint64_t samples, double batch_loss) {
+    const std::uint64_t batches = counters.batches.load(std::memory_order_relaxed) + 1;
+    const double previous = counters.recent_loss.load(std::memory_order_relaxed);
+    const double smoothed = batches == 1 ? batch_loss : 0.95 * previous + 0.05 * batch_loss;
+    counters.recent_loss.store(smoothed, std::memory_order_relaxed);
+    counters.batches.store(batches, std::memory_order_relaxed);
+    counters.samples.store(samples, std::memory_order_relaxed);
+  }
+
+  const TrainSettings& settings_;
+  const Dataset& data_;
+  ParameterStore& store_;
+  WorkerSetup setup_;
+  tbb::task_arena arena_;
+  std::vector<Slot> slots_;
+  std::unique_ptr<PinningObserver> observer_;
+  std::vector<float> parameters_;
+  std::vector<float> momentum_;
+  std::vector<float> step_;
+  bool first_step_ = true;
+};
+
+}  // namespace
+
+Result<WorkerOutcome> train_worker(const TrainSettings& settings, const Dataset& data, ParameterStore& store,
+                                   const WorkerSetup& setup) {
+  WorkerLoop loop(settings, data, store, setup);
+  return loop.run();
+}
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dataset& data, int threads) {
+  const int groups = (data.count + group_size - 1) / group_size;
+  std::vector<double> losses(static_cast<std::size_t>(groups));
+  std::vector<int> correct(static_cast<std::size_t>(groups));
+  const int slot_count = std::max(1, std::min(threads, groups));
+  std::vector<Slot> slots(static_cast<std::size_t>(slot_count));
+  for (auto& slot : slots) slot.network = std::make_unique<Network<float>>(kind);
+  auto work = [&](int slot_index) {
+    Slot& slot = slots[static_cast<std::size_t>(slot_index)];
+    std::vector<int> indices;
+    std::vector<float> log_probs(group_size * class_count);
+    for (int g = slot_index; g < groups; g += slot_count) {
+      indices.clear();
+      for (int i = g * group_size; i < std::min(data.count, (g + 1) * group_size); ++i) indices.push_back(i);
+      pack_group(data, indices, slot);
+      const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()), nullptr, 1};
+      losses[g] = slot.network->evaluate_group(parameters.data(), group, log_probs.data());
+      for (std::size_t s = 0; s < indices.size(); ++s) {
+        const float* row = log_probs.data() + s * class_count;
+        const auto best = std::max_element(row, row + class_count) - row;
+        if (best == slot.labels[s]) ++correct[g];
+      }
+    }
+  };
+  if (slot_count == 1) {
+    work(0);
+  } else {
+    tbb::task_arena arena(slot_count);
+    arena.execute([&] { tbb::parallel_for(0, slot_count, work, tbb::static_partitioner()); });
+  }
+  Evaluation result;
+  result.samples = data.count;
+  const double total_loss = std::accumulate(losses.begin(), losses.end(), 0.0);
+  const int total_correct = std::accumulate(correct.begin(), correct.end(), 0);
+  result.accuracy = data.count > 0 ? static_cast<double>(total_correct) / data.count : 0.0;
+  result.loss = data.count > 0 ? total_loss / data.count : 0.0;
+  return result;
+}
+
+}  // namespace mptrain::hogwild
