@@ -1,11 +1,195 @@
+// `mptrain doctor`: oversubscription diagnosis of the whole machine, of given
+// processes, or of a command run under it (SPEC "mptrain doctor").
+//
+// Exit code: 3 when the verdict reaches --fail-on; with `-- CMD`, a failing
+// CMD's own code (128+signal) takes precedence over 3, so a crash is never
+// reported as a performance problem; otherwise 0.
+#include <fmt/core.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <thread>
+
 #include "cli/commands.hpp"
+#include "monitor/live.hpp"
+#include "monitor/report.hpp"
+#include "procmgr/group.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 
+namespace {
+
+// Everything `mptrain doctor` was given.
+struct DoctorOptions {
+  double duration_s = 3;
+  std::vector<int> pids;
+  std::string interval = "500ms";
+  bool json = false;
+  std::string fail_on = "oversubscribed";
+  int usable_cpus = 0;  // 0: detect
+  monitor::Thresholds thresholds;
+  std::vector<std::string> command;
+};
+
+// `text` such as "500ms", "0.5s" or "250" (milliseconds) as a duration; a usage Failure otherwise.
+std::chrono::milliseconds parse_interval(const std::string& text) {
+  std::string_view number = trim(text);
+  double scale = 1;
+  if (number.ends_with("ms")) {
+    number.remove_suffix(2);
+  } else if (number.ends_with("s")) {
+    number.remove_suffix(1);
+    scale = 1000;
+  }
+  auto value = parse_double(number);
+  if (!value.ok() || *value * scale < 10 || *value * scale > 60000) {
+    usage_failure("--interval: '{}' is not a duration between 10ms and 60s (e.g. 500ms, 0.5s)", text);
+  }
+  return std::chrono::milliseconds(std::lround(*value * scale));
+}
+
+// The usable CPUs of this process (its affinity mask), or the first `override` CPUs of it when given.
+monitor::Capacity usable_capacity(int override_count) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
+    }
+  }
+  if (cpus.empty()) cpus.push_back(0);
+  CpuSet set(cpus);
+  if (override_count > 0) return {override_count, override_count <= set.size() ? set.first(override_count) : set};
+  return {set.size(), set};
+}
+
+void add_threshold(CLI::App& command, const std::string& name, double& value, const std::string& what) {
+  command.add_option("--" + name, value, fmt::format("{} (default {})", what, value))
+      ->check(CLI::NonNegativeNumber)
+      ->group("Thresholds");
+}
+
+void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
+  add_threshold(command, "warn-demand-ratio", t.warn_demand_ratio, "Runnable threads ÷ N for a warning");
+  add_threshold(command, "max-demand-ratio", t.max_demand_ratio, "Runnable threads ÷ N for oversubscribed");
+  add_threshold(command, "warn-run-delay-ratio", t.warn_run_delay_ratio, "Run-queue wait ÷ CPU time for a warning");
+  add_threshold(command, "max-run-delay-ratio", t.max_run_delay_ratio, "Run-queue wait ÷ CPU time for oversubscribed");
+  add_threshold(command, "warn-throttle-ratio", t.warn_throttle_ratio, "Throttled ÷ CFS periods for a warning");
+  add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
+  add_threshold(command, "busy-thread-demand", t.busy_thread_demand, "(CPU time + wait) ÷ time for a busy thread");
+  add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
+  add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
+  add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
+}
+
+monitor::MonitorOptions monitor_options(const DoctorOptions& o) {
+  monitor::MonitorOptions m;
+  m.scope = !o.command.empty() ? monitor::Scope::trees
+            : o.pids.empty()   ? monitor::Scope::machine
+                               : monitor::Scope::processes;
+  for (int pid : o.pids) m.pids.push_back(static_cast<pid_t>(pid));
+  m.interval = parse_interval(o.interval);
+  m.capacity = usable_capacity(o.usable_cpus);
+  m.thresholds = o.thresholds;
+  m.root = FsRoot::from_env();
+  return m;
+}
+
+// Samples `monitor` every interval for `duration_s` seconds, or until every watched process is gone.
+void watch_for(monitor::LiveMonitor& monitor, double duration_s) {
+  const double end = monitor::monotonic_seconds() + duration_s;
+  monitor.sample_now();
+  while (!monitor.all_gone()) {
+    const double now = monitor::monotonic_seconds();
+    if (now >= end) break;
+    const double wait = std::min(monitor.seconds_until_due(), end - now);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    monitor.sample_now();
+  }
+}
+
+// Runs the command under procmgr, feeding the monitor from its ticks; returns CMD's shell exit code.
+int watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
+  procmgr::GroupOptions group;
+  group.output = o.json ? procmgr::Output::tagged : procmgr::Output::inherit;
+  group.tagged_stdout = procmgr::TaggedStdout::to_stderr;
+  group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };
+  procmgr::WorkerSpec spec;
+  auto result = procmgr::run_group({spec}, procmgr::Program{o.command}, group);
+  if (!result.ok()) runtime_failure("cannot run '{}': {}", o.command.front(), result.error().message);
+  return result->exit_code();
+}
+
+// The exit code for verdict `verdict` under --fail-on `fail_on` and the command's own `command_code`.
+int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, int command_code) {
+  if (command_code != 0) return command_code;
+  if (fail_on == "never") return exit_code::success;
+  const auto threshold = value_or_fail(monitor::parse_verdict(fail_on), exit_code::usage_error);
+  return verdict >= threshold ? exit_code::doctor_found : exit_code::success;
+}
+
+void check_options(const DoctorOptions& o) {
+  if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
+  if (o.duration_s <= 0) usage_failure("--duration must be positive (seconds)");
+  for (int pid : o.pids) {
+    if (pid <= 0) usage_failure("--pid {}: not a process id", pid);
+  }
+  const auto& t = o.thresholds;
+  if (t.warn_demand_ratio > t.max_demand_ratio || t.warn_run_delay_ratio > t.max_run_delay_ratio ||
+      t.warn_throttle_ratio > t.max_throttle_ratio) {
+    usage_failure("a --warn-* threshold is above its --max-* threshold");
+  }
+}
+
+int run_doctor(const DoctorOptions& o) {
+  check_options(o);
+  auto options = monitor_options(o);
+  for (pid_t pid : options.pids) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) usage_failure("--pid {}: no such process", pid);
+  }
+  monitor::LiveMonitor monitor(options);
+  int command_code = 0;
+  if (o.command.empty()) {
+    if (!o.json) fmt::print(stderr, "mptrain doctor: sampling for {:g} s…\n", o.duration_s);
+    watch_for(monitor, o.duration_s);
+  } else {
+    command_code = watch_command(monitor, o);
+  }
+  const auto diagnosis = monitor.diagnosis();
+  if (o.json) {
+    print_json(monitor::to_json(diagnosis));
+  } else {
+    fmt::print("{}", monitor::to_text(diagnosis));
+    std::fflush(stdout);
+  }
+  return exit_code_for(diagnosis.verdict, o.fail_on, command_code);
+}
+
+}  // namespace
+
 void add_doctor_command(CLI::App& app, Runner& runner) {
-  auto* command = app.add_subcommand("doctor", "(not yet implemented)");
-  command->callback([&runner] { runner = [] { runtime_failure("'doctor' is not implemented yet"); return 1; }; });
+  auto o = std::make_shared<DoctorOptions>();
+  auto* command = app.add_subcommand(
+      "doctor", "Diagnose CPU oversubscription: the whole machine, --pid P..., or `-- CMD ARGS...` run until it exits");
+  command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes (default 3)");
+  command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)");
+  command->add_option("--interval", o->interval, "Sampling interval, e.g. 500ms or 0.5s (default 500ms)");
+  command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
+  command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
+      ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
+  command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs instead of this process's usable CPUs")
+      ->check(CLI::PositiveNumber);
+  add_thresholds(*command, o->thresholds);
+  command->add_option("command", o->command, "Command and arguments to run and watch, after --");
+  command->callback([&runner, o] { runner = [o] { return run_doctor(*o); }; });
 }
 
 }  // namespace mptrain::cli

@@ -1,0 +1,170 @@
+#include "monitor/evidence.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace mptrain::monitor {
+
+namespace {
+
+constexpr double ns = 1e-9;
+
+// `after` − `before`, or 0 when the counter went backwards (a reused id).
+std::uint64_t delta(std::uint64_t before, std::uint64_t after) { return after >= before ? after - before : 0; }
+
+// The threads of `snapshot` by tid.
+std::unordered_map<pid_t, const ThreadSample*> index_threads(const Snapshot& snapshot) {
+  std::unordered_map<pid_t, const ThreadSample*> index;
+  for (const auto& process : snapshot.processes) {
+    for (const auto& thread : process.threads) index.emplace(thread.tid, &thread);
+  }
+  return index;
+}
+
+// The change of `thread` since `previous` (nullptr: since its birth); nullopt
+// when it has no baseline (discovered now, older than the interval `dt`).
+std::optional<ThreadSample> thread_delta(const ThreadSample& thread, const ThreadSample* previous, double dt) {
+  ThreadSample zero;
+  if (previous == nullptr) {
+    const double lived = static_cast<double>(thread.on_cpu_ns + thread.wait_ns) * ns;
+    if (lived > dt * 1.05) return std::nullopt;
+    previous = &zero;
+  }
+  ThreadSample d = thread;
+  d.on_cpu_ns = delta(previous->on_cpu_ns, thread.on_cpu_ns);
+  d.wait_ns = delta(previous->wait_ns, thread.wait_ns);
+  d.voluntary_switches = delta(previous->voluntary_switches, thread.voluntary_switches);
+  d.nonvoluntary_switches = delta(previous->nonvoluntary_switches, thread.nonvoluntary_switches);
+  return d;
+}
+
+// Adds one thread's interval `d` to `evidence` (its process `process`, interval length `dt`).
+void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt) {
+  const double on = static_cast<double>(d.on_cpu_ns) * ns;
+  const double wait = static_cast<double>(d.wait_ns) * ns;
+  evidence.on_cpu_s += on;
+  evidence.wait_s += wait;
+  evidence.voluntary_switches += d.voluntary_switches;
+  evidence.nonvoluntary_switches += d.nonvoluntary_switches;
+  process.on_cpu_s += on;
+  process.wait_s += wait;
+  process.voluntary_switches += d.voluntary_switches;
+  process.nonvoluntary_switches += d.nonvoluntary_switches;
+  auto& thread = evidence.threads[d.tid];
+  thread = ThreadEvidence{process.pid, d.tid, on, wait, dt, d.nonvoluntary_switches, d.last_cpu, d.cpus_allowed};
+  if (d.last_cpu >= 0) {
+    auto& cpu = evidence.cpus[d.last_cpu];
+    cpu.job_on_s += on;
+    cpu.job_wait_s += wait;
+  }
+}
+
+// The process-level identity of `sample`, with no counters yet.
+ProcessEvidence process_identity(const ProcessSample& sample) {
+  ProcessEvidence process;
+  process.pid = sample.pid;
+  process.comm = sample.comm;
+  process.cmdline = sample.cmdline;
+  process.env = sample.env;
+  process.cgroup = sample.cgroup;
+  process.max_threads = static_cast<int>(sample.threads.size());
+  return process;
+}
+
+// Adds the machine counters' change from `before` to `after` to `evidence`.
+void add_machine(Evidence& evidence, const MachineSample& before, const MachineSample& after) {
+  for (const auto& cpu : after.cpus) {
+    auto it = std::find_if(before.cpus.begin(), before.cpus.end(), [&](const CpuTimes& c) { return c.cpu == cpu.cpu; });
+    if (it == before.cpus.end()) continue;
+    auto& out = evidence.cpus[cpu.cpu];
+    out.busy_s += std::max(0.0, cpu.busy_s - it->busy_s);
+    out.total_s += std::max(0.0, cpu.total_s - it->total_s);
+  }
+  if (before.pressure && after.pressure) {
+    evidence.pressure_some_s =
+        static_cast<double>(delta(before.pressure->some_total_us, after.pressure->some_total_us)) * 1e-6;
+  }
+  evidence.load = after.load;
+  for (const auto& group : after.cgroups) {
+    auto it = std::find_if(before.cgroups.begin(), before.cgroups.end(),
+                           [&](const CgroupSample& g) { return g.key == group.key; });
+    if (it == before.cgroups.end()) continue;
+    auto& out = evidence.cgroups[group.key];
+    out.periods = delta(it->stat.nr_periods, group.stat.nr_periods);
+    out.throttled_periods = delta(it->stat.nr_throttled, group.stat.nr_throttled);
+    out.throttled_s = static_cast<double>(delta(it->stat.throttled_ns, group.stat.throttled_ns)) * ns;
+    out.quota = group.quota;
+  }
+}
+
+}  // namespace
+
+Evidence between(const Snapshot& before, const Snapshot& after) {
+  Evidence evidence;
+  const double dt = std::max(0.0, after.time_s - before.time_s);
+  evidence.duration_s = dt;
+  evidence.intervals = 1;
+  const auto previous = index_threads(before);
+  for (const auto& sample : after.processes) {
+    auto& process = evidence.processes[sample.pid] = process_identity(sample);
+    for (const auto& thread : sample.threads) {
+      const auto it = previous.find(thread.tid);
+      const auto d = thread_delta(thread, it == previous.end() ? nullptr : it->second, dt);
+      if (d) add_thread(evidence, process, *d, dt);
+    }
+  }
+  add_machine(evidence, before.machine, after.machine);
+  return evidence;
+}
+
+void merge(Evidence& into, const Evidence& more) {
+  into.duration_s += more.duration_s;
+  into.intervals += more.intervals;
+  into.on_cpu_s += more.on_cpu_s;
+  into.wait_s += more.wait_s;
+  into.voluntary_switches += more.voluntary_switches;
+  into.nonvoluntary_switches += more.nonvoluntary_switches;
+  for (const auto& [tid, thread] : more.threads) {
+    auto [it, fresh] = into.threads.try_emplace(tid, thread);
+    if (fresh) continue;
+    it->second.on_cpu_s += thread.on_cpu_s;
+    it->second.wait_s += thread.wait_s;
+    it->second.observed_s += thread.observed_s;
+    it->second.nonvoluntary_switches += thread.nonvoluntary_switches;
+    it->second.last_cpu = thread.last_cpu;
+    it->second.cpus_allowed = thread.cpus_allowed;
+  }
+  for (const auto& [pid, process] : more.processes) {
+    auto [it, fresh] = into.processes.try_emplace(pid, process);
+    if (fresh) continue;
+    it->second.max_threads = std::max(it->second.max_threads, process.max_threads);
+    it->second.on_cpu_s += process.on_cpu_s;
+    it->second.wait_s += process.wait_s;
+    it->second.voluntary_switches += process.voluntary_switches;
+    it->second.nonvoluntary_switches += process.nonvoluntary_switches;
+  }
+  for (const auto& [id, cpu] : more.cpus) {
+    auto& out = into.cpus[id];
+    out.busy_s += cpu.busy_s;
+    out.total_s += cpu.total_s;
+    out.job_on_s += cpu.job_on_s;
+    out.job_wait_s += cpu.job_wait_s;
+  }
+  for (const auto& [key, group] : more.cgroups) {
+    auto& out = into.cgroups[key];
+    out.periods += group.periods;
+    out.throttled_periods += group.throttled_periods;
+    out.throttled_s += group.throttled_s;
+    out.quota = group.quota;
+  }
+  if (more.pressure_some_s) into.pressure_some_s = into.pressure_some_s.value_or(0) + *more.pressure_some_s;
+  if (more.load) into.load = more.load;
+}
+
+Evidence accumulate(const std::vector<Snapshot>& series) {
+  Evidence total;
+  for (std::size_t i = 1; i < series.size(); ++i) merge(total, between(series[i - 1], series[i]));
+  return total;
+}
+
+}  // namespace mptrain::monitor

@@ -1,0 +1,88 @@
+// Evidence: what happened between snapshots — per-thread, per-process,
+// per-CPU and per-cgroup deltas of the kernel's counters, in seconds. Pure
+// and additive: the evidence of a long run is the merge of its intervals.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "monitor/sample.hpp"
+
+namespace mptrain::monitor {
+
+// One thread over the evidence window.
+struct ThreadEvidence {
+  pid_t pid = 0;
+  pid_t tid = 0;
+  double on_cpu_s = 0;
+  double wait_s = 0;      // run-queue wait
+  double observed_s = 0;  // how long it was watched
+  std::uint64_t nonvoluntary_switches = 0;
+  int last_cpu = -1;
+  std::string cpus_allowed;
+
+  // (time on CPU + wait) ÷ time watched: 1.0 for a thread that always wants a CPU.
+  double demand() const { return observed_s > 0 ? (on_cpu_s + wait_s) / observed_s : 0; }
+};
+
+// One process over the evidence window.
+struct ProcessEvidence {
+  pid_t pid = 0;
+  std::string comm;
+  std::string cmdline;
+  ThreadEnv env;
+  std::string cgroup;
+  int max_threads = 0;  // most threads seen at once
+  double on_cpu_s = 0;
+  double wait_s = 0;
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t nonvoluntary_switches = 0;
+};
+
+// One CPU over the evidence window.
+struct CpuEvidence {
+  double busy_s = 0;      // all load on it (/proc/stat)
+  double total_s = 0;     // elapsed CPU time (/proc/stat)
+  double job_on_s = 0;    // watched threads' time on CPU, attributed to their last CPU
+  double job_wait_s = 0;  // watched threads' run-queue wait, attributed the same way
+};
+
+// One cgroup's throttling over the evidence window.
+struct CgroupEvidence {
+  std::uint64_t periods = 0;
+  std::uint64_t throttled_periods = 0;
+  double throttled_s = 0;
+  CpuQuota quota;  // the latest quota seen
+};
+
+// Everything measured over a window of one or more sampling intervals.
+struct Evidence {
+  double duration_s = 0;
+  int intervals = 0;
+  double on_cpu_s = 0;  // Σ over watched threads
+  double wait_s = 0;    // Σ over watched threads
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t nonvoluntary_switches = 0;
+  std::map<pid_t, ThreadEvidence> threads;  // by tid
+  std::map<pid_t, ProcessEvidence> processes;
+  std::map<int, CpuEvidence> cpus;
+  std::map<std::string, CgroupEvidence> cgroups;  // by CgroupRef::key()
+  std::optional<double> pressure_some_s;          // Σ time some task waited for a CPU (PSI); nullopt: no PSI
+  std::optional<LoadAvg> load;                    // the latest load average
+};
+
+// The evidence of the interval from `before` to `after`. A thread seen only
+// in `after` counts from its birth when its counters fit in the interval
+// (it started meanwhile), otherwise from `after` on (it was just discovered).
+Evidence between(const Snapshot& before, const Snapshot& after);
+// Adds `more` (a later window) to `into`.
+void merge(Evidence& into, const Evidence& more);
+// The evidence of a whole series of snapshots (empty for fewer than two).
+Evidence accumulate(const std::vector<Snapshot>& series);
+
+}  // namespace mptrain::monitor

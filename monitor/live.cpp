@@ -1,0 +1,54 @@
+#include "monitor/live.hpp"
+
+#include "monitor/report.hpp"
+
+namespace mptrain::monitor {
+
+namespace {
+
+double seconds(std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000.0; }
+
+}  // namespace
+
+LiveMonitor::LiveMonitor(MonitorOptions options)
+    : options_(std::move(options)), sampler_(options_.root, options_.scope, options_.pids, options_.sampler) {}
+
+void LiveMonitor::observe(const std::vector<pid_t>& roots) {
+  if (options_.scope != Scope::machine) sampler_.set_roots(roots);
+  if (seconds_until_due() <= 0) sample_now();
+}
+
+void LiveMonitor::sample_now() {
+  Snapshot now = sampler_.sample();
+  if (last_) {
+    Evidence interval = between(*last_, now);
+    merge(total_, interval);
+    recent_.push_back(std::move(interval));
+    double span = 0;
+    for (const auto& e : recent_) span += e.duration_s;
+    while (recent_.size() > 1 && span - recent_.front().duration_s >= seconds(options_.window)) {
+      span -= recent_.front().duration_s;
+      recent_.pop_front();
+    }
+  }
+  last_ = std::move(now);
+}
+
+double LiveMonitor::seconds_until_due() const {
+  if (!last_) return 0;
+  return std::max(0.0, last_->time_s + seconds(options_.interval) - monotonic_seconds());
+}
+
+Diagnosis LiveMonitor::recent() const {
+  Evidence window;
+  for (const auto& e : recent_) merge(window, e);
+  return diagnose(window, options_.capacity, options_.thresholds);
+}
+
+Verdict LiveMonitor::current_verdict() const { return recent().verdict; }
+
+Diagnosis LiveMonitor::diagnosis() const { return diagnose(total_, options_.capacity, options_.thresholds); }
+
+nlohmann::json LiveMonitor::report() const { return to_json(diagnosis()); }
+
+}  // namespace mptrain::monitor

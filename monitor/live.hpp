@@ -1,0 +1,71 @@
+// Live monitoring of a running job: the driver of `mptrain doctor` and the
+// monitor inside `mptrain run`. Call observe() often (e.g. from procmgr's
+// GroupOptions::on_tick every 100 ms); it samples once per interval and keeps
+// the whole run's evidence plus a recent window for a live verdict.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "monitor/detector.hpp"
+#include "monitor/evidence.hpp"
+#include "monitor/sampler.hpp"
+
+namespace mptrain::monitor {
+
+// The default sampling interval (`--interval`).
+inline constexpr std::chrono::milliseconds default_interval{500};
+// The default length of the recent window behind current_verdict().
+inline constexpr std::chrono::milliseconds default_window{2000};
+
+// How a LiveMonitor samples and judges.
+struct MonitorOptions {
+  Scope scope = Scope::trees;
+  std::vector<pid_t> pids;  // roots (ignored for Scope::machine)
+  std::chrono::milliseconds interval = default_interval;
+  std::chrono::milliseconds window = default_window;
+  Capacity capacity;
+  Thresholds thresholds;
+  SamplerOptions sampler;
+  FsRoot root;
+};
+
+// Samples a watched set periodically and diagnoses it.
+class LiveMonitor {
+ public:
+  explicit LiveMonitor(MonitorOptions options);
+
+  // Sets the roots to `roots` (0 entries ignored) and samples when an interval
+  // has passed since the last sample (at once the first time); otherwise only returns.
+  void observe(const std::vector<pid_t>& roots);
+  // Samples now, whatever the time since the last sample.
+  void sample_now();
+  // Seconds until the next sample is due (0 when due now).
+  double seconds_until_due() const;
+  // True when every watched process has gone (after a sample).
+  bool all_gone() const { return sampler_.all_gone(); }
+
+  // The verdict over the recent window (healthy before two samples).
+  Verdict current_verdict() const;
+  // The diagnosis of the recent window.
+  Diagnosis recent() const;
+  // The diagnosis of the whole run so far.
+  Diagnosis diagnosis() const;
+  // The whole run's diagnosis as JSON (to_json), for a run report's `monitor` key.
+  nlohmann::json report() const;
+
+ private:
+  MonitorOptions options_;
+  Sampler sampler_;
+  std::optional<Snapshot> last_;
+  Evidence total_;
+  std::deque<Evidence> recent_;  // the intervals of the recent window, oldest first
+};
+
+}  // namespace mptrain::monitor

@@ -1,0 +1,145 @@
+// Readers of the kernel's per-task and machine-wide accounting in /proc:
+// pure parsers over a file's text, and readers that take an FsRoot so tests
+// read recorded trees. Processes and threads vanish while being read; a
+// reader then returns an Error (ENOENT or ESRCH) that the sampler treats as
+// "gone", never as a failure of the run.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/fs.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::monitor {
+
+// /proc/PID/stat or /proc/PID/task/TID/stat: the fields the monitor uses.
+struct TaskStat {
+  pid_t pid = 0;
+  std::string comm;  // may hold spaces and ')'
+  char state = '?';  // R running/runnable, S sleeping, D disk wait, Z zombie, ...
+  pid_t ppid = 0;
+  std::uint64_t utime_ticks = 0;
+  std::uint64_t stime_ticks = 0;
+  int num_threads = 0;
+  int last_cpu = -1;  // field 39: the CPU the task last ran on
+};
+
+// /proc/PID/task/TID/schedstat: the scheduler's run-time accounting.
+struct SchedStat {
+  std::uint64_t on_cpu_ns = 0;  // field 1: time spent on a CPU
+  std::uint64_t wait_ns = 0;    // field 2: time spent runnable on a run queue, waiting
+  std::uint64_t timeslices = 0;
+};
+
+// /proc/PID/status (or a task's): the fields the monitor uses.
+struct ProcStatus {
+  std::string name;
+  int threads = 0;
+  std::string cpus_allowed_list;  // e.g. "0-1"
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t nonvoluntary_switches = 0;
+};
+
+// Thread-count variables found in /proc/PID/environ (unset: nullopt).
+struct ThreadEnv {
+  std::optional<int> omp_num_threads;
+  std::optional<int> mkl_num_threads;
+  std::optional<int> openblas_num_threads;
+};
+
+// One CPU's line of /proc/stat, in seconds.
+struct CpuTimes {
+  int cpu = -1;        // -1 for the "cpu" total line
+  double busy_s = 0;   // user+nice+system+irq+softirq+steal
+  double total_s = 0;  // busy + idle + iowait
+};
+
+// /proc/loadavg.
+struct LoadAvg {
+  double load1 = 0, load5 = 0, load15 = 0;
+  int runnable = 0;  // currently runnable scheduling entities
+  int tasks = 0;     // existing scheduling entities
+};
+
+// The "some" line of /proc/pressure/cpu.
+struct CpuPressure {
+  double some_avg10 = 0;            // percent of the last 10 s some task waited for a CPU
+  std::uint64_t some_total_us = 0;  // cumulative microseconds some task waited
+};
+
+// Parses a stat line, taking the comm up to the LAST ')'; an Error when malformed.
+Result<TaskStat> parse_task_stat(std::string_view text);
+// Parses a schedstat line; an Error when malformed.
+Result<SchedStat> parse_schedstat(std::string_view text);
+// Parses a status file, leaving fields it lacks at their defaults; never fails.
+ProcStatus parse_status(std::string_view text);
+// Extracts the thread-count variables from NUL-separated environ text.
+ThreadEnv parse_thread_env(std::string_view text);
+// Parses NUL-separated cmdline text into a space-joined command line.
+std::string parse_cmdline(std::string_view text);
+// Parses the per-CPU lines of /proc/stat (not the total) using `ticks_per_second`.
+Result<std::vector<CpuTimes>> parse_proc_stat(std::string_view text, double ticks_per_second);
+// Parses /proc/loadavg; an Error when malformed.
+Result<LoadAvg> parse_loadavg(std::string_view text);
+// Parses /proc/pressure/cpu; an Error when it has no "some" line.
+Result<CpuPressure> parse_cpu_pressure(std::string_view text);
+
+// The system's clock ticks per second (sysconf(_SC_CLK_TCK)).
+double ticks_per_second();
+
+// Reads /proc/PID/stat; an Error naming the path when it cannot.
+Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid);
+// Reads /proc/PID/status; an Error naming the path when it cannot.
+Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid);
+// Reads /proc/PID/environ's thread variables; an Error when unreadable (e.g. another user's process).
+Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid);
+// Reads /proc/PID/cmdline as a space-joined line (empty for kernel threads); an Error when gone.
+Result<std::string> read_cmdline(const FsRoot& root, pid_t pid);
+// The thread ids in /proc/PID/task; an Error when the process is gone.
+Result<std::vector<pid_t>> list_tasks(const FsRoot& root, pid_t pid);
+// The process ids in /proc (numeric names only); an Error when /proc cannot be listed.
+Result<std::vector<pid_t>> list_processes(const FsRoot& root);
+// Reads /proc/PID/task/TID/stat.
+Result<TaskStat> read_task_stat(const FsRoot& root, pid_t pid, pid_t tid);
+// Reads /proc/PID/task/TID/schedstat.
+Result<SchedStat> read_task_schedstat(const FsRoot& root, pid_t pid, pid_t tid);
+// Reads /proc/PID/task/TID/status.
+Result<ProcStatus> read_task_status(const FsRoot& root, pid_t pid, pid_t tid);
+// Reads the per-CPU lines of /proc/stat.
+Result<std::vector<CpuTimes>> read_cpu_times(const FsRoot& root);
+// Reads /proc/loadavg.
+Result<LoadAvg> read_loadavg(const FsRoot& root);
+// Reads /proc/pressure/cpu; nullopt when the kernel has no PSI (file absent or
+// unsupported), which is not an error.
+std::optional<CpuPressure> read_cpu_pressure(const FsRoot& root);
+
+// A /proc file kept open and re-read with pread into a reused buffer, so
+// periodic sampling costs one system call per read.
+class ProcFile {
+ public:
+  ProcFile() = default;
+  ProcFile(const ProcFile&) = delete;
+  ProcFile& operator=(const ProcFile&) = delete;
+  ProcFile(ProcFile&& other) noexcept;
+  ProcFile& operator=(ProcFile&& other) noexcept;
+  ~ProcFile();
+
+  // Opens `absolute` under `root`; an Error naming the path otherwise.
+  Status open(const FsRoot& root, std::string_view absolute);
+  // The file's current content (valid until the next read); an Error when it can no longer be read.
+  Result<std::string_view> read();
+  bool is_open() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+  std::string buffer_;
+};
+
+}  // namespace mptrain::monitor

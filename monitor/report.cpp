@@ -1,0 +1,102 @@
+#include "monitor/report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace mptrain::monitor {
+
+namespace {
+
+// `value` rounded to 4 decimals, so JSON stays readable.
+double rounded(double value) { return std::round(value * 1e4) / 1e4; }
+
+nlohmann::json env_json(const ThreadEnv& env) {
+  nlohmann::json out = nlohmann::json::object();
+  if (env.omp_num_threads) out["OMP_NUM_THREADS"] = *env.omp_num_threads;
+  if (env.mkl_num_threads) out["MKL_NUM_THREADS"] = *env.mkl_num_threads;
+  if (env.openblas_num_threads) out["OPENBLAS_NUM_THREADS"] = *env.openblas_num_threads;
+  return out;
+}
+
+nlohmann::json finding_json(const Finding& f) {
+  nlohmann::json numbers = nlohmann::json::object();
+  for (const auto& [name, value] : f.numbers) numbers[name] = rounded(value);
+  return {{"kind", f.kind},
+          {"severity", to_string(f.severity)},
+          {"message", f.message},
+          {"fix", f.fix},
+          {"numbers", numbers}};
+}
+
+nlohmann::json process_json(const ProcessSummary& p) {
+  return {{"pid", p.pid},
+          {"comm", p.comm},
+          {"cmdline", p.cmdline},
+          {"threads", p.threads},
+          {"busy_threads", p.busy_threads},
+          {"cpu_seconds", rounded(p.cpu_seconds)},
+          {"wait_seconds", rounded(p.wait_seconds)},
+          {"run_delay_ratio", rounded(p.run_delay_ratio)},
+          {"cpus_allowed", p.cpus_allowed},
+          {"thread_env", env_json(p.env)}};
+}
+
+std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
+
+}  // namespace
+
+nlohmann::json to_json(const Diagnosis& d) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : d.findings) findings.push_back(finding_json(f));
+  nlohmann::json processes = nlohmann::json::array();
+  for (const auto& p : d.processes) processes.push_back(process_json(p));
+  return {{"verdict", to_string(d.verdict)},
+          {"usable_cpus", d.capacity.usable_cpus},
+          {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
+          {"duration_seconds", rounded(d.duration_s)},
+          {"intervals", d.intervals},
+          {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
+          {"run_delay_ratio", rounded(d.run_delay_ratio)},
+          {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
+          {"cpu_utilization", rounded(d.cpu_utilization)},
+          {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
+          {"cpu_pressure", d.cpu_pressure ? nlohmann::json(rounded(*d.cpu_pressure)) : nlohmann::json(nullptr)},
+          {"findings", findings},
+          {"processes", processes}};
+}
+
+std::string to_text(const Diagnosis& d, int max_processes) {
+  std::string out = fmt::format("verdict: {}\n", to_string(d.verdict));
+  out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
+                     d.capacity.usable_cpu_list.to_string());
+  out += fmt::format("  watched for:            {:.1f} s ({} intervals)\n", d.duration_s, d.intervals);
+  out += fmt::format("  runnable threads (avg): {:.2f}\n", d.runnable_threads_avg);
+  out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
+  out += fmt::format("  involuntary switches:   {:.0f}/s\n", d.nonvoluntary_switches_per_second);
+  out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",
+                     percent(d.cpu_utilization), percent(d.machine_cpu_utilization));
+  out += d.cpu_pressure
+             ? fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure))
+             : std::string("  CPU pressure (PSI):     not available on this kernel\n");
+  out += d.findings.empty() ? "findings: none\n" : "findings:\n";
+  for (const auto& f : d.findings) {
+    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), f.kind, f.message, f.fix);
+  }
+  if (d.processes.empty()) return out;
+  out += "processes (busiest first):\n";
+  out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8} {:>8} {:>6}  {}\n", "PID", "COMM", "THREADS", "BUSY", "CPU s",
+                     "WAIT s", "DELAY", "CPUS");
+  int shown = 0;
+  for (const auto& p : d.processes) {
+    if (shown++ == max_processes) {
+      out += fmt::format("  … and {} more\n", d.processes.size() - static_cast<std::size_t>(max_processes));
+      break;
+    }
+    out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8.2f} {:>8.2f} {:>6.2f}  {}\n", p.pid, p.comm, p.threads,
+                       p.busy_threads, p.cpu_seconds, p.wait_seconds, p.run_delay_ratio, p.cpus_allowed);
+  }
+  return out;
+}
+
+}  // namespace mptrain::monitor

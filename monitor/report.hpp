@@ -1,0 +1,21 @@
+// Presenting a Diagnosis: the JSON document of `mptrain doctor --json` (also
+// the `monitor` object of the run report) and the human text report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "monitor/detector.hpp"
+
+namespace mptrain::monitor {
+
+// The diagnosis as JSON: verdict, usable_cpus, runnable_threads_avg,
+// run_delay_ratio, nonvoluntary_switches_per_second, cpu_utilization,
+// findings [{kind, severity, message, fix, numbers}], processes [{pid, comm,
+// threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
+nlohmann::json to_json(const Diagnosis& diagnosis);
+// The diagnosis as a human report (several lines, newline-terminated);
+// at most `max_processes` processes are listed.
+std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
+
+}  // namespace mptrain::monitor

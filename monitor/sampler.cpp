@@ -1,0 +1,265 @@
+// Linux sampler over /proc (see sampler.hpp).
+#include "monitor/sampler.hpp"
+
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mptrain::monitor {
+
+namespace {
+
+// The open files of one thread.
+struct TaskFiles {
+  ProcFile stat;
+  ProcFile schedstat;
+  ProcFile status;
+  bool kept = false;  // false: the fd budget was exhausted; read by path each time
+  ThreadSample last;  // the last full reading (status fields reused between status reads)
+};
+
+// What is known about one watched process.
+struct ProcessState {
+  ProcessSample info;  // identity fields (comm, cmdline, env, cgroup); threads unused
+  ProcFile stat;
+  std::unordered_map<pid_t, TaskFiles> tasks;
+};
+
+// The fds the sampler may keep open: a quarter of the soft limit, leaving room for the program.
+std::size_t fd_budget() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
+  return static_cast<std::size_t>(limit.rlim_cur / 4);
+}
+
+std::string task_dir(pid_t pid, pid_t tid) { return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid); }
+
+}  // namespace
+
+struct Sampler::State {
+  FsRoot root;
+  Scope scope;
+  SamplerOptions options;
+  std::vector<pid_t> roots;
+  std::map<pid_t, ProcessState> processes;            // watched, by pid
+  std::unordered_map<pid_t, ProcFile> machine_stats;  // /proc/PID/stat of every process (trees scope)
+  std::map<std::string, CgroupRef> cgroups;           // by key
+  ProcFile proc_stat, loadavg, pressure;
+  std::size_t budget = fd_budget();
+  std::size_t open_fds = 0;
+  long samples = 0;
+  bool pressure_absent = false;
+
+  // Reads a file kept open in `file` (opening it first), or by path when the fd budget is spent.
+  Result<std::string_view> read_kept(ProcFile& file, const std::string& path, std::string& scratch);
+  void discover();
+  void discover_trees(const std::vector<pid_t>& all);
+  void watch(pid_t pid);
+  bool sample_process(pid_t pid, ProcessState& process, ProcessSample& out);
+  bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status);
+  void sample_machine(MachineSample& out);
+};
+
+Sampler::Sampler(FsRoot root, Scope scope, std::vector<pid_t> pids, SamplerOptions options)
+    : state_(std::make_unique<State>()) {
+  state_->root = std::move(root);
+  state_->scope = scope;
+  state_->options = options;
+  state_->options.status_every = std::max(1, options.status_every);
+  set_roots(std::move(pids));
+}
+
+Sampler::~Sampler() = default;
+
+void Sampler::set_roots(std::vector<pid_t> pids) {
+  state_->roots = std::move(pids);
+  std::erase(state_->roots, 0);
+}
+
+bool Sampler::all_gone() const { return state_->samples > 0 && state_->processes.empty(); }
+
+Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const std::string& path, std::string& scratch) {
+  if (!file.is_open() && open_fds < budget) {
+    if (auto opened = file.open(root, path); !opened.ok()) return opened.error();
+    ++open_fds;
+  }
+  if (file.is_open()) return file.read();
+  auto text = root.read(path);
+  if (!text.ok()) return text.error();
+  scratch = std::move(*text);
+  return std::string_view(scratch);
+}
+
+void Sampler::State::watch(pid_t pid) {
+  if (processes.contains(pid)) return;
+  ProcessState process;
+  process.info.pid = pid;
+  process.info.cmdline = read_cmdline(root, pid).value_or("");
+  process.info.env = read_thread_env(root, pid).value_or(ThreadEnv{});
+  if (auto group = read_cpu_cgroup(root, pid); group.ok()) {
+    process.info.cgroup = group->key();
+    for (auto& level : with_ancestors(*group)) cgroups.emplace(level.key(), level);
+  }
+  processes.emplace(pid, std::move(process));
+}
+
+void Sampler::State::discover_trees(const std::vector<pid_t>& all) {
+  const std::unordered_set<pid_t> alive(all.begin(), all.end());
+  std::erase_if(machine_stats, [&](auto& entry) {
+    const bool gone = !alive.contains(entry.first);
+    if (gone) open_fds -= entry.second.is_open();
+    return gone;
+  });
+  std::unordered_map<pid_t, std::vector<pid_t>> children;
+  std::string scratch;
+  for (const pid_t pid : all) {
+    auto text = read_kept(machine_stats[pid], "/proc/" + std::to_string(pid) + "/stat", scratch);
+    if (!text.ok()) continue;
+    if (auto stat = parse_task_stat(*text); stat.ok()) children[stat->ppid].push_back(pid);
+  }
+  std::vector<pid_t> pending(roots);
+  for (const auto& entry : processes) pending.push_back(entry.first);
+  std::unordered_set<pid_t> visited;
+  while (!pending.empty()) {
+    const pid_t pid = pending.back();
+    pending.pop_back();
+    if (!alive.contains(pid) || !visited.insert(pid).second) continue;
+    watch(pid);
+    if (auto it = children.find(pid); it != children.end())
+      pending.insert(pending.end(), it->second.begin(), it->second.end());
+  }
+}
+
+void Sampler::State::discover() {
+  if (scope == Scope::processes) {
+    for (const pid_t pid : roots) {
+      std::error_code ec;
+      if (std::filesystem::exists(root.path("/proc/" + std::to_string(pid)), ec)) watch(pid);
+    }
+    return;
+  }
+  auto all = list_processes(root);
+  if (!all.ok()) return;
+  if (scope == Scope::trees) return discover_trees(*all);
+  const pid_t self = root.is_real() ? ::getpid() : 0;
+  for (const pid_t pid : *all) {
+    if (pid != self) watch(pid);
+  }
+}
+
+bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status) {
+  const std::string dir = task_dir(pid, tid);
+  std::string scratch;
+  auto stat_text = read_kept(files.stat, dir + "/stat", scratch);
+  if (!stat_text.ok()) return false;
+  auto stat = parse_task_stat(*stat_text);
+  auto sched_text = read_kept(files.schedstat, dir + "/schedstat", scratch);
+  if (!stat.ok() || !sched_text.ok()) return false;
+  auto sched = parse_schedstat(*sched_text);
+  if (!sched.ok()) return false;
+  ThreadSample& last = files.last;
+  last.tid = tid;
+  last.state = stat->state;
+  last.last_cpu = stat->last_cpu;
+  last.on_cpu_ns = sched->on_cpu_ns;
+  last.wait_ns = sched->wait_ns;
+  if (read_status || last.cpus_allowed.empty()) {
+    auto status_text = read_kept(files.status, dir + "/status", scratch);
+    if (!status_text.ok()) return false;
+    const ProcStatus status = parse_status(*status_text);
+    last.voluntary_switches = status.voluntary_switches;
+    last.nonvoluntary_switches = status.nonvoluntary_switches;
+    last.cpus_allowed = status.cpus_allowed_list;
+  }
+  out = last;
+  return true;
+}
+
+bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSample& out) {
+  std::string scratch;
+  auto text = read_kept(process.stat, "/proc/" + std::to_string(pid) + "/stat", scratch);
+  if (!text.ok()) return false;
+  auto stat = parse_task_stat(*text);
+  if (!stat.ok()) return false;
+  process.info.ppid = stat->ppid;
+  process.info.comm = stat->comm;
+  auto tids = list_tasks(root, pid);
+  if (!tids.ok()) return false;
+  const bool read_status = samples % options.status_every == 0;
+  std::unordered_set<pid_t> listed(tids->begin(), tids->end());
+  std::erase_if(process.tasks, [&](auto& entry) {
+    const bool gone = !listed.contains(entry.first);
+    if (gone)
+      open_fds -= entry.second.stat.is_open() + entry.second.schedstat.is_open() + entry.second.status.is_open();
+    return gone;
+  });
+  out = process.info;
+  out.threads.clear();
+  out.threads.reserve(tids->size());
+  for (const pid_t tid : *tids) {
+    ThreadSample thread;
+    if (sample_task(pid, tid, process.tasks[tid], thread, read_status)) out.threads.push_back(std::move(thread));
+  }
+  return !out.threads.empty() || stat->state == 'Z';
+}
+
+void Sampler::State::sample_machine(MachineSample& out) {
+  std::string scratch;
+  if (auto text = read_kept(proc_stat, "/proc/stat", scratch); text.ok()) {
+    out.cpus = parse_proc_stat(*text, ticks_per_second()).value_or(std::vector<CpuTimes>{});
+  }
+  if (auto text = read_kept(loadavg, "/proc/loadavg", scratch); text.ok()) {
+    if (auto load = parse_loadavg(*text); load.ok()) out.load = *load;
+  }
+  if (!pressure_absent) {
+    auto text = read_kept(pressure, "/proc/pressure/cpu", scratch);
+    auto parsed = text.ok() ? parse_cpu_pressure(*text) : Result<CpuPressure>(text.error());
+    if (parsed.ok()) out.pressure = *parsed;
+    pressure_absent = !parsed.ok();
+  }
+  for (const auto& [key, group] : cgroups) {
+    auto stat = read_cpu_stat(root, group);
+    if (!stat.ok()) continue;
+    out.cgroups.push_back(CgroupSample{key, *stat, read_cpu_quota(root, group).value_or(CpuQuota{})});
+  }
+}
+
+Snapshot Sampler::sample() {
+  State& s = *state_;
+  s.discover();
+  Snapshot snapshot;
+  const double start = monotonic_seconds();
+  snapshot.processes.reserve(s.processes.size());
+  for (auto it = s.processes.begin(); it != s.processes.end();) {
+    ProcessSample process;
+    if (s.sample_process(it->first, it->second, process)) {
+      snapshot.processes.push_back(std::move(process));
+      ++it;
+    } else {
+      for (auto& [tid, files] : it->second.tasks) {
+        s.open_fds -= files.stat.is_open() + files.schedstat.is_open() + files.status.is_open();
+      }
+      s.open_fds -= it->second.stat.is_open();
+      it = s.processes.erase(it);
+    }
+  }
+  snapshot.time_s = (start + monotonic_seconds()) / 2;
+  s.sample_machine(snapshot.machine);
+  ++s.samples;
+  return snapshot;
+}
+
+double monotonic_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+}  // namespace mptrain::monitor
