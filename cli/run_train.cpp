@@ -1,12 +1,388 @@
+// `mptrain run [placement] [training options]`: the built-in Hogwild
+// training. Plan the workers, load the data and the model into shared
+// memory, fork M pinned workers that update the model lock-free, show
+// progress, then evaluate, save and report.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "cli/commands.hpp"
 #include "cli/run.hpp"
+#include "hogwild/checkpoint.hpp"
+#include "hogwild/idx.hpp"
+#include "hogwild/model.hpp"
+#include "hogwild/store.hpp"
+#include "hogwild/trainer.hpp"
+#include "procmgr/group.hpp"
 #include "util/failure.hpp"
 
 namespace mptrain::cli {
 
-struct TrainOptions {};
+// The training options as typed on the command line.
+struct TrainOptions {
+  std::string data = "/usr/share/datasets/fashion-mnist";
+  std::string model = "cnn";
+  int epochs = 1;
+  int batch_size = 64;
+  double lr = 0.01;
+  double momentum = 0.5;
+  std::uint64_t seed = 1;
+  std::string save_model;
+  std::string resume;
+  bool eval_every_epoch = false;
+  long train_limit = 0;
+};
 
-std::shared_ptr<TrainOptions> add_train_options(CLI::App&) { return std::make_shared<TrainOptions>(); }
+std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
+  auto options = std::make_shared<TrainOptions>();
+  const char* group = "Training (run without -- CMD)";
+  command.add_option("--data", options->data, "Directory of MNIST-format IDX files, plain or .gz")
+      ->capture_default_str()
+      ->group(group);
+  command.add_option("--model", options->model, "Network: cnn, mlp or logreg (default: cnn)")
+      ->check(CLI::IsMember({"cnn", "mlp", "logreg"}))
+      ->group(group);
+  command.add_option("--epochs", options->epochs, "Passes over the training set per worker (default: 1)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  command.add_option("--batch-size", options->batch_size, "Samples per optimiser step (default: 64)")
+      ->check(CLI::PositiveNumber)
+      ->group(group);
+  command.add_option("--lr", options->lr, "SGD learning rate (default: 0.01)")->check(CLI::NonNegativeNumber)->group(group);
+  command.add_option("--momentum", options->momentum, "SGD momentum, each worker its own (default: 0.5)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->group(group);
+  command.add_option("--seed", options->seed, "Seed of initialisation, shuffles (seed + rank) and dropout (default: 1)")
+      ->group(group);
+  command.add_option("--save-model", options->save_model, "Write the trained model to PATH (also when interrupted)")
+      ->group(group);
+  command.add_option("--resume", options->resume, "Start from the model saved in PATH")->group(group);
+  command.add_flag("--eval-every-epoch", options->eval_every_epoch, "Report test accuracy after every epoch")
+      ->group(group);
+  command.add_option("--train-limit", options->train_limit, "Use only the first N training samples (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  return options;
+}
 
-int run_training(const RunOptions&) { runtime_failure("not implemented yet"); }
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One test-set evaluation after an epoch.
+struct EpochEvaluation {
+  int epoch = 0;
+  hogwild::Evaluation result;
+};
+
+// Everything the report shows.
+struct TrainReport {
+  std::uint64_t samples = 0;
+  double train_seconds = 0;
+  hogwild::Evaluation test;
+  std::vector<std::uint64_t> worker_samples;
+  std::vector<EpochEvaluation> epochs;
+  int interrupted_by = 0;  // the signal that stopped training early, 0: none
+};
+
+// The hyper-parameters of `options` for the trainer.
+hogwild::TrainSettings train_settings(const TrainOptions& options) {
+  hogwild::TrainSettings settings;
+  settings.model = value_or_fail(hogwild::parse_model_kind(options.model), exit_code::usage_error);
+  settings.epochs = options.epochs;
+  settings.batch_size = options.batch_size;
+  settings.learning_rate = static_cast<float>(options.lr);
+  settings.momentum = static_cast<float>(options.momentum);
+  settings.seed = options.seed;
+  return settings;
+}
+
+// Loads `split` of --data into shared memory, checking the image size the models need.
+hogwild::Dataset load_split(const TrainOptions& options, hogwild::Split split, long limit) {
+  auto data = value_or_fail(hogwild::load_dataset(options.data, split, limit));
+  if (data.rows * data.cols != hogwild::image_pixels) {
+    runtime_failure("{}: {} images are {}x{}; the models need 28x28 (MNIST format)", options.data,
+                    hogwild::file_prefix(split), data.rows, data.cols);
+  }
+  return data;
+}
+
+// The shared store holding the initial model: freshly initialised, or the checkpoint --resume names.
+hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild::ModelLayout& layout, int workers,
+                                      std::uint64_t& resumed_epochs, std::uint64_t& resumed_samples) {
+  auto store = value_or_fail(hogwild::ParameterStore::create(layout, workers));
+  if (options.resume.empty()) {
+    hogwild::initialize_parameters(layout, options.seed, store.parameters());
+    return store;
+  }
+  auto checkpoint = value_or_fail(hogwild::load_checkpoint(options.resume, layout.kind));
+  std::copy(checkpoint.parameters.begin(), checkpoint.parameters.end(), store.parameters().begin());
+  resumed_epochs = checkpoint.epochs;
+  resumed_samples = checkpoint.samples;
+  return store;
+}
+
+// One worker per planned placement, pinned unless the binding is none.
+std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
+  std::vector<procmgr::WorkerSpec> specs;
+  for (const auto& placement : plan.workers) {
+    procmgr::WorkerSpec spec;
+    spec.rank = placement.rank;
+    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;
+    spec.numa_node = placement.numa_node;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, a plain line every few seconds otherwise.
+class Progress {
+ public:
+  Progress(const hogwild::ParameterStore& store, std::uint64_t total)
+      : store_(store), total_(total), terminal_(::isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
+
+  // Shows the workers' published counters (called on every supervisor tick).
+  void update() {
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double since_shown = std::chrono::duration<double>(now - shown_).count();
+    if (since_shown < (terminal_ ? 0.2 : 5.0)) return;
+    shown_ = now;
+    std::uint64_t samples = 0;
+    double loss = 0;
+    for (int rank = 0; rank < store_.worker_count(); ++rank) {
+      samples += store_.counters(rank).samples.load(std::memory_order_relaxed);
+      loss += store_.counters(rank).recent_loss.load(std::memory_order_relaxed);
+    }
+    loss /= std::max(1, store_.worker_count());
+    const double rate = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0.0;
+    const double fraction = total_ > 0 ? static_cast<double>(samples) / static_cast<double>(total_) : 1.0;
+    if (terminal_) {
+      const int width = 30;
+      const int filled = std::clamp(static_cast<int>(fraction * width), 0, width);
+      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f ",
+                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), 100 * fraction,
+                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss);
+      drawn_ = true;
+    } else {
+      std::fprintf(stderr, "mptrain: %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f\n", 100 * fraction,
+                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss);
+    }
+    std::fflush(stderr);
+  }
+
+  // Ends the bar's line.
+  void finish() {
+    if (drawn_) std::fputc('\n', stderr);
+    drawn_ = false;
+  }
+
+ private:
+  const hogwild::ParameterStore& store_;
+  std::uint64_t total_;
+  bool terminal_;
+  Clock::time_point start_;
+  Clock::time_point shown_{};
+  bool drawn_ = false;
+};
+
+// Evaluates the store after each epoch all workers have completed (--eval-every-epoch), during training.
+class EpochEvaluator {
+ public:
+  EpochEvaluator(hogwild::ParameterStore& store, const hogwild::Dataset& test, hogwild::ModelKind kind, int last_epoch)
+      : store_(store), test_(test), kind_(kind), last_epoch_(last_epoch) {}
+
+  // Evaluates every newly completed epoch except the last (evaluated after the workers end).
+  void update(std::vector<EpochEvaluation>& out, Progress& progress) {
+    int done = last_epoch_;
+    for (int rank = 0; rank < store_.worker_count(); ++rank) {
+      done = std::min(done, store_.counters(rank).epoch.load(std::memory_order_relaxed));
+    }
+    while (evaluated_ < done && evaluated_ + 1 < last_epoch_) {
+      ++evaluated_;
+      std::vector<float> snapshot(store_.parameters().size());
+      store_.snapshot(snapshot);
+      const auto result = hogwild::evaluate(kind_, snapshot, test_, 1);
+      progress.finish();
+      std::fprintf(stderr, "mptrain: epoch %d: test accuracy %.4f, test loss %.4f\n", evaluated_, result.accuracy,
+                   result.loss);
+      out.push_back({evaluated_, result});
+    }
+  }
+
+ private:
+  hogwild::ParameterStore& store_;
+  const hogwild::Dataset& test_;
+  hogwild::ModelKind kind_;
+  int last_epoch_;
+  int evaluated_ = 0;
+};
+
+// What main prints for a failed worker: its rank, pid and how it ended.
+std::string failure_message(const procmgr::GroupResult& result) {
+  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
+  std::string message = fmt::format("training worker rank {} (pid {}) {}", worker.rank, worker.pid,
+                                    worker.status.describe());
+  if (result.workers.size() > 1) message += "; the other workers were stopped";
+  if (!worker.stderr_tail.empty()) message += fmt::format("\nlast lines of rank {}'s stderr:\n{}", worker.rank,
+                                                          worker.stderr_tail);
+  return message;
+}
+
+// Forks the workers, shows progress until they end; fails naming the first worker that failed.
+TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const hogwild::TrainSettings& settings,
+                  const hogwild::Dataset& train_data, const hogwild::Dataset& test_data,
+                  hogwild::ParameterStore& store) {
+  TrainReport report;
+  const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
+                     static_cast<std::uint64_t>(train_data.count);
+  Progress progress(store, total);
+  EpochEvaluator evaluator(store, test_data, settings.model, options.eval_every_epoch ? settings.epochs : 0);
+  procmgr::GroupOptions group;
+  group.output = procmgr::Output::inherit;
+  group.on_tick = [&](const std::vector<pid_t>&) {
+    progress.update();
+    evaluator.update(report.epochs, progress);
+  };
+  const auto worker = [&](const procmgr::WorkerSpec& spec) -> int {
+    hogwild::install_stop_handlers();
+    hogwild::WorkerSetup setup{spec.rank, plan.threads_per_process, spec.cpus};
+    auto outcome = hogwild::train_worker(settings, train_data, store, setup);
+    if (!outcome.ok()) {
+      std::fprintf(stderr, "mptrain: error: rank %d: %s\n", spec.rank, outcome.error().message.c_str());
+      return exit_code::runtime_failure;
+    }
+    return exit_code::success;
+  };
+  const auto start = Clock::now();
+  const auto result = value_or_fail(procmgr::run_group(worker_specs(plan), procmgr::ChildFunction(worker), group));
+  report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  progress.finish();
+  for (const auto& warning : result.warnings) print_warning(warning);
+  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
+  report.interrupted_by = result.forwarded_signal;
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
+    report.samples += report.worker_samples.back();
+  }
+  return report;
+}
+
+// Epochs every worker completed.
+int completed_epochs(const hogwild::ParameterStore& store) {
+  int done = std::numeric_limits<int>::max();
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    done = std::min(done, store.counters(rank).epoch.load(std::memory_order_relaxed));
+  }
+  return store.worker_count() > 0 ? done : 0;
+}
+
+double samples_per_second(const TrainReport& report) {
+  return report.train_seconds > 0 ? static_cast<double>(report.samples) / report.train_seconds : 0.0;
+}
+
+void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report) {
+  std::string text = fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n",
+                                 options.model, plan.num_processes, plan.num_processes == 1 ? "" : "s",
+                                 plan.threads_per_process, plan.threads_per_process == 1 ? "" : "s",
+                                 affinity::to_string(plan.bind), options.epochs, options.epochs == 1 ? "" : "s",
+                                 options.batch_size);
+  if (report.interrupted_by != 0) {
+    text += fmt::format("  interrupted by {}: the workers stopped after their current batch\n",
+                        procmgr::signal_name(report.interrupted_by));
+  }
+  text += fmt::format("  samples           {}\n", report.samples);
+  text += fmt::format("  train seconds     {:.3f}\n", report.train_seconds);
+  text += fmt::format("  samples/s         {:.0f}\n", samples_per_second(report));
+  text += fmt::format("  test accuracy     {:.4f}\n", report.test.accuracy);
+  text += fmt::format("  test loss         {:.4f}\n", report.test.loss);
+  text += fmt::format("  {:>4}  {:<12}  {:>10}\n", "rank", "cpus", "samples");
+  for (const auto& placement : plan.workers) {
+    text += fmt::format("  {:>4}  {:<12}  {:>10}\n", placement.rank, placement.cpus.to_string(),
+                        report.worker_samples.at(static_cast<std::size_t>(placement.rank)));
+  }
+  text += "  monitor           not monitored\n";
+  if (!options.save_model.empty()) text += fmt::format("  model saved to    {}\n", options.save_model);
+  std::fputs(text.c_str(), stdout);
+}
+
+nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
+                           int train_samples) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& placement : plan.workers) {
+    workers.push_back({{"rank", placement.rank},
+                       {"cpus", placement.cpus.to_string()},
+                       {"threads", plan.threads_per_process},
+                       {"samples", report.worker_samples.at(static_cast<std::size_t>(placement.rank))}});
+  }
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& epoch : report.epochs) {
+    epochs.push_back({{"epoch", epoch.epoch}, {"test_accuracy", epoch.result.accuracy}, {"test_loss", epoch.result.loss}});
+  }
+  nlohmann::json interrupted = nullptr;
+  if (report.interrupted_by != 0) interrupted = procmgr::signal_name(report.interrupted_by);
+  return {{"model", options.model},
+          {"samples", report.samples},
+          {"train_samples", train_samples},
+          {"train_seconds", report.train_seconds},
+          {"samples_per_second", samples_per_second(report)},
+          {"test_accuracy", report.test.accuracy},
+          {"test_loss", report.test.loss},
+          {"test_samples", report.test.samples},
+          {"num_processes", plan.num_processes},
+          {"threads_per_process", plan.threads_per_process},
+          {"bind", affinity::to_string(plan.bind)},
+          {"epochs", options.epochs},
+          {"batch_size", options.batch_size},
+          {"lr", options.lr},
+          {"momentum", options.momentum},
+          {"seed", options.seed},
+          {"epoch_evaluations", std::move(epochs)},
+          {"interrupted_by", interrupted},
+          {"saved_model", options.save_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.save_model)},
+          {"workers", std::move(workers)},
+          {"monitor", {{"verdict", "not_monitored"}}}};
+}
+
+}  // namespace
+
+int run_training(const RunOptions& options) {
+  const TrainOptions& train_options = *options.train;
+  const auto settings = train_settings(train_options);
+  const auto layout = hogwild::model_layout(settings.model);
+  // 1. Plan: M workers, T threads each, their CPUs.
+  const auto plan = value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
+  // 2. Data: loaded once into shared read-only memory, inherited by every worker.
+  const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
+  const auto test_data = load_split(train_options, hogwild::Split::test, 0);
+  // 3. The shared parameter store: initialised, or the checkpoint to resume.
+  std::uint64_t resumed_epochs = 0;
+  std::uint64_t resumed_samples = 0;
+  auto store = initial_store(train_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
+  // 4. Train: fork the pinned workers, show progress, stop all when one fails.
+  auto report = train(plan, train_options, settings, train_data, test_data, store);
+  // 5. Evaluate the final model on the test set.
+  report.test = hogwild::evaluate(settings.model, store.parameters(), test_data, std::max(1, plan.usable_cpus));
+  if (train_options.eval_every_epoch && report.interrupted_by == 0 && settings.epochs > 0) {
+    report.epochs.push_back({settings.epochs, report.test});
+  }
+  // 6. Save (also after SIGINT/SIGTERM), then report.
+  if (!train_options.save_model.empty()) {
+    value_or_fail(hogwild::save_checkpoint(train_options.save_model, layout, store.parameters(),
+                                           resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store)),
+                                           resumed_samples + report.samples));
+  }
+  if (options.json) {
+    print_json(json_report(plan, train_options, report, train_data.count));
+  } else {
+    print_text_report(plan, train_options, report);
+  }
+  return report.interrupted_by != 0 ? 128 + report.interrupted_by : exit_code::success;
+}
 
 }  // namespace mptrain::cli
