@@ -1,12 +1,199 @@
+// `mptrain run [placement] -- CMD ARGS…`: launch M pinned copies of a program
+// with torchrun-compatible variables, tag their output, stop the group when
+// one fails, and report per worker.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "cli/commands.hpp"
 #include "cli/run.hpp"
+#include "procmgr/environment.hpp"
+#include "procmgr/group.hpp"
+#include "procmgr/port.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 
-struct LaunchOptions {};
+// The launcher's own options.
+struct LaunchOptions {
+  std::string master_addr = "127.0.0.1";
+  int master_port = 0;  // 0: a free port
+  std::string log_dir;
+  double grace_seconds = 10;
+  int max_restarts = 0;
+  bool keep_env = false;
+};
 
-std::shared_ptr<LaunchOptions> add_launch_options(CLI::App&) { return std::make_shared<LaunchOptions>(); }
+std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
+  auto options = std::make_shared<LaunchOptions>();
+  const char* group = "Launcher (run -- CMD)";
+  command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers (default: 127.0.0.1)")
+      ->group(group);
+  command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers (default: a free port)")
+      ->check(CLI::Range(1, 65535))
+      ->group(group);
+  command.add_option("--log-dir", options->log_dir, "Write each rank's output to DIR/rank-R.out and rank-R.err")
+      ->group(group);
+  command
+      .add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping (default 10)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
+  command.add_flag("--keep-env", options->keep_env, "Keep OMP/MKL/OPENBLAS_NUM_THREADS already set in the environment")
+      ->group(group);
+  return options;
+}
 
-int run_launcher(const RunOptions&) { runtime_failure("not implemented yet"); }
+namespace {
+
+// The rendezvous and thread settings every worker shares.
+procmgr::WorldInfo world_info(const affinity::Plan& plan, const LaunchOptions& launch) {
+  procmgr::WorldInfo world;
+  world.world_size = plan.num_processes;
+  world.threads = plan.threads_per_process;
+  world.master_addr = launch.master_addr;
+  world.master_port = launch.master_port;
+  if (world.master_port == 0) world.master_port = value_or_fail(procmgr::find_free_port());
+  return world;
+}
+
+// Warns about thread-count variables the workers will not inherit.
+void warn_overridden_variables(const std::vector<std::string>& environment, int threads) {
+  for (const auto& name : procmgr::thread_variables_set(environment)) {
+    std::string value;
+    procmgr::find_variable(environment, name, &value);
+    print_warning(
+        fmt::format("{}={} is set; the workers get {}={} (use --keep-env to keep yours)", name, value, name, threads));
+  }
+}
+
+std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan, const procmgr::WorldInfo& world,
+                                              procmgr::UserThreadEnv policy,
+                                              const std::vector<std::string>& environment) {
+  std::vector<procmgr::WorkerSpec> specs;
+  for (const auto& placement : plan.workers) {
+    procmgr::WorkerSpec spec;
+    spec.rank = placement.rank;
+    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;  // bind none: not pinned
+    spec.numa_node = placement.numa_node;
+    spec.env = procmgr::worker_environment(placement.rank, placement.cpus, world, policy, environment);
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+procmgr::GroupOptions group_options(const RunOptions& options) {
+  const auto& launch = *options.launch;
+  procmgr::GroupOptions group;
+  group.output = launch.log_dir.empty() ? procmgr::Output::tagged : procmgr::Output::log_dir;
+  group.log_dir = launch.log_dir;
+  group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;
+  group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
+  group.max_restarts = launch.max_restarts;
+  // The monitor plugs its sampler into group.on_tick here.
+  return group;
+}
+
+// "rank 1 (pid 1234) exited with code 7".
+std::string describe_worker(const procmgr::WorkerResult& worker) {
+  return fmt::format("rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
+}
+
+void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
+  const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
+  print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
+}
+
+void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result) {
+  std::string text = fmt::format("mptrain: {} workers x {} threads, bind {}{}\n", plan.num_processes,
+                                 plan.threads_per_process, affinity::to_string(plan.bind),
+                                 result.restarts > 0 ? fmt::format(", {} restarts", result.restarts) : "");
+  text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
+  for (const auto& worker : result.workers) {
+    text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8.2f}  {:>8.2f}  {}\n", worker.rank, worker.pid,
+                        plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus.to_string(), worker.wall_seconds,
+                        worker.cpu_seconds, worker.status.describe());
+  }
+  std::fputs(text.c_str(), stderr);
+}
+
+nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
+                            const std::vector<std::string>& command) {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& worker : result.workers) {
+    workers.push_back({{"rank", worker.rank},
+                       {"pid", worker.pid},
+                       {"cpus", plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus.to_string()},
+                       {"wall_seconds", worker.wall_seconds},
+                       {"cpu_seconds", worker.cpu_seconds},
+                       {"exit_code", worker.status.shell_code()},
+                       {"status", worker.status.describe()}});
+  }
+  nlohmann::json failed_rank = nullptr;
+  if (result.failed_rank) failed_rank = *result.failed_rank;
+  nlohmann::json forwarded = nullptr;
+  if (result.forwarded_signal != 0) forwarded = procmgr::signal_name(result.forwarded_signal);
+  return {{"command", command},
+          {"num_processes", plan.num_processes},
+          {"threads_per_process", plan.threads_per_process},
+          {"bind", affinity::to_string(plan.bind)},
+          {"workers", std::move(workers)},
+          {"exit_code", result.exit_code()},
+          {"failed_rank", failed_rank},
+          {"forwarded_signal", forwarded},
+          {"restarts", result.restarts},
+          {"plan", plan_to_json(plan)}};
+}
+
+// What main prints for a failed group: who failed, how, and its last stderr lines.
+std::string failure_message(const procmgr::GroupResult& result) {
+  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
+  std::string message = describe_worker(worker);
+  if (result.forwarded_signal != 0) {
+    message += fmt::format(" after mptrain forwarded {}", procmgr::signal_name(result.forwarded_signal));
+  } else if (result.workers.size() > 1) {
+    message += "; the other workers were stopped";
+  }
+  if (!worker.stderr_tail.empty()) {
+    message += fmt::format("\nlast lines of rank {}'s stderr:", worker.rank);
+    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", line);
+  }
+  return message;
+}
+
+}  // namespace
+
+int run_launcher(const RunOptions& options) {
+  const auto& launch = *options.launch;
+  // 1. Plan: M workers, T threads each, their CPUs.
+  const auto plan =
+      value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
+  // 2. The workers' environment, built here before any fork.
+  const auto environment = procmgr::current_environment();
+  const auto policy = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
+  if (policy == procmgr::UserThreadEnv::override) warn_overridden_variables(environment, plan.threads_per_process);
+  const auto world = world_info(plan, launch);
+  const auto specs = worker_specs(plan, world, policy, environment);
+  // 3. Spawn, supervise, reap (restarting the group when asked).
+  auto group = group_options(options);
+  group.on_restart = [&](const procmgr::GroupResult& failed, int restart) {
+    announce_restart(failed, restart, launch.max_restarts);
+  };
+  const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
+  // 4. Report, and exit with the failing worker's code.
+  for (const auto& warning : result.warnings) print_warning(warning);
+  if (options.json) {
+    print_json(summary_json(plan, result, options.command));
+  } else {
+    print_summary(plan, result);
+  }
+  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
+  return exit_code::success;
+}
 
 }  // namespace mptrain::cli

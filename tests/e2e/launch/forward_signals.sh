@@ -1,0 +1,31 @@
+# SIGTERM, SIGINT and SIGHUP sent to mptrain reach every worker.
+# ctest: timeout 60
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_cpus 2
+
+for signal in TERM INT HUP; do
+  rm -f "$WORK"/started.* "$WORK"/got.*
+  worker="trap 'echo $signal > $WORK/got.\$RANK; exit 0' $signal; echo \$\$ > $WORK/started.\$RANK; while :; do sleep 0.1; done"
+  "$MPTRAIN" run -n 2 --grace 5 -- sh -c "$worker" >"$WORK/out" 2>"$WORK/err" &
+  launcher=$!
+  wait_for 20 files_exist "$WORK/started.0" "$WORK/started.1" || fail "workers did not start"
+  kill -s "$signal" "$launcher"
+  wait "$launcher"
+  code=$?
+  expect_code 0
+  for rank in 0 1; do
+    [[ $(cat "$WORK/got.$rank" 2>/dev/null) == "$signal" ]] || fail "rank $rank did not get SIG$signal"
+  done
+done
+
+# Workers that do not handle it die of it, and mptrain exits 128 + SIGTERM.
+rm -f "$WORK"/started.*
+"$MPTRAIN" run -n 2 -- sh -c "echo \$\$ > $WORK/started.\$RANK; exec sleep 60" >"$WORK/out" 2>"$WORK/err" &
+launcher=$!
+wait_for 20 files_exist "$WORK/started.0" "$WORK/started.1" || fail "workers did not start"
+kill -TERM "$launcher"
+wait "$launcher"
+code=$?
+expect_code 143
+expect_stderr 'killed by SIGTERM after mptrain forwarded SIGTERM'
