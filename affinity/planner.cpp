@@ -130,6 +130,10 @@ std::vector<Positions> core_sets(const Pool& pool, int workers, int size) {
 Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request,
                        std::vector<std::string>& notes) {
   CpuSet allowed = usable.cpus.intersect(all_cpus(topology));
+  if (allowed.empty()) {
+    return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_string(),
+                             topology.source, all_cpus(topology).to_string())};
+  }
   if (request.cpus) {
     const CpuSet chosen = allowed.intersect(*request.cpus);
     if (chosen.empty()) {
@@ -211,20 +215,21 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   return t;
 }
 
+BindChoice binding_for(bool quota_limited, double quota_cpus, int n, const CpuSet& cpus) {
+  if (!quota_limited) return {Bind::core, "default: each worker is pinned to its own PUs, close together"};
+  return {Bind::none, fmt::format("a CPU quota of {:g} CPUs limits N to {} of the {} CPUs {}, so no CPU is ours "
+                                  "alone; workers are not pinned (give --bind core to pin them anyway)",
+                                  quota_cpus, n, cpus.size(), cpus.to_string())};
+}
+
 Bind choose_bind(const Pool& pool, const UsableCpus& usable, const PlacementRequest& request, Plan& plan) {
   if (request.bind) {
     plan.bind_reason = fmt::format("--bind {} was given", to_string(*request.bind));
     return *request.bind;
   }
-  if (pool.quota_limited) {
-    plan.bind_reason = fmt::format(
-        "a CPU quota of {:g} CPUs limits N to {} of the {} CPUs {}, so no CPU is ours alone; workers are not "
-        "pinned (give --bind core to pin them anyway)",
-        *usable.cgroup.quota_cpus, pool.n, pool.cpus.size(), pool.cpus.to_string());
-    return Bind::none;
-  }
-  plan.bind_reason = "default: each worker is pinned to its own PUs, close together";
-  return Bind::core;
+  BindChoice choice = binding_for(pool.quota_limited, usable.cgroup.quota_cpus.value_or(0), pool.n, pool.cpus);
+  plan.bind_reason = std::move(choice.reason);
+  return choice.bind;
 }
 
 // The CPUs of `pool` sharing `key` at `level` with any CPU of `set`.
@@ -309,6 +314,11 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.bind = choose_bind(*pool, usable, request, plan);
   place_workers(*pool, plan);
   return plan;
+}
+
+BindChoice default_binding(const UsableCpus& usable) {
+  return binding_for(usable.limited_by == LimitedBy::quota, usable.cgroup.quota_cpus.value_or(0), usable.count,
+                     usable.cpus);
 }
 
 Result<Machine> read_this_machine(const FsRoot& root) {

@@ -10,6 +10,8 @@
 // share all of its CPUs. With bind none every worker gets all usable CPUs.
 #pragma once
 
+#include <string>
+
 #include "affinity/plan.hpp"
 #include "affinity/topology.hpp"
 #include "affinity/usable_cpus.hpp"
@@ -22,6 +24,16 @@ namespace mptrain::affinity {
 // explaining the refusal and what to do instead otherwise (a usage error:
 // M×T > N without Oversubscribe::allow, --reserve ≥ T, --cpus with no usable CPU).
 Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request);
+
+// A binding and why it was chosen.
+struct BindChoice {
+  Bind bind = Bind::core;
+  std::string reason;
+};
+
+// The binding a plan gets when --bind is not given: none when the CPU quota
+// is what limits N (the CPUs are not ours alone), core otherwise.
+BindChoice default_binding(const UsableCpus& usable);
 
 // A machine to plan for: its topology and the CPUs this process may use.
 struct Machine {

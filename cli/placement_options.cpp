@@ -52,6 +52,8 @@ nlohmann::json index_or_null(int index) { return index < 0 ? nlohmann::json(null
 
 std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
 
+std::string counted(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
 }  // namespace
@@ -111,8 +113,9 @@ nlohmann::json plan_to_json(const affinity::Plan& plan) {
 }
 
 std::string plan_table(const affinity::Plan& plan) {
-  std::string out = fmt::format("{} workers x {} threads on N = {} usable CPUs ({}), bind {}{}\n", plan.num_processes,
-                                plan.threads_per_process, plan.usable_cpus, plan.usable_cpu_list.to_string(),
+  std::string out = fmt::format("{} x {} on N = {} usable {} ({}), bind {}{}\n", counted(plan.num_processes, "worker"),
+                                counted(plan.threads_per_process, "thread"), plan.usable_cpus,
+                                plan.usable_cpus == 1 ? "CPU" : "CPUs", plan.usable_cpu_list.to_string(),
                                 affinity::to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
   out += fmt::format("  bind: {}\n\n", plan.bind_reason);
   out += fmt::format("{:>4}  {:<24}  {:>7}  {:>9}  {:>7}\n", "RANK", "CPUS", "PACKAGE", "NUMA NODE", "THREADS");

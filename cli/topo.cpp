@@ -47,7 +47,7 @@ nlohmann::json layout_json(const affinity::Topology& topology) {
   return {{"package_cpus", std::move(packages)}, {"numa_node_cpus", std::move(nodes)}};
 }
 
-nlohmann::json topo_json(const affinity::Machine& machine, const affinity::Plan& defaults) {
+nlohmann::json topo_json(const affinity::Machine& machine, const affinity::BindChoice& defaults) {
   const auto& t = machine.topology;
   const auto& u = machine.usable;
   nlohmann::json out = {{"topology", t.source},
@@ -64,7 +64,7 @@ nlohmann::json topo_json(const affinity::Machine& machine, const affinity::Plan&
                         {"limited_by", affinity::to_string(u.limited_by)},
                         {"explanation", affinity::explain(u)},
                         {"default_bind", affinity::to_string(defaults.bind)},
-                        {"bind_reason", defaults.bind_reason}};
+                        {"bind_reason", defaults.reason}};
   out.update(layout_json(t));
   return out;
 }
@@ -94,7 +94,7 @@ std::string layout_text(const affinity::Topology& topology) {
   return out;
 }
 
-std::string topo_text(const affinity::Machine& machine, const affinity::Plan& defaults) {
+std::string topo_text(const affinity::Machine& machine, const affinity::BindChoice& defaults) {
   const auto& t = machine.topology;
   const auto& u = machine.usable;
   std::string out = fmt::format("Topology:       {}\n", t.source);
@@ -103,17 +103,16 @@ std::string topo_text(const affinity::Machine& machine, const affinity::Plan& de
   out += layout_text(t);
   out += fmt::format("Online CPUs:    {}\nAffinity:       {}\n", or_none(u.online.to_string()), u.affinity.to_string());
   out += "Cgroup:         " + cgroup_text(u.cgroup);
-  out += fmt::format("Usable CPUs:    {} ({}), limited by {}\n", u.count, u.cpus.to_string(),
+  out += fmt::format("Usable CPUs:    {} (on CPUs {}), limited by {}\n", u.count, u.cpus.to_string(),
                      affinity::to_string(u.limited_by));
   out += fmt::format("  {}\n", affinity::explain(u));
-  out += fmt::format("Default bind:   {} ({})\n", affinity::to_string(defaults.bind), defaults.bind_reason);
+  out += fmt::format("Default bind:   {} ({})\n", affinity::to_string(defaults.bind), defaults.reason);
   return out;
 }
 
 int run_topo(const TopoOptions& options) {
   const auto machine = load_machine(options.topology);
-  // The default plan (one worker per package) says which binding applies by default and why.
-  const auto defaults = value_or_fail(affinity::make_plan(machine.topology, machine.usable, {}));
+  const auto defaults = affinity::default_binding(machine.usable);
   if (options.json) {
     print_json(topo_json(machine, defaults));
   } else {

@@ -230,7 +230,7 @@ TEST_CASE("more workers than CPUs share CPUs round robin when allowed", "[affini
   CHECK(plan.workers[3].cpus.to_string() == "1");
 }
 
-TEST_CASE("--reserve leaves PUs of each worker for helper threads", "[affinity][planner]") {
+TEST_CASE("a reserve leaves PUs of each worker for helper threads", "[affinity][planner]") {
   PlacementRequest request = processes(2);
   request.reserve = 1;
   const Plan plan = plan_for("package:2 core:8 pu:1", request);
@@ -240,13 +240,13 @@ TEST_CASE("--reserve leaves PUs of each worker for helper threads", "[affinity][
   CHECK(plan.workers[0].threads == 7);
 }
 
-TEST_CASE("--reserve of T or more is refused", "[affinity][planner]") {
+TEST_CASE("a reserve of T or more is refused", "[affinity][planner]") {
   PlacementRequest request = processes(2);
   request.reserve = 8;
   CHECK(refusal("package:2 core:8 pu:1", request).find("--reserve 7") != std::string::npos);
 }
 
-TEST_CASE("--cpus with no usable CPU is refused", "[affinity][planner]") {
+TEST_CASE("a CPU list with no usable CPU is refused", "[affinity][planner]") {
   PlacementRequest request;
   request.cpus = *CpuSet::parse("100-101");
   CHECK(refusal("package:1 core:4 pu:1", request).find("no usable CPU") != std::string::npos);
@@ -268,7 +268,7 @@ TEST_CASE("a quota that limits N makes the default binding none", "[affinity][pl
   CHECK(plan->workers[0].cpus.to_string() == "0-1");
 }
 
-TEST_CASE("an explicit --bind core is kept under a quota", "[affinity][planner]") {
+TEST_CASE("an explicit core binding is kept under a quota", "[affinity][planner]") {
   const Topology topology = synthetic("package:1 core:4 pu:1");
   CgroupCpuLimits cgroup;
   cgroup.quota_cpus = 2.0;

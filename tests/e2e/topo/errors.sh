@@ -1,0 +1,19 @@
+# topo errors: a bad description is a usage error (2), unreadable input a runtime failure (1).
+source "$(dirname "$0")/../lib.sh"
+
+run_mptrain topo --topology-synthetic "package:two"
+expect_code 2
+expect_stderr '^mptrain: error: bad synthetic topology'
+
+run_mptrain topo --topology "$MPTRAIN_TEST_DATA/affinity/broken.xml"
+expect_code 2
+expect_stderr '^mptrain: error: --topology: .*hwloc XML'
+
+run_mptrain topo --topology "$WORK/missing.xml"
+expect_code 1
+expect_stderr '^mptrain: error: --topology: .*No such file'
+
+MPTRAIN_FSROOT="$WORK/empty-root" run_mptrain topo --json
+expect_code 1
+expect_stderr '^mptrain: error: .*empty-root/sys/devices/system/cpu/online: No such file'
+[[ ! -s "$WORK/out" ]] || fail "a failed topo --json printed something on stdout"
