@@ -253,12 +253,16 @@ std::optional<Finding> check_outside_load(const Context& c) {
       "processes outside the watched set used {:.2f} CPUs on the job's CPUs {} while the job "
       "waited (run-delay ratio {:.2f} there)",
       load, job_cpus.to_string(), delay);
-  const CpuSet others = c.usable.minus(job_cpus);
-  f.fix = others.empty() ? std::string("stop or move the other load (`mptrain doctor` without options shows it)")
-                         : fmt::format(
-                               "move the job to the less loaded CPUs {} or stop the other load "
-                               "(`mptrain doctor` without options shows it)",
-                               others.to_string());
+  std::vector<int> idle;
+  for (int cpu : c.usable.minus(job_cpus).cpus()) {
+    const auto it = c.evidence.cpus.find(cpu);
+    if (it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < 0.5) idle.push_back(cpu);
+  }
+  f.fix = idle.empty() ? std::string("stop or move the other load (`mptrain doctor` without options shows it)")
+                       : fmt::format(
+                             "move the job to the idle CPUs {} or stop the other load "
+                             "(`mptrain doctor` without options shows it)",
+                             CpuSet(idle).to_string());
   f.numbers = {{"outside_load_cpus", load}, {"run_delay_ratio", delay}};
   return f;
 }

@@ -61,6 +61,8 @@ struct Sampler::State {
   Result<std::string_view> read_kept(ProcFile& file, const std::string& path, std::string& scratch);
   void discover();
   void discover_trees(const std::vector<pid_t>& all);
+  // Reads the identity of `info.pid`: command line, thread variables, CPU cgroup.
+  void identify(ProcessSample& info);
   void watch(pid_t pid);
   bool sample_process(pid_t pid, ProcessState& process, ProcessSample& out);
   bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status);
@@ -97,16 +99,21 @@ Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const std::st
   return std::string_view(scratch);
 }
 
+void Sampler::State::identify(ProcessSample& info) {
+  info.cmdline = read_cmdline(root, info.pid).value_or("");
+  info.env = read_thread_env(root, info.pid).value_or(ThreadEnv{});
+  info.cgroup.clear();
+  if (auto group = read_cpu_cgroup(root, info.pid); group.ok()) {
+    info.cgroup = group->key();
+    for (auto& level : with_ancestors(*group)) cgroups.emplace(level.key(), level);
+  }
+}
+
 void Sampler::State::watch(pid_t pid) {
   if (processes.contains(pid)) return;
   ProcessState process;
   process.info.pid = pid;
-  process.info.cmdline = read_cmdline(root, pid).value_or("");
-  process.info.env = read_thread_env(root, pid).value_or(ThreadEnv{});
-  if (auto group = read_cpu_cgroup(root, pid); group.ok()) {
-    process.info.cgroup = group->key();
-    for (auto& level : with_ancestors(*group)) cgroups.emplace(level.key(), level);
-  }
+  identify(process.info);
   processes.emplace(pid, std::move(process));
 }
 
@@ -189,6 +196,7 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   auto stat = parse_task_stat(*text);
   if (!stat.ok()) return false;
   process.info.ppid = stat->ppid;
+  if (!process.info.comm.empty() && process.info.comm != stat->comm) identify(process.info);  // it exec'd
   process.info.comm = stat->comm;
   auto tids = list_tasks(root, pid);
   if (!tids.ok()) return false;
