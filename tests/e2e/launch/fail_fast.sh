@@ -17,7 +17,10 @@ none_alive $(json '.workers[].pid') || fail "a worker outlived the group"
 
 # A worker that ignores SIGTERM is killed after --grace.
 start=$SECONDS
-run_mptrain run -n 2 --grace 1 -- sh -c 'trap "" TERM; [ "$RANK" = 0 ] && exit 3; while :; do sleep 0.1; done'
+ready="$WORK/rank1-ignores-term"
+run_mptrain run -n 2 --grace 1 -- sh -c "
+  if [ \$RANK = 0 ]; then while [ ! -e $ready ]; do sleep 0.05; done; exit 3; fi
+  trap '' TERM; touch $ready; while :; do sleep 0.1; done"
 expect_code 3
 (( SECONDS - start < 10 )) || fail "SIGKILL after the grace period took $((SECONDS - start)) s"
 expect_stderr 'killed by SIGKILL'
