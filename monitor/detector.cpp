@@ -254,7 +254,8 @@ std::optional<Finding> check_outside_load(const Context& c) {
       "waited (run-delay ratio {:.2f} there)",
       load, job_cpus.to_string(), delay);
   std::vector<int> idle;
-  for (int cpu : c.usable.minus(job_cpus).cpus()) {
+  const CpuSet others = c.usable.minus(job_cpus);
+  for (int cpu : others.cpus()) {
     const auto it = c.evidence.cpus.find(cpu);
     if (it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < 0.5) idle.push_back(cpu);
   }
