@@ -52,11 +52,14 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   command.add_option("--batch-size", options->batch_size, "Samples per optimiser step (default: 64)")
       ->check(CLI::PositiveNumber)
       ->group(group);
-  command.add_option("--lr", options->lr, "SGD learning rate (default: 0.01)")->check(CLI::NonNegativeNumber)->group(group);
+  command.add_option("--lr", options->lr, "SGD learning rate (default: 0.01)")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group);
   command.add_option("--momentum", options->momentum, "SGD momentum, each worker its own (default: 0.5)")
       ->check(CLI::Range(0.0, 1.0))
       ->group(group);
-  command.add_option("--seed", options->seed, "Seed of initialisation, shuffles (seed + rank) and dropout (default: 1)")
+  command
+      .add_option("--seed", options->seed, "Seed of initialisation, shuffles (seed + rank) and dropout (default: 1)")
       ->group(group);
   command.add_option("--save-model", options->save_model, "Write the trained model to PATH (also when interrupted)")
       ->group(group);
@@ -226,11 +229,11 @@ class EpochEvaluator {
 // What main prints for a failed worker: its rank, pid and how it ended.
 std::string failure_message(const procmgr::GroupResult& result) {
   const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
-  std::string message = fmt::format("training worker rank {} (pid {}) {}", worker.rank, worker.pid,
-                                    worker.status.describe());
+  std::string message =
+      fmt::format("training worker rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
   if (result.workers.size() > 1) message += "; the other workers were stopped";
-  if (!worker.stderr_tail.empty()) message += fmt::format("\nlast lines of rank {}'s stderr:\n{}", worker.rank,
-                                                          worker.stderr_tail);
+  if (!worker.stderr_tail.empty())
+    message += fmt::format("\nlast lines of rank {}'s stderr:\n{}", worker.rank, worker.stderr_tail);
   return message;
 }
 
@@ -287,11 +290,11 @@ double samples_per_second(const TrainReport& report) {
 }
 
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report) {
-  std::string text = fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n",
-                                 options.model, plan.num_processes, plan.num_processes == 1 ? "" : "s",
-                                 plan.threads_per_process, plan.threads_per_process == 1 ? "" : "s",
-                                 affinity::to_string(plan.bind), options.epochs, options.epochs == 1 ? "" : "s",
-                                 options.batch_size);
+  std::string text =
+      fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n", options.model,
+                  plan.num_processes, plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
+                  plan.threads_per_process == 1 ? "" : "s", affinity::to_string(plan.bind), options.epochs,
+                  options.epochs == 1 ? "" : "s", options.batch_size);
   if (report.interrupted_by != 0) {
     text += fmt::format("  interrupted by {}: the workers stopped after their current batch\n",
                         procmgr::signal_name(report.interrupted_by));
@@ -322,7 +325,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
   }
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& epoch : report.epochs) {
-    epochs.push_back({{"epoch", epoch.epoch}, {"test_accuracy", epoch.result.accuracy}, {"test_loss", epoch.result.loss}});
+    epochs.push_back(
+        {{"epoch", epoch.epoch}, {"test_accuracy", epoch.result.accuracy}, {"test_loss", epoch.result.loss}});
   }
   nlohmann::json interrupted = nullptr;
   if (report.interrupted_by != 0) interrupted = procmgr::signal_name(report.interrupted_by);
@@ -356,7 +360,8 @@ int run_training(const RunOptions& options) {
   const auto settings = train_settings(train_options);
   const auto layout = hogwild::model_layout(settings.model);
   // 1. Plan: M workers, T threads each, their CPUs.
-  const auto plan = value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
+  const auto plan =
+      value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker.
   const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
   const auto test_data = load_split(train_options, hogwild::Split::test, 0);

@@ -1,5 +1,6 @@
 #include "hogwild/trainer.hpp"
 
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
@@ -220,7 +221,7 @@ Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dat
   const int groups = (data.count + group_size - 1) / group_size;
   std::vector<double> losses(static_cast<std::size_t>(groups));
   std::vector<int> correct(static_cast<std::size_t>(groups));
-  const int slot_count = std::max(1, std::min(threads, groups));
+  const int slot_count = std::max(1, std::min({threads, groups, tbb::info::default_concurrency()}));
   std::vector<Slot> slots(static_cast<std::size_t>(slot_count));
   for (auto& slot : slots) slot.network = std::make_unique<Network<float>>(kind);
   auto work = [&](int slot_index) {

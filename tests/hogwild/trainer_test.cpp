@@ -1,1 +1,131 @@
+#include "hogwild/trainer.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "hogwild/idx.hpp"
+#include "hogwild/random.hpp"
+
+using namespace mptrain::hogwild;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small synthetic set: class k lights up a 4-row band, with noise.
+struct SyntheticSet {
+  fs::path dir;
+  SyntheticSet(int count, const std::string& prefix) {
+    dir = fs::temp_directory_path() / ("mptrain-train-" + std::to_string(::getpid()) + "-" + prefix);
+    fs::create_directories(dir);
+    Random random(42);
+    std::string header_images{'\0', '\0', '\x08', '\x03'};
+    std::string header_labels{'\0', '\0', '\x08', '\x01'};
+    auto be = [](std::string& out, std::uint32_t v) {
+      for (int s = 24; s >= 0; s -= 8) out += static_cast<char>((v >> s) & 0xff);
+    };
+    be(header_images, static_cast<std::uint32_t>(count));
+    be(header_images, 28);
+    be(header_images, 28);
+    be(header_labels, static_cast<std::uint32_t>(count));
+    std::string pixels;
+    std::string labels;
+    for (int i = 0; i < count; ++i) {
+      const int label = static_cast<int>(random.below(10));
+      labels += static_cast<char>(label);
+      for (int p = 0; p < 784; ++p) {
+        const bool lit = p / 28 >= 2 + 2 * label && p / 28 < 6 + 2 * label;
+        pixels += static_cast<char>((lit ? 160 : 0) + static_cast<int>(random.below(90)));
+      }
+    }
+    std::ofstream(dir / (prefix + "-images-idx3-ubyte"), std::ios::binary) << header_images << pixels;
+    std::ofstream(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary) << header_labels << labels;
+  }
+  ~SyntheticSet() { fs::remove_all(dir); }
+};
+
+// Trains `kind` on `data` as one worker of `threads` threads; returns the final parameters.
+std::vector<float> train_once(ModelKind kind, const Dataset& data, int threads, std::uint64_t seed = 1,
+                              float learning_rate = 0.01f) {
+  TrainSettings settings;
+  settings.model = kind;
+  settings.seed = seed;
+  settings.learning_rate = learning_rate;
+  const auto layout = model_layout(kind);
+  auto store = ParameterStore::create(layout, 1);
+  REQUIRE(store.ok());
+  initialize_parameters(layout, seed, store->parameters());
+  auto outcome = train_worker(settings, data, *store, WorkerSetup{0, threads, {}});
+  REQUIRE(outcome.ok());
+  CHECK(outcome->samples == static_cast<std::uint64_t>(data.count));
+  CHECK(store->counters(0).samples.load() == static_cast<std::uint64_t>(data.count));
+  CHECK(store->counters(0).epoch.load() == 1);
+  const auto values = store->parameters();
+  return {values.begin(), values.end()};
+}
+
+}  // namespace
+
+TEST_CASE("every model learns a separable synthetic set in one epoch", "[hogwild]") {
+  SyntheticSet set(1280, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  for (ModelKind kind : {ModelKind::logreg, ModelKind::mlp, ModelKind::cnn}) {
+    const auto parameters = train_once(kind, *data, 1, 1, 0.1f);
+    const auto result = evaluate(kind, parameters, *data, 1);
+    INFO(to_string(kind) << " accuracy " << result.accuracy);
+    CHECK(result.accuracy > 0.9);
+  }
+}
+
+TEST_CASE("one worker of one thread with a fixed seed trains bit-identically", "[hogwild]") {
+  SyntheticSet set(200, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  CHECK(train_once(ModelKind::cnn, *data, 1) == train_once(ModelKind::cnn, *data, 1));
+  CHECK(train_once(ModelKind::cnn, *data, 1, 2) != train_once(ModelKind::cnn, *data, 1, 1));
+}
+
+TEST_CASE("a batch split over threads gives the same model up to rounding", "[hogwild]") {
+  SyntheticSet set(256, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  const auto one = train_once(ModelKind::cnn, *data, 1);
+  const auto two = train_once(ModelKind::cnn, *data, 2);
+  for (std::size_t i = 0; i < one.size(); i += 31) CHECK(two[i] == Approx(one[i]).margin(1e-4));
+}
+
+TEST_CASE("a stop request ends the worker before its next batch", "[hogwild]") {
+  SyntheticSet set(256, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  const auto layout = model_layout(ModelKind::logreg);
+  auto store = ParameterStore::create(layout, 1);
+  REQUIRE(store.ok());
+  store->request_stop();
+  TrainSettings settings;
+  settings.model = ModelKind::logreg;
+  auto outcome = train_worker(settings, *data, *store, WorkerSetup{});
+  REQUIRE(outcome.ok());
+  CHECK(outcome->stopped);
+  CHECK(outcome->samples == 0);
+}
+
+TEST_CASE("evaluation does not depend on the thread count", "[hogwild]") {
+  SyntheticSet set(100, "t10k");
+  auto data = load_dataset(set.dir, Split::test);
+  REQUIRE(data.ok());
+  const auto layout = model_layout(ModelKind::cnn);
+  std::vector<float> parameters(layout.parameter_count);
+  initialize_parameters(layout, 9, parameters);
+  const auto one = evaluate(ModelKind::cnn, parameters, *data, 1);
+  const auto three = evaluate(ModelKind::cnn, parameters, *data, 3);
+  CHECK(one.accuracy == three.accuracy);
+  CHECK(one.loss == three.loss);
+  CHECK(one.samples == 100);
+}
