@@ -1,0 +1,29 @@
+# Helpers for the training end-to-end tests (sourced; not a test itself).
+
+# REAL_DATA: the installed Fashion-MNIST set.
+REAL_DATA=/usr/share/datasets/fashion-mnist
+
+# require_real_data: skip unless the Fashion-MNIST package is installed.
+require_real_data() {
+  [[ -e "$REAL_DATA/train-images-idx3-ubyte.gz" || -e "$REAL_DATA/train-images-idx3-ubyte" ]] ||
+    skip "no Fashion-MNIST in $REAL_DATA (Debian package dataset-fashion-mnist)"
+}
+
+# be32 N: N as four big-endian bytes (printf escapes).
+be32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
+
+# make_idx_set DIR PREFIX COUNT: writes COUNT random 28x28 images and labels (all 3) as DIR/PREFIX-*-ubyte.
+make_idx_set() {
+  local dir=$1 prefix=$2 count=$3
+  mkdir -p "$dir"
+  { printf "\\x00\\x00\\x08\\x03$(be32 "$count")$(be32 28)$(be32 28)"; head -c $((count * 784)) /dev/urandom; } \
+    >"$dir/$prefix-images-idx3-ubyte"
+  { printf "\\x00\\x00\\x08\\x01$(be32 "$count")"; head -c "$count" /dev/zero | tr '\0' '\3'; } \
+    >"$dir/$prefix-labels-idx1-ubyte"
+}
+
+# pids_of_children PID: the direct children of PID.
+pids_of_children() { pgrep -P "$1" || true; }
+
+# shm_listing: the names in /dev/shm, sorted.
+shm_listing() { ls -A /dev/shm 2>/dev/null | sort; }

@@ -1,0 +1,17 @@
+# A short training run prints one JSON report with the contract's keys.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+require_real_data
+
+run_mptrain run -n 2 -t 1 --model logreg --train-limit 640 --json
+expect_code 0
+expect_json '.samples == 1280 and .num_processes == 2 and .threads_per_process == 1'
+expect_json '(.train_seconds > 0) and (.samples_per_second > 0)'
+expect_json '(.test_accuracy >= 0) and (.test_accuracy <= 1) and (.test_loss > 0)'
+expect_json '.workers | length == 2 and all(.samples == 640 and (.cpus | type == "string"))'
+expect_json '.monitor.verdict == "not_monitored"'
+
+run_mptrain run -n 1 -t 1 --model mlp --train-limit 320
+expect_code 0
+grep -q 'test accuracy' "$WORK/out" || fail "no test accuracy in the text report"
+grep -q 'samples/s' "$WORK/out" || fail "no samples/s in the text report"
