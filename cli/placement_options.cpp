@@ -90,6 +90,12 @@ affinity::Machine load_machine(const TopologyOptions& options) {
   return value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
 }
 
+affinity::Plan plan_for_this_machine(const PlacementOptions& options) {
+  const auto request = to_request(options);
+  const auto machine = value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+  return value_or_fail(affinity::make_plan(machine.topology, machine.usable, request), exit_code::usage_error);
+}
+
 nlohmann::json plan_to_json(const affinity::Plan& plan) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& worker : plan.workers) {

@@ -43,6 +43,11 @@ void add_topology_options(CLI::App& command, TopologyOptions& options);
 // Failure for a bad description and a runtime Failure for unreadable input.
 affinity::Machine load_machine(const TopologyOptions& options);
 
+// The plan for `options` on this machine (usable CPUs read under
+// MPTRAIN_FSROOT); throws a runtime Failure when the machine cannot be read
+// and a usage Failure when the request cannot be planned.
+affinity::Plan plan_for_this_machine(const PlacementOptions& options);
+
 // `plan` as the JSON object of SPEC "mptrain plan" (package/numa_node null when a worker spans several).
 nlohmann::json plan_to_json(const affinity::Plan& plan);
 // `plan` as a human-readable summary and table: rank, CPUs, package, NUMA node, threads.
