@@ -1,1 +1,130 @@
+#include "monitor/procfs.hpp"
+
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+
+using namespace mptrain;
+using namespace mptrain::monitor;
+
+namespace {
+
+const FsRoot v1_tree(MPTRAIN_TEST_DATA "/monitor/proc-v1");
+const FsRoot v2_tree(MPTRAIN_TEST_DATA "/monitor/proc-v2");
+
+}  // namespace
+
+TEST_CASE("a stat line is split at the last ')' so comm may hold spaces and parentheses", "[monitor]") {
+  auto stat = read_task_stat(v1_tree, 100, 102);
+  REQUIRE(stat.ok());
+  CHECK(stat->pid == 102);
+  CHECK(stat->comm == "py (worker) 1");
+  CHECK(stat->state == 'R');
+  CHECK(stat->ppid == 1);
+  CHECK(stat->utime_ticks == 490);
+  CHECK(stat->stime_ticks == 15);
+  CHECK(stat->num_threads == 3);
+  CHECK(stat->last_cpu == 1);
+}
+
+TEST_CASE("a truncated or comm-less stat line is an error", "[monitor]") {
+  CHECK_FALSE(parse_task_stat("12 (x) R 1 2 3").ok());
+  CHECK_FALSE(parse_task_stat("12 x R 1 2 3").ok());
+  CHECK_FALSE(parse_task_stat("").ok());
+}
+
+TEST_CASE("schedstat gives time on CPU and run-queue wait in nanoseconds", "[monitor]") {
+  auto sched = read_task_schedstat(v1_tree, 100, 102);
+  REQUIRE(sched.ok());
+  CHECK(sched->on_cpu_ns == 4900000000ULL);
+  CHECK(sched->wait_ns == 2450000000ULL);
+  CHECK(sched->timeslices == 900);
+  CHECK_FALSE(parse_schedstat("12 x 3").ok());
+}
+
+TEST_CASE("status gives switches, threads and the allowed CPUs", "[monitor]") {
+  auto status = read_task_status(v1_tree, 100, 102);
+  REQUIRE(status.ok());
+  CHECK(status->name == "py (worker) 1");
+  CHECK(status->threads == 3);
+  CHECK(status->cpus_allowed_list == "1");
+  CHECK(status->voluntary_switches == 3);
+  CHECK(status->nonvoluntary_switches == 400);
+  CHECK(parse_status("garbage without colons\n").threads == 0);
+}
+
+TEST_CASE("environ yields the thread-count variables and ignores bad values", "[monitor]") {
+  auto env = read_thread_env(v1_tree, 100);
+  REQUIRE(env.ok());
+  CHECK(env->omp_num_threads == 4);
+  CHECK_FALSE(env->mkl_num_threads.has_value());
+  CHECK_FALSE(env->openblas_num_threads.has_value());
+  CHECK(parse_thread_env(std::string_view("OPENBLAS_NUM_THREADS=2\0", 23)).openblas_num_threads == 2);
+}
+
+TEST_CASE("cmdline is joined with spaces", "[monitor]") {
+  CHECK(read_cmdline(v1_tree, 100).value_or("") == "python3 train.py --epochs 1");
+  CHECK(parse_cmdline("") == "");
+}
+
+TEST_CASE("a thread listed but whose files are gone is an error, not a crash", "[monitor]") {
+  auto tids = list_tasks(v1_tree, 100);
+  REQUIRE(tids.ok());
+  CHECK(tids->size() == 3);
+  CHECK_FALSE(read_task_stat(v1_tree, 100, 101).ok());
+  CHECK_FALSE(read_task_schedstat(v1_tree, 100, 101).ok());
+  CHECK_FALSE(read_process_stat(v1_tree, 99999).ok());
+}
+
+TEST_CASE("/proc is listed as process ids only", "[monitor]") {
+  auto pids = list_processes(v1_tree);
+  REQUIRE(pids.ok());
+  std::sort(pids->begin(), pids->end());
+  CHECK(*pids == std::vector<pid_t>{7, 100, 300});
+}
+
+TEST_CASE("/proc/stat gives busy and total seconds per CPU", "[monitor]") {
+  auto cpus =
+      parse_proc_stat("cpu  1 2 3 4 5 6 7 8 0 0\ncpu0 100 0 50 800 50 0 0 0 0 0\ncpu1 1 1 1 1 1 1 1 1 0 0\n", 100);
+  REQUIRE(cpus.ok());
+  REQUIRE(cpus->size() == 2);
+  CHECK((*cpus)[0].cpu == 0);
+  CHECK((*cpus)[0].busy_s == Approx(1.5));
+  CHECK((*cpus)[0].total_s == Approx(10.0));
+  CHECK((*cpus)[1].busy_s == Approx(0.06));
+  CHECK_FALSE(parse_proc_stat("intr 1 2\n", 100).ok());
+  CHECK(read_cpu_times(v1_tree).ok());
+}
+
+TEST_CASE("loadavg and CPU pressure are parsed", "[monitor]") {
+  auto load = read_loadavg(v1_tree);
+  REQUIRE(load.ok());
+  CHECK(load->load1 == Approx(2.5));
+  CHECK(load->runnable == 3);
+  CHECK(load->tasks == 87);
+  auto pressure = read_cpu_pressure(v1_tree);
+  REQUIRE(pressure.has_value());
+  CHECK(pressure->some_avg10 == Approx(12.5));
+  CHECK(pressure->some_total_us == 7520741);
+}
+
+TEST_CASE("a kernel without PSI has no CPU pressure, which is not an error", "[monitor]") {
+  CHECK_FALSE(read_cpu_pressure(v2_tree).has_value());
+  CHECK_FALSE(parse_cpu_pressure("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n").ok());
+}
+
+TEST_CASE("a kept ProcFile re-reads the current content with pread", "[monitor]") {
+  ProcFile file;
+  REQUIRE(file.open(FsRoot(), "/proc/self/schedstat").ok());
+  auto first = file.read();
+  REQUIRE(first.ok());
+  const auto before = parse_schedstat(*first);
+  REQUIRE(before.ok());
+  volatile double sink = 0;
+  for (int i = 0; i < 3000000; ++i) sink = sink + i * 0.5;
+  auto second = file.read();
+  REQUIRE(second.ok());
+  CHECK(parse_schedstat(*second)->on_cpu_ns > before->on_cpu_ns);
+  CHECK_FALSE(ProcFile().read().ok());
+  CHECK_FALSE(file.open(v1_tree, "/proc/does-not-exist").ok());
+}

@@ -1,1 +1,107 @@
+#include "monitor/sampler.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
+
+using namespace mptrain;
+using namespace mptrain::monitor;
+
+namespace {
+
+const FsRoot v1_tree(MPTRAIN_TEST_DATA "/monitor/proc-v1");
+const FsRoot v2_tree(MPTRAIN_TEST_DATA "/monitor/proc-v2");
+
+const ProcessSample* find(const Snapshot& snapshot, pid_t pid) {
+  for (const auto& process : snapshot.processes) {
+    if (process.pid == pid) return &process;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a sampled process skips a thread that vanished mid-read", "[monitor]") {
+  Sampler sampler(v1_tree, Scope::processes, {100});
+  const Snapshot snapshot = sampler.sample();
+  REQUIRE(snapshot.processes.size() == 1);
+  const auto& process = snapshot.processes[0];
+  CHECK(process.comm == "py (worker) 1");
+  CHECK(process.env.omp_num_threads == 4);
+  CHECK(process.cgroup == "v1:/jobs/train");
+  REQUIRE(process.threads.size() == 2);
+  const auto busy = std::find_if(process.threads.begin(), process.threads.end(), [](auto& t) { return t.tid == 102; });
+  REQUIRE(busy != process.threads.end());
+  CHECK(busy->wait_ns == 2450000000ULL);
+  CHECK(busy->nonvoluntary_switches == 400);
+  CHECK(busy->cpus_allowed == "1");
+  CHECK(busy->last_cpu == 1);
+}
+
+TEST_CASE("the sampler reads machine counters, PSI and the job's cgroups", "[monitor]") {
+  Sampler sampler(v1_tree, Scope::processes, {100});
+  const Snapshot snapshot = sampler.sample();
+  CHECK(snapshot.machine.cpus.size() == 2);
+  CHECK(snapshot.machine.pressure.has_value());
+  REQUIRE(snapshot.machine.load.has_value());
+  CHECK(snapshot.machine.load->tasks == 87);
+  REQUIRE(snapshot.machine.cgroups.size() == 2);  // /jobs/train and its parent /jobs
+  const auto& train =
+      snapshot.machine.cgroups[1].key == "v1:/jobs/train" ? snapshot.machine.cgroups[1] : snapshot.machine.cgroups[0];
+  CHECK(train.stat.nr_throttled == 90);
+  CHECK(*train.quota.cpus == Approx(0.5));
+}
+
+TEST_CASE("a tree scope follows children through their parent pid", "[monitor]") {
+  Sampler sampler(v1_tree, Scope::trees, {100});
+  const Snapshot snapshot = sampler.sample();
+  CHECK(find(snapshot, 100) != nullptr);
+  CHECK(find(snapshot, 300) != nullptr);
+  CHECK(find(snapshot, 7) == nullptr);
+}
+
+TEST_CASE("a machine scope watches every process", "[monitor]") {
+  Sampler sampler(v1_tree, Scope::machine, {});
+  CHECK(sampler.sample().processes.size() == 3);
+}
+
+TEST_CASE("a missing PSI file leaves pressure empty", "[monitor]") {
+  Sampler sampler(v2_tree, Scope::processes, {200});
+  const Snapshot snapshot = sampler.sample();
+  CHECK_FALSE(snapshot.machine.pressure.has_value());
+  REQUIRE(snapshot.machine.cgroups.size() == 2);
+  REQUIRE(snapshot.processes.size() == 1);
+  CHECK(snapshot.processes[0].cgroup == "v2:/ci/job-7");
+}
+
+TEST_CASE("watched processes that are gone are dropped, not errors", "[monitor]") {
+  Sampler sampler(v1_tree, Scope::processes, {4242});
+  CHECK(sampler.sample().processes.empty());
+  CHECK(sampler.all_gone());
+}
+
+TEST_CASE("live sampling sees a busy thread's CPU time grow", "[monitor]") {
+  std::atomic<bool> stop{false};
+  std::thread busy([&stop] {
+    volatile unsigned long sink = 0;
+    while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
+  });
+  Sampler sampler(FsRoot(), Scope::processes, {::getpid()});
+  const Snapshot first = sampler.sample();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const Snapshot second = sampler.sample();
+  stop = true;
+  busy.join();
+  REQUIRE(first.processes.size() == 1);
+  REQUIRE(second.processes.size() == 1);
+  auto total = [](const Snapshot& s) {
+    std::uint64_t sum = 0;
+    for (const auto& t : s.processes[0].threads) sum += t.on_cpu_ns + t.wait_ns;
+    return sum;
+  };
+  CHECK(total(second) > total(first) + 50'000'000);  // the busy thread wanted a CPU for most of 200 ms
+  CHECK(second.processes[0].threads.size() >= 2);
+}
