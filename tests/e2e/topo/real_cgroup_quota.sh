@@ -6,16 +6,26 @@ source "$(dirname "$0")/../lib.sh"
 
 [[ $(id -u) == 0 ]] || skip "creating a cgroup needs root"
 
-v1=/sys/fs/cgroup/cpu
-v2=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
-if [[ -f $v1/cpu.cfs_quota_us && -w $v1/cgroup.procs ]]; then
+# mount_of FSTYPE OPTION: the mount point of the first FSTYPE mount whose super options name OPTION.
+mount_of() {
+  awk -v type="$1" -v opt="$2" '{
+    for (i = 7; i < NF; i++) if ($i == "-") break
+    if ($(i + 1) != type) next
+    n = split($(i + 3), o, ",")
+    for (j = 1; j <= n; j++) if (opt == "" || o[j] == opt) { print $5; exit }
+  }' /proc/self/mountinfo
+}
+v1=$(mount_of cgroup cpu)
+v2=$(mount_of cgroup2 "")
+if [[ -n $v1 ]]; then
+  [[ -f $v1/cpu.cfs_quota_us && -w $v1/cgroup.procs ]] || skip "the cgroup v1 cpu controller at $v1 is not writable"
   parent=$v1
 elif [[ -n $v2 && -w $v2/cgroup.subtree_control ]] && grep -qw cpu "$v2/cgroup.controllers" 2>/dev/null; then
   parent=$v2
   grep -qw cpu "$parent/cgroup.subtree_control" || echo +cpu >"$parent/cgroup.subtree_control" 2>/dev/null ||
     skip "cannot enable the v2 cpu controller under $parent"
 else
-  skip "no writable cgroup v1 cpu controller or v2 hierarchy with the cpu controller"
+  skip "no cgroup v1 cpu controller and no writable v2 hierarchy with the cpu controller"
 fi
 dir=$parent/mptrain-test-$$
 
