@@ -1,5 +1,6 @@
 #include "hogwild/store.hpp"
 
+#include <algorithm>
 #include <new>
 
 namespace mptrain::hogwild {
@@ -31,14 +32,15 @@ Result<ParameterStore> ParameterStore::create(const ModelLayout& layout, int wor
   return store;
 }
 
-void ParameterStore::snapshot(std::span<float> out) const {
-  for (std::size_t i = 0; i < parameter_count_; ++i) {
-    out[i] = std::atomic_ref<float>(parameters_[i]).load(std::memory_order_relaxed);
+void ParameterStore::snapshot(std::span<float> out, std::size_t offset) const {
+  const std::size_t count = std::min(out.size(), parameter_count_ - offset);
+  for (std::size_t i = 0; i < count; ++i) {
+    out[i] = std::atomic_ref<float>(parameters_[offset + i]).load(std::memory_order_relaxed);
   }
 }
 
-void ParameterStore::apply_update(std::span<const float> step) {
-  hogwild_apply_update(parameters_, step.data(), parameter_count_);
+void ParameterStore::apply_update(std::span<const float> step, std::size_t offset) {
+  hogwild_apply_update(parameters_ + offset, step.data(), std::min(step.size(), parameter_count_ - offset));
 }
 
 // Hogwild (Niu et al., 2011): every worker subtracts its step from the

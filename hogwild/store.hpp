@@ -41,10 +41,12 @@ class ParameterStore {
 
   // The parameters for exclusive use: before the workers start or after they have ended.
   std::span<float> parameters() { return {parameters_, parameter_count_}; }
-  // Copies the current parameters into `out` while workers may be writing (relaxed atomic reads).
-  void snapshot(std::span<float> out) const;
-  // Subtracts `step` from the shared parameters without locking (Hogwild); see hogwild_apply_update.
-  void apply_update(std::span<const float> step);
+  // Copies the parameters from `offset` on into `out` while workers may be
+  // writing (relaxed atomic reads).
+  void snapshot(std::span<float> out, std::size_t offset = 0) const;
+  // Subtracts `step` from the parameters from `offset` on, without locking
+  // (Hogwild); see hogwild_apply_update.
+  void apply_update(std::span<const float> step, std::size_t offset = 0);
 
   // Worker `rank`'s counters.
   WorkerCounters& counters(int rank) const { return counters_[rank]; }

@@ -106,6 +106,7 @@ class WorkerLoop {
     std::vector<int> order(static_cast<std::size_t>(data_.count));
     Random shuffle_random(settings_.seed + static_cast<std::uint64_t>(setup_.rank));
     auto& counters = store_.counters(setup_.rank);
+    store_.snapshot(parameters_);
     for (int epoch = 0; epoch < settings_.epochs; ++epoch) {
       std::iota(order.begin(), order.end(), 0);
       for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle_random.below(i)]);
@@ -118,6 +119,7 @@ class WorkerLoop {
         const std::uint64_t key_base = mix64(settings_.seed ^ mix64((static_cast<std::uint64_t>(setup_.rank) << 32) +
                                                                     static_cast<std::uint64_t>(epoch)));
         const double loss = train_batch(std::span<const int>(order).subspan(start, count), key_base + start);
+        first_step_ = false;
         for (const auto& slot : slots_) {
           if (!slot.pin_status.ok()) return slot.pin_status.error();
         }
@@ -130,52 +132,62 @@ class WorkerLoop {
   }
 
  private:
-  // Computes one batch's gradient across the slots, then updates the store; returns the summed loss.
+  // Computes one batch's gradient across the slots, then updates the store
+  // (each slot reduces and applies its own slice of the parameters);
+  // returns the summed loss.
   double train_batch(std::span<const int> batch, std::uint64_t key_base) {
-    store_.snapshot(parameters_);
     const int groups = static_cast<int>((batch.size() + group_size - 1) / group_size);
     const int slot_count = static_cast<int>(slots_.size());
-    auto work = [&](int slot_index) {
+    const float loss_scale = 1.0f / static_cast<float>(batch.size());
+    auto compute = [&](int slot_index) {
       Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
       std::fill(slot.gradient.begin(), slot.gradient.end(), 0.0f);
       slot.loss = 0;
       for (int g = slot_index; g < groups; g += slot_count) {
-        const auto indices = batch.subspan(static_cast<std::size_t>(g) * group_size,
-                                           std::min<std::size_t>(group_size, batch.size() - g * group_size));
+        const std::size_t first = static_cast<std::size_t>(g) * group_size;
+        const auto indices = batch.subspan(first, std::min<std::size_t>(group_size, batch.size() - first));
         pack_group(data_, indices, slot);
-        for (int s = 0; s < group_size; ++s)
-          slot.keys[s] = mix64(key_base + static_cast<std::uint64_t>(g * group_size + s));
+        for (int s = 0; s < group_size; ++s) slot.keys[s] = mix64(key_base + first + static_cast<std::uint64_t>(s));
         const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()),
-                                 slot.keys.data(), 1.0f / static_cast<float>(batch.size())};
+                                 slot.keys.data(), loss_scale};
         slot.loss += slot.network->train_group(parameters_.data(), group, slot.gradient.data());
       }
     };
+    auto update = [&](int slot_index) { update_slice(slot_index); };
     if (slot_count == 1) {
-      work(0);
+      compute(0);
+      update(0);
     } else {
-      arena_.execute([&] { tbb::parallel_for(0, slot_count, work, tbb::static_partitioner()); });
+      arena_.execute([&] {
+        tbb::parallel_for(0, slot_count, compute, tbb::static_partitioner());
+        tbb::parallel_for(0, slot_count, update, tbb::static_partitioner());
+      });
     }
-    return apply(batch.size());
+    double loss = 0;
+    for (const auto& slot : slots_) loss += slot.loss;
+    return loss;
   }
 
-  // Sums the slots' gradients, applies SGD with momentum to the store; returns the summed loss.
-  double apply(std::size_t) {
-    double loss = 0;
+  // For slot `slot_index`'s slice of the parameters: sums the slots'
+  // gradients, takes the SGD-with-momentum step in the store and refreshes
+  // the local copy for the next batch.
+  void update_slice(int slot_index) {
+    const std::size_t total = parameters_.size();
+    const std::size_t count = slots_.size();
+    const std::size_t begin = total * static_cast<std::size_t>(slot_index) / count;
+    const std::size_t end = total * (static_cast<std::size_t>(slot_index) + 1) / count;
     const float lr = settings_.learning_rate;
     const float momentum = settings_.momentum;
-    std::vector<float>& total = slots_[0].gradient;
-    for (std::size_t s = 1; s < slots_.size(); ++s) {
-      const auto& other = slots_[s].gradient;
-      for (std::size_t i = 0; i < total.size(); ++i) total[i] += other[i];
-    }
-    for (const auto& slot : slots_) loss += slot.loss;
-    for (std::size_t i = 0; i < total.size(); ++i) {
-      momentum_[i] = first_step_ ? total[i] : momentum * momentum_[i] + total[i];
+    const float keep = first_step_ ? 0.0f : momentum;
+    for (std::size_t i = begin; i < end; ++i) {
+      float gradient = slots_[0].gradient[i];
+      for (std::size_t s = 1; s < count; ++s) gradient += slots_[s].gradient[i];
+      momentum_[i] = keep * momentum_[i] + gradient;
       step_[i] = lr * momentum_[i];
     }
-    first_step_ = false;
-    store_.apply_update(step_);
-    return loss;
+    const std::span<float> step(step_.data() + begin, end - begin);
+    store_.apply_update(step, begin);
+    store_.snapshot(std::span<float>(parameters_.data() + begin, end - begin), begin);
   }
 
   // Publishes progress for the parent.
