@@ -41,9 +41,11 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   auto options = std::make_shared<TrainOptions>();
   const char* group = "Training (run without -- CMD)";
   command.add_option("--data", options->data, "Directory of MNIST-format IDX files, plain or .gz")
+      ->type_name("DIR")
       ->capture_default_str()
       ->group(group);
   command.add_option("--model", options->model, "Network: cnn, mlp or logreg (default: cnn)")
+      ->type_name("MODEL")
       ->check(CLI::IsMember({"cnn", "mlp", "logreg"}))
       ->group(group);
   command.add_option("--epochs", options->epochs, "Passes over the training set per worker (default: 1)")
@@ -62,11 +64,15 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       .add_option("--seed", options->seed, "Seed of initialisation, shuffles (seed + rank) and dropout (default: 1)")
       ->group(group);
   command.add_option("--save-model", options->save_model, "Write the trained model to PATH (also when interrupted)")
+      ->type_name("PATH")
       ->group(group);
-  command.add_option("--resume", options->resume, "Start from the model saved in PATH")->group(group);
+  command.add_option("--resume", options->resume, "Start from the model saved in PATH")
+      ->type_name("PATH")
+      ->group(group);
   command.add_flag("--eval-every-epoch", options->eval_every_epoch, "Report test accuracy after every epoch")
       ->group(group);
   command.add_option("--train-limit", options->train_limit, "Use only the first N training samples (0: all)")
+      ->type_name("N")
       ->check(CLI::NonNegativeNumber)
       ->group(group);
   return options;
@@ -88,6 +94,7 @@ struct TrainReport {
   double train_seconds = 0;
   hogwild::Evaluation test;
   std::vector<std::uint64_t> worker_samples;
+  std::vector<double> worker_seconds;  // each worker's wall time
   std::vector<EpochEvaluation> epochs;
   int interrupted_by = 0;  // the signal that stopped training early, 0: none
 };
@@ -271,6 +278,7 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
   report.interrupted_by = result.forwarded_signal;
   for (int rank = 0; rank < store.worker_count(); ++rank) {
     report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
+    report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
     report.samples += report.worker_samples.back();
   }
   return report;
@@ -289,6 +297,11 @@ double samples_per_second(const TrainReport& report) {
   return report.train_seconds > 0 ? static_cast<double>(report.samples) / report.train_seconds : 0.0;
 }
 
+double worker_rate(const TrainReport& report, std::size_t rank) {
+  const double seconds = report.worker_seconds.at(rank);
+  return seconds > 0 ? static_cast<double>(report.worker_samples.at(rank)) / seconds : 0.0;
+}
+
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report) {
   std::string text =
       fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n", options.model,
@@ -304,10 +317,11 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   text += fmt::format("  samples/s         {:.0f}\n", samples_per_second(report));
   text += fmt::format("  test accuracy     {:.4f}\n", report.test.accuracy);
   text += fmt::format("  test loss         {:.4f}\n", report.test.loss);
-  text += fmt::format("  {:>4}  {:<12}  {:>10}\n", "rank", "cpus", "samples");
+  text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
   for (const auto& placement : plan.workers) {
-    text += fmt::format("  {:>4}  {:<12}  {:>10}\n", placement.rank, placement.cpus.to_string(),
-                        report.worker_samples.at(static_cast<std::size_t>(placement.rank)));
+    const auto rank = static_cast<std::size_t>(placement.rank);
+    text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9.3f}  {:>10.0f}\n", placement.rank, placement.cpus.to_string(),
+                        report.worker_samples.at(rank), report.worker_seconds.at(rank), worker_rate(report, rank));
   }
   text += "  monitor           not monitored\n";
   if (!options.save_model.empty()) text += fmt::format("  model saved to    {}\n", options.save_model);
@@ -321,7 +335,9 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
     workers.push_back({{"rank", placement.rank},
                        {"cpus", placement.cpus.to_string()},
                        {"threads", plan.threads_per_process},
-                       {"samples", report.worker_samples.at(static_cast<std::size_t>(placement.rank))}});
+                       {"samples", report.worker_samples.at(static_cast<std::size_t>(placement.rank))},
+                       {"seconds", report.worker_seconds.at(static_cast<std::size_t>(placement.rank))},
+                       {"samples_per_second", worker_rate(report, static_cast<std::size_t>(placement.rank))}});
   }
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& epoch : report.epochs) {
