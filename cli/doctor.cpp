@@ -15,6 +15,7 @@
 #include <memory>
 #include <thread>
 
+#include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
 #include "monitor/live.hpp"
 #include "monitor/report.hpp"
@@ -55,8 +56,8 @@ std::chrono::milliseconds parse_interval(const std::string& text) {
   return std::chrono::milliseconds(std::lround(*value * scale));
 }
 
-// The usable CPUs of this process (its affinity mask), or the first `override` CPUs of it when given.
-monitor::Capacity usable_capacity(int override_count) {
+// This process's affinity mask: the fallback when the affinity library cannot read the machine.
+CpuSet affinity_mask() {
   cpu_set_t mask;
   CPU_ZERO(&mask);
   std::vector<int> cpus;
@@ -66,9 +67,23 @@ monitor::Capacity usable_capacity(int override_count) {
     }
   }
   if (cpus.empty()) cpus.push_back(0);
-  CpuSet set(cpus);
-  if (override_count > 0) return {override_count, override_count <= set.size() ? set.first(override_count) : set};
-  return {set.size(), set};
+  return CpuSet(cpus);
+}
+
+// The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),
+// or `override_count` of them when given.
+monitor::Capacity usable_capacity(int override_count) {
+  auto usable = affinity::read_usable_cpus(FsRoot::from_env());
+  monitor::Capacity capacity;
+  if (usable.ok()) {
+    capacity = {usable->count, usable->cpus};
+  } else {
+    print_warning(fmt::format("{}; using this process's affinity mask for N", usable.error().message));
+    const CpuSet mask = affinity_mask();
+    capacity = {mask.size(), mask};
+  }
+  if (override_count > 0) capacity.usable_cpus = override_count;
+  return capacity;
 }
 
 void add_threshold(CLI::App& command, const std::string& name, double& value, const std::string& what) {

@@ -48,17 +48,18 @@ struct Sampler::State {
   Scope scope;
   SamplerOptions options;
   std::vector<pid_t> roots;
-  std::map<pid_t, ProcessState> processes;            // watched, by pid
-  std::unordered_map<pid_t, ProcFile> machine_stats;  // /proc/PID/stat of every process (trees scope)
-  std::map<std::string, CgroupRef> cgroups;           // by key
+  std::map<pid_t, ProcessState> processes;   // watched, by pid
+  std::unordered_map<pid_t, pid_t> parents;  // every process's parent, read when it appeared (trees scope)
+  std::map<std::string, CgroupRef> cgroups;  // by key
   ProcFile proc_stat, loadavg, pressure;
   std::size_t budget = fd_budget();
   std::size_t open_fds = 0;
   long samples = 0;
   bool pressure_absent = false;
 
-  // Reads a file kept open in `file` (opening it first), or by path when the fd budget is spent.
-  Result<std::string_view> read_kept(ProcFile& file, const std::string& path, std::string& scratch);
+  // Reads a file kept open in `file` (opening it first at `path()`), or by path when the fd budget is spent.
+  template <class Path>
+  Result<std::string_view> read_kept(ProcFile& file, const Path& path, std::string& scratch);
   void discover();
   void discover_trees(const std::vector<pid_t>& all);
   // Reads the identity of `info.pid`: command line, thread variables, CPU cgroup.
@@ -87,13 +88,15 @@ void Sampler::set_roots(std::vector<pid_t> pids) {
 
 bool Sampler::all_gone() const { return state_->samples > 0 && state_->processes.empty(); }
 
-Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const std::string& path, std::string& scratch) {
-  if (!file.is_open() && open_fds < budget) {
-    if (auto opened = file.open(root, path); !opened.ok()) return opened.error();
-    ++open_fds;
-  }
+template <class Path>
+Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const Path& path, std::string& scratch) {
   if (file.is_open()) return file.read();
-  auto text = root.read(path);
+  if (open_fds < budget) {
+    if (auto opened = file.open(root, path()); !opened.ok()) return opened.error();
+    ++open_fds;
+    return file.read();
+  }
+  auto text = root.read(path());
   if (!text.ok()) return text.error();
   scratch = std::move(*text);
   return std::string_view(scratch);
@@ -118,26 +121,29 @@ void Sampler::State::watch(pid_t pid) {
 }
 
 void Sampler::State::discover_trees(const std::vector<pid_t>& all) {
-  const std::unordered_set<pid_t> alive(all.begin(), all.end());
-  std::erase_if(machine_stats, [&](auto& entry) {
-    const bool gone = !alive.contains(entry.first);
-    if (gone) open_fds -= entry.second.is_open();
-    return gone;
-  });
-  std::unordered_map<pid_t, std::vector<pid_t>> children;
-  std::string scratch;
+  // A process's parent is read once, when its pid first appears: children
+  // appear as new pids, so each scan costs one read per new process only.
+  std::unordered_map<pid_t, pid_t> current;
+  current.reserve(all.size());
   for (const pid_t pid : all) {
-    auto text = read_kept(machine_stats[pid], "/proc/" + std::to_string(pid) + "/stat", scratch);
-    if (!text.ok()) continue;
-    if (auto stat = parse_task_stat(*text); stat.ok()) children[stat->ppid].push_back(pid);
+    auto known = parents.find(pid);
+    if (known != parents.end()) {
+      current.emplace(pid, known->second);
+      continue;
+    }
+    auto stat = read_process_stat(root, pid);
+    if (stat.ok()) current.emplace(pid, stat->ppid);
   }
+  parents = std::move(current);
+  std::unordered_map<pid_t, std::vector<pid_t>> children;
+  for (const auto& [pid, ppid] : parents) children[ppid].push_back(pid);
   std::vector<pid_t> pending(roots);
   for (const auto& entry : processes) pending.push_back(entry.first);
   std::unordered_set<pid_t> visited;
   while (!pending.empty()) {
     const pid_t pid = pending.back();
     pending.pop_back();
-    if (!alive.contains(pid) || !visited.insert(pid).second) continue;
+    if (!parents.contains(pid) || !visited.insert(pid).second) continue;
     watch(pid);
     if (auto it = children.find(pid); it != children.end())
       pending.insert(pending.end(), it->second.begin(), it->second.end());
@@ -162,23 +168,28 @@ void Sampler::State::discover() {
 }
 
 bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status) {
-  const std::string dir = task_dir(pid, tid);
+  auto path = [pid, tid](const char* name) { return [=] { return task_dir(pid, tid) + "/" + name; }; };
   std::string scratch;
-  auto stat_text = read_kept(files.stat, dir + "/stat", scratch);
-  if (!stat_text.ok()) return false;
-  auto stat = parse_task_stat(*stat_text);
-  auto sched_text = read_kept(files.schedstat, dir + "/schedstat", scratch);
-  if (!stat.ok() || !sched_text.ok()) return false;
+  auto sched_text = read_kept(files.schedstat, path("schedstat"), scratch);
+  if (!sched_text.ok()) return false;
   auto sched = parse_schedstat(*sched_text);
   if (!sched.ok()) return false;
   ThreadSample& last = files.last;
+  // A thread whose counters did not move has not run: its stat (state, last CPU) is unchanged too.
+  const bool ran = last.tid != tid || sched->on_cpu_ns != last.on_cpu_ns || sched->wait_ns != last.wait_ns;
+  if (ran) {
+    auto stat_text = read_kept(files.stat, path("stat"), scratch);
+    if (!stat_text.ok()) return false;
+    auto stat = parse_task_stat(*stat_text);
+    if (!stat.ok()) return false;
+    last.state = stat->state;
+    last.last_cpu = stat->last_cpu;
+  }
   last.tid = tid;
-  last.state = stat->state;
-  last.last_cpu = stat->last_cpu;
   last.on_cpu_ns = sched->on_cpu_ns;
   last.wait_ns = sched->wait_ns;
   if (read_status || last.cpus_allowed.empty()) {
-    auto status_text = read_kept(files.status, dir + "/status", scratch);
+    auto status_text = read_kept(files.status, path("status"), scratch);
     if (!status_text.ok()) return false;
     const ProcStatus status = parse_status(*status_text);
     last.voluntary_switches = status.voluntary_switches;
@@ -191,7 +202,8 @@ bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadS
 
 bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSample& out) {
   std::string scratch;
-  auto text = read_kept(process.stat, "/proc/" + std::to_string(pid) + "/stat", scratch);
+  auto text = read_kept(
+      process.stat, [pid] { return "/proc/" + std::to_string(pid) + "/stat"; }, scratch);
   if (!text.ok()) return false;
   auto stat = parse_task_stat(*text);
   if (!stat.ok()) return false;
@@ -220,14 +232,19 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
 
 void Sampler::State::sample_machine(MachineSample& out) {
   std::string scratch;
-  if (auto text = read_kept(proc_stat, "/proc/stat", scratch); text.ok()) {
+  if (auto text = read_kept(
+          proc_stat, [] { return std::string("/proc/stat"); }, scratch);
+      text.ok()) {
     out.cpus = parse_proc_stat(*text, ticks_per_second()).value_or(std::vector<CpuTimes>{});
   }
-  if (auto text = read_kept(loadavg, "/proc/loadavg", scratch); text.ok()) {
+  if (auto text = read_kept(
+          loadavg, [] { return std::string("/proc/loadavg"); }, scratch);
+      text.ok()) {
     if (auto load = parse_loadavg(*text); load.ok()) out.load = *load;
   }
   if (!pressure_absent) {
-    auto text = read_kept(pressure, "/proc/pressure/cpu", scratch);
+    auto text = read_kept(
+        pressure, [] { return std::string("/proc/pressure/cpu"); }, scratch);
     auto parsed = text.ok() ? parse_cpu_pressure(*text) : Result<CpuPressure>(text.error());
     if (parsed.ok()) out.pressure = *parsed;
     pressure_absent = !parsed.ok();

@@ -24,7 +24,7 @@ enum class Scope {
 // it is the costliest file, and its counters are cumulative, so reading it
 // every k-th sample loses no totals.
 struct SamplerOptions {
-  int status_every = 1;  // read task status every `status_every` samples (>= 1)
+  int status_every = 4;  // read task status every `status_every` samples (>= 1)
 };
 
 // Takes Snapshots of a watched set; keeps open files between samples.

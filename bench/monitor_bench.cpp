@@ -1,0 +1,162 @@
+// The monitor's two performance figures (SPEC "Performance bar"):
+//  1. cost: the CPU time the live monitor spends watching a process with
+//     THREADS threads at the default 500 ms interval (target < 1% of one CPU);
+//  2. latency: the time from the start of an oversubscription (8 busy threads
+//     pinned to one CPU) to the live verdict "oversubscribed" (target < 2 s).
+// Usage: mptrain_monitor_bench [THREADS=200] [SECONDS=10]
+#include <fmt/core.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "monitor/live.hpp"
+
+using namespace mptrain;
+using namespace std::chrono_literals;
+
+namespace {
+
+double cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto s = [](timeval t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return s(usage.ru_utime) + s(usage.ru_stime);
+}
+
+// Forks a child that waits for a byte on a pipe, then runs `threads` threads
+// (busy when `busy`, pinned to `cpu` when >= 0) until killed. Returns its pid and the pipe's write end.
+std::pair<pid_t, int> start_child(int threads, bool busy, int cpu) {
+  int fds[2];
+  if (::pipe(fds) != 0) std::exit(1);
+  const pid_t pid = ::fork();
+  if (pid != 0) {
+    ::close(fds[0]);
+    return {pid, fds[1]};
+  }
+  ::close(fds[1]);
+  char byte;
+  if (::read(fds[0], &byte, 1) != 1) ::_exit(0);
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);
+  }
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i) {
+    pool.emplace_back([busy] {
+      volatile unsigned long sink = 0;
+      while (true) {
+        if (busy) {
+          sink = sink + 1;
+        } else {
+          std::this_thread::sleep_for(1h);
+        }
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  ::_exit(0);
+}
+
+void stop_child(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+monitor::MonitorOptions options_for(pid_t pid) {
+  monitor::MonitorOptions options;
+  options.scope = monitor::Scope::trees;
+  options.pids = {pid};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ::sched_getaffinity(0, sizeof set, &set);
+  options.capacity.usable_cpus = CPU_COUNT(&set);
+  return options;
+}
+
+// The number of threads of process `pid` now.
+int thread_count(pid_t pid) {
+  auto status = monitor::read_process_status(FsRoot(), pid);
+  return status.ok() ? status->threads : 0;
+}
+
+// Watches a process with `threads` threads (spinning when `busy`, else
+// sleeping) for `seconds` with on_tick-style calls every 100 ms.
+void measure_cost(int threads, bool busy, double seconds) {
+  auto [pid, go] = start_child(threads, busy, -1);
+  if (::write(go, "g", 1) != 1) std::exit(1);
+  std::this_thread::sleep_for(300ms);
+  monitor::LiveMonitor live(options_for(pid));
+  int samples = 0;
+  const double before = cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::duration<double>(seconds)) {
+    const bool due = live.seconds_until_due() <= 0;
+    live.observe({pid});
+    samples += due;
+    std::this_thread::sleep_for(100ms);
+  }
+  const double used = cpu_seconds() - before;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int watched = thread_count(pid);
+  stop_child(pid);
+  fmt::print(
+      "monitor cost: {} {} threads watched for {:.1f} s at 500 ms: {} samples, {:.1f} ms CPU in total, "
+      "{:.3f} ms per sample, {:.2f}% of one CPU; at 2 samples/s {:.2f}% (target < 1%)\n",
+      watched, busy ? "busy" : "sleeping", elapsed, samples, used * 1e3, samples ? used * 1e3 / samples : 0.0,
+      100 * used / elapsed, samples ? 100 * 2 * used / samples : 0.0);
+}
+
+// Starts 8 busy threads pinned to the last usable CPU and times the live verdict.
+void measure_latency() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ::sched_getaffinity(0, sizeof set, &set);
+  int cpu = 0;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpu = c;
+  }
+  auto [pid, go] = start_child(8, true, cpu);
+  monitor::LiveMonitor live(options_for(pid));
+  for (int i = 0; i < 10; ++i) {  // one healthy second first
+    live.observe({pid});
+    std::this_thread::sleep_for(100ms);
+  }
+  const auto before = live.current_verdict();
+  const auto start = std::chrono::steady_clock::now();
+  if (::write(go, "g", 1) != 1) std::exit(1);
+  double latency = -1;
+  while (std::chrono::steady_clock::now() - start < 10s) {
+    live.observe({pid});
+    if (live.current_verdict() == monitor::Verdict::oversubscribed) {
+      latency = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      break;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  stop_child(pid);
+  fmt::print(
+      "time to verdict: before {}, 8 busy threads pinned to CPU {} -> oversubscribed after {:.2f} s "
+      "(target < 2 s; interval 500 ms, observe() every 100 ms)\n",
+      monitor::to_string(before), cpu, latency);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 200;
+  const double seconds = argc > 2 ? std::atof(argv[2]) : 10;
+  measure_cost(threads, false, seconds);
+  measure_cost(threads, true, seconds);
+  measure_latency();
+  return 0;
+}
