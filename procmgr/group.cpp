@@ -185,7 +185,12 @@ Result<GroupResult> Supervisor::run_attempt(int restart) {
     abandon_attempt();
     return status.error();
   }
-  supervise();
+  try {
+    supervise();
+  } catch (...) {  // e.g. from on_tick: leave no worker behind
+    abandon_attempt();
+    throw;
+  }
   drain_streams();
   return collect(restart);
 }
@@ -240,10 +245,12 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
     if (auto s = pipe_stream(worker.err, err_sink, &worker.tail, prefix, setup.streams.err, child_err); !s.ok())
       return s;
   }
+  // A function child keeps inherited descriptors; close the parent's ends of every pipe.
   for (const auto& other : workers_) {
     if (other.out.fd.valid()) setup.close_fds.push_back(other.out.fd.get());
     if (other.err.fd.valid()) setup.close_fds.push_back(other.err.fd.get());
   }
+  for (const auto& report : reports_) setup.close_fds.push_back(report.get());
   auto child = start_child(target_, setup);
   if (!child.ok()) return child.error();
   worker.result.pid = child->pid;

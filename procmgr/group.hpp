@@ -72,6 +72,7 @@ struct GroupOptions {
   // Called in the parent every `tick` while workers run, with the live
   // workers' pids (index = rank; 0 for a worker already reaped). It runs on
   // the supervising thread, so it should return quickly (a sampler's step).
+  // An exception it throws kills and reaps the workers, then propagates.
   std::function<void(const std::vector<pid_t>&)> on_tick;
   TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for Output::tagged
   // Called in the parent before a restart with the failed attempt's result

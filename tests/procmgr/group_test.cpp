@@ -182,6 +182,21 @@ TEST_CASE("on_tick is called with the live workers' pids") {
   CHECK(saw_live_pids);
 }
 
+TEST_CASE("an exception from on_tick kills the workers and propagates") {
+  auto options = quick_options();
+  options.tick = 10ms;
+  pid_t worker = 0;
+  options.on_tick = [&](const std::vector<pid_t>& pids) {
+    worker = pids.at(0);
+    throw std::runtime_error("sampler failed");
+  };
+  CHECK_THROWS_WITH(run_group(
+                        specs(1), [](const WorkerSpec&) { return sleep_long(); }, options),
+                    "sampler failed");
+  REQUIRE(worker > 0);
+  CHECK(::kill(worker, 0) != 0);  // killed and reaped
+}
+
 TEST_CASE("a failing group is restarted up to max_restarts times") {
   auto options = quick_options();
   options.max_restarts = 2;
