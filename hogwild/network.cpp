@@ -195,6 +195,11 @@ S Network<S>::train_group(const S* parameters, const Group<S>& group, S* gradien
 }
 
 template <class S>
+S Network<S>::loss(const S* parameters, const Group<S>& group) {
+  return impl_->forward(parameters, group);
+}
+
+template <class S>
 S Network<S>::evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) {
   Group<S> plain = group;
   plain.dropout_keys = nullptr;

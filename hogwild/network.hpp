@@ -40,6 +40,9 @@ class Network {
   // sum of the samples' NLL losses.
   S train_group(const S* parameters, const Group<S>& group, S* gradient);
 
+  // Runs forward only, with the group's dropout masks; returns the sum of the samples' NLL losses.
+  S loss(const S* parameters, const Group<S>& group);
+
   // Runs forward only (no dropout); writes count × 10 log-probabilities to
   // `log_probs` when not null and returns the sum of the samples' NLL losses.
   S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs);

@@ -7,7 +7,9 @@ source "$(dirname "$0")/fixtures.bash"
 require_real_data
 
 # A sanitizer or unoptimised build trains too slowly for a full epoch.
-run_mptrain run -n 1 -t 1 --train-limit 3200 --json
+make_idx_set "$WORK/data" train 1600
+make_idx_set "$WORK/data" t10k 16
+run_mptrain run -n 1 -t 1 --data "$WORK/data" --json
 expect_code 0
 rate=$(json '.samples_per_second | floor')
 (( rate >= 5000 )) || skip "this build trains at $rate samples/s; the full-epoch check needs an optimised build"

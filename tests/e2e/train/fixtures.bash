@@ -12,13 +12,13 @@ require_real_data() {
 # be32 N: N as four big-endian bytes (printf escapes).
 be32() { printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 >> 24 & 255)) $(($1 >> 16 & 255)) $(($1 >> 8 & 255)) $(($1 & 255)); }
 
-# make_idx_set DIR PREFIX COUNT: writes COUNT random 28x28 images and labels (all 3) as DIR/PREFIX-*-ubyte.
+# make_idx_set DIR PREFIX COUNT: writes COUNT random 28x28 images and labels 0,1,…,9,0,… as DIR/PREFIX-*-ubyte.
 make_idx_set() {
   local dir=$1 prefix=$2 count=$3
   mkdir -p "$dir"
   { printf "\\x00\\x00\\x08\\x03$(be32 "$count")$(be32 28)$(be32 28)"; head -c $((count * 784)) /dev/urandom; } \
     >"$dir/$prefix-images-idx3-ubyte"
-  { printf "\\x00\\x00\\x08\\x01$(be32 "$count")"; head -c "$count" /dev/zero | tr '\0' '\3'; } \
+  { printf "\\x00\\x00\\x08\\x01$(be32 "$count")"; for ((i = 0; i < count; i++)); do printf "\\x0$((i % 10))"; done; } \
     >"$dir/$prefix-labels-idx1-ubyte"
 }
 
