@@ -207,14 +207,23 @@ Result<StartedChild> start_child(const ChildTarget& target, const ChildSetup& se
   auto report_pipe = make_pipe(PipeMode::blocking);
   if (!report_pipe.ok()) return report_pipe.error();
   prepared.report_fd = report_pipe->write.get();
-  const pid_t pid = ::fork();
-  if (pid < 0) return errno_error("cannot fork worker", std::to_string(setup.spec->rank));
+  // Every signal stays blocked until the child has reset their handlers, so
+  // none of the parent's handlers runs in the child. A child that execs
+  // shares the parent's memory until then (vfork: no page tables to copy),
+  // which is safe because it only makes system calls on prepared data.
+  sigset_t all_signals, previous_mask;
+  ::sigfillset(&all_signals);
+  ::pthread_sigmask(SIG_SETMASK, &all_signals, &previous_mask);
+  const pid_t pid = target.function != nullptr ? ::fork() : ::vfork();
   if (pid == 0) {
     set_up_child(setup, prepared);
     if (target.function != nullptr) run_function(*target.function, *setup.spec, prepared);
     ::execve(target.path.c_str(), prepared.argv.data(), prepared.envp.data());
     fail_child(prepared.report_fd, Step::exec);
   }
+  const int fork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  if (pid < 0) return errno_error("cannot fork worker", std::to_string(setup.spec->rank), fork_error);
   ::setpgid(pid, setup.process_group == 0 ? pid : setup.process_group);
   return StartedChild{pid, std::move(report_pipe->read)};
 }
