@@ -9,7 +9,9 @@
 #include <array>
 #include <csignal>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "affinity/bind.hpp"
@@ -42,7 +44,6 @@ struct Slot {
   std::array<int, group_size> labels{};
   std::array<std::uint64_t, group_size> keys{};
   double loss = 0;
-  Status pin_status = ok_status();
 };
 
 // Copies samples `indices` (at most group_size) of `data` into `slot`, normalised and zero-padded.
@@ -60,11 +61,11 @@ void pack_group(const Dataset& data, std::span<const int> indices, Slot& slot) {
   }
 }
 
-// Pins each thread entering `arena` to one CPU of `cpus`, by its slot in the arena.
+// Pins each thread entering `arena` to one CPU of `cpus`, by its slot in the
+// arena, and remembers the first failure for the worker loop to report.
 class PinningObserver : public tbb::task_scheduler_observer {
  public:
-  PinningObserver(tbb::task_arena& arena, CpuSet cpus, std::vector<Slot>& slots)
-      : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)), slots_(slots) {
+  PinningObserver(tbb::task_arena& arena, CpuSet cpus) : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)) {
     observe(true);
   }
   ~PinningObserver() override { observe(false); }
@@ -74,12 +75,22 @@ class PinningObserver : public tbb::task_scheduler_observer {
     if (index < 0) return;
     const int cpu = cpus_.cpus()[static_cast<std::size_t>(index) % cpus_.cpus().size()];
     auto status = affinity::bind_this_thread(CpuSet({cpu}));
-    if (!status.ok() && index < static_cast<int>(slots_.size())) slots_[index].pin_status = status;
+    if (status.ok()) return;
+    const std::lock_guard lock(mutex_);
+    if (failure_.empty())
+      failure_ = "cannot pin a training thread to CPU " + std::to_string(cpu) + ": " + status.error().message;
+  }
+
+  // The first pinning failure; empty when every thread was pinned.
+  std::string failure() const {
+    const std::lock_guard lock(mutex_);
+    return failure_;
   }
 
  private:
   CpuSet cpus_;
-  std::vector<Slot>& slots_;
+  mutable std::mutex mutex_;
+  std::string failure_;
 };
 
 // One worker's training state: parameters snapshot, momentum, per-thread slots.
@@ -97,7 +108,7 @@ class WorkerLoop {
       slot.gradient.resize(layout.parameter_count);
     }
     if (!setup.cpus.empty() && setup.threads > 1) {
-      observer_ = std::make_unique<PinningObserver>(arena_, setup.cpus, slots_);
+      observer_ = std::make_unique<PinningObserver>(arena_, setup.cpus);
     }
   }
 
@@ -120,9 +131,7 @@ class WorkerLoop {
                                                                     static_cast<std::uint64_t>(epoch)));
         const double loss = train_batch(std::span<const int>(order).subspan(start, count), key_base + start);
         first_step_ = false;
-        for (const auto& slot : slots_) {
-          if (!slot.pin_status.ok()) return slot.pin_status.error();
-        }
+        if (observer_ && !observer_->failure().empty()) return Error{observer_->failure()};
         outcome.samples += count;
         publish(counters, outcome.samples, loss / static_cast<double>(count));
       }
