@@ -115,7 +115,8 @@ class Supervisor {
   void reap_exited();
   void record_exit(Worker& worker, int wait_status, const rusage& usage);
   void stop_group(int signal);
-  void kill_all(int signal);
+  void signal_group(int signal);
+  void kill_leftovers();
   void drain_streams();
   void abandon_attempt();
   int poll_timeout(Clock::time_point now) const;
@@ -191,6 +192,7 @@ Result<GroupResult> Supervisor::run_attempt(int restart) {
     abandon_attempt();
     throw;
   }
+  kill_leftovers();
   drain_streams();
   return collect(restart);
 }
@@ -286,7 +288,7 @@ void Supervisor::supervise() {
     reap_exited();
     const auto now = Clock::now();
     if (kill_at_ && !killed_ && now >= *kill_at_) {
-      kill_all(SIGKILL);
+      signal_group(SIGKILL);
       killed_ = true;
     }
     tick(now);
@@ -314,9 +316,7 @@ void Supervisor::handle_signals() {
   for (int signal : relay_->take()) {
     if (signal == SIGCHLD) continue;  // reap_exited() runs after every wake-up
     forwarded_signal_ = signal;
-    for (auto& worker : workers_) {
-      if (worker.running) ::kill(worker.result.pid, signal);
-    }
+    signal_group(signal);
     if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
   }
 }
@@ -377,20 +377,22 @@ void Supervisor::record_exit(Worker& worker, int wait_status, const rusage& usag
 }
 
 void Supervisor::stop_group(int signal) {
-  for (auto& worker : workers_) {
-    if (worker.running) ::kill(worker.result.pid, signal);
-  }
+  signal_group(signal);
   if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
 }
 
-void Supervisor::kill_all(int signal) {
+void Supervisor::signal_group(int signal) {
+  // The process group holds the workers and their own children, as a
+  // terminal's foreground group would.
+  if (process_group_ > 0) ::killpg(process_group_, signal);
   for (auto& worker : workers_) {
-    if (worker.running) ::kill(worker.result.pid, signal);
+    if (worker.running && ::getpgid(worker.result.pid) != process_group_) ::kill(worker.result.pid, signal);
   }
-  // The group's other members (workers' own children) go too.
-  if (process_group_ > 0 && std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.running; })) {
-    ::killpg(process_group_, signal);
-  }
+}
+
+void Supervisor::kill_leftovers() {
+  // After a stop, children the workers left behind are orphans of the job.
+  if (process_group_ > 0 && (failed_rank_ || forwarded_signal_ != 0)) ::killpg(process_group_, SIGKILL);
 }
 
 void Supervisor::drain_streams() {
@@ -410,7 +412,7 @@ void Supervisor::drain_streams() {
 }
 
 void Supervisor::abandon_attempt() {
-  kill_all(SIGKILL);
+  signal_group(SIGKILL);
   for (auto& worker : workers_) {
     if (!worker.running) continue;
     int wait_status = 0;

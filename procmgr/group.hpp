@@ -110,7 +110,9 @@ std::string signal_name(int signal);
 // group with stdin from /dev/null, dies with mptrain (PR_SET_PDEATHSIG), and
 // gets "MPTRAIN_RESTART_COUNT=K" (K = restarts made so far) on top of its
 // spec's environment. SIGINT, SIGTERM and SIGHUP sent to mptrain meanwhile are
-// forwarded to every worker (SIGKILL follows after `grace`; no restart then).
+// forwarded to the group's process group (SIGKILL follows after `grace`; no
+// restart then); after such a stop or a failure, processes the workers left
+// in that group are killed.
 // Returns an Error when a worker cannot be started at all (command not found,
 // not executable, log file not writable, pinning refused: the message says so);
 // workers already started are then killed and reaped.

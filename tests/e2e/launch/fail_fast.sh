@@ -24,3 +24,9 @@ run_mptrain run -n 2 --grace 1 -- sh -c "
 expect_code 3
 (( SECONDS - start < 10 )) || fail "SIGKILL after the grace period took $((SECONDS - start)) s"
 expect_stderr 'killed by SIGKILL'
+
+# Children a failed worker leaves behind go with the group.
+run_mptrain run -n 2 --grace 2 -- sh -c "sleep 60 & echo \$! > $WORK/child.\$RANK
+  if [ \$RANK = 1 ]; then while [ ! -s $WORK/child.0 ]; do sleep 0.05; done; exit 5; fi; wait"
+expect_code 5
+none_alive $(cat "$WORK/child.0" "$WORK/child.1") || fail "a worker's child outlived the group"
