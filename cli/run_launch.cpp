@@ -31,18 +31,23 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
   auto options = std::make_shared<LaunchOptions>();
   const char* group = "Launcher (run -- CMD)";
   command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers (default: 127.0.0.1)")
+      ->type_name("ADDR")
       ->group(group);
   command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers (default: a free port)")
       ->check(CLI::Range(1, 65535))
+      ->type_name("PORT")
       ->group(group);
   command.add_option("--log-dir", options->log_dir, "Write each rank's output to DIR/rank-R.out and rank-R.err")
+      ->type_name("DIR")
       ->group(group);
   command
       .add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping (default 10)")
       ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS")
       ->group(group);
   command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")
       ->check(CLI::NonNegativeNumber)
+      ->type_name("K")
       ->group(group);
   command.add_flag("--keep-env", options->keep_env, "Keep OMP/MKL/OPENBLAS_NUM_THREADS already set in the environment")
       ->group(group);
@@ -110,8 +115,9 @@ void announce_restart(const procmgr::GroupResult& failed, int restart, int max_r
 }
 
 void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result) {
-  std::string text = fmt::format("mptrain: {} workers x {} threads, bind {}{}\n", plan.num_processes,
-                                 plan.threads_per_process, affinity::to_string(plan.bind),
+  std::string text = fmt::format("mptrain: {} worker{} x {} thread{}, bind {}{}\n", plan.num_processes,
+                                 plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
+                                 plan.threads_per_process == 1 ? "" : "s", affinity::to_string(plan.bind),
                                  result.restarts > 0 ? fmt::format(", {} restarts", result.restarts) : "");
   text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
   for (const auto& worker : result.workers) {
