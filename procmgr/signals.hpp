@@ -15,7 +15,8 @@ inline constexpr int forwarded_signals[] = {2 /*SIGINT*/, 15 /*SIGTERM*/, 1 /*SI
 
 // While alive, catches SIGINT, SIGTERM, SIGHUP and SIGCHLD and writes each
 // one's number to a pipe; restores the previous handlers and signal mask on
-// destruction. At most one exists at a time.
+// destruction. A forwarded signal that was ignored at installation (as under
+// nohup) stays ignored, by mptrain and by its workers. At most one exists at a time.
 class SignalRelay {
  public:
   // Installs the handlers; an Error when a relay already exists or a call fails.
@@ -28,8 +29,9 @@ class SignalRelay {
   int fd() const;
   // The signals received since the last call, oldest first (SIGCHLD included).
   std::vector<int> take();
-  // Resets the caught signals to their default dispositions and unblocks all
-  // signals. Async-signal-safe: for a child between fork and exec.
+  // Resets the caught signals and SIGPIPE to their default dispositions (or
+  // SIG_IGN for those ignored at installation) and unblocks all signals.
+  // Async-signal-safe: for a child between fork and exec.
   static void reset_in_child();
   // Closes the relay's descriptors in a forked child (async-signal-safe).
   static void close_in_child();

@@ -17,6 +17,10 @@ constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
 static_assert(forwarded_signals[0] == SIGINT && forwarded_signals[1] == SIGTERM && forwarded_signals[2] == SIGHUP);
 
+// Which caught signals were ignored when the relay was installed (nohup):
+// those stay ignored, in mptrain and in its workers.
+bool ignored_at_install[caught_count] = {};
+
 // The write end of the live relay's pipe (-1: none); read by the handler.
 std::atomic<int> relay_write_fd{-1};
 std::atomic<int> relay_read_fd{-1};
@@ -55,8 +59,13 @@ Result<std::unique_ptr<SignalRelay>> SignalRelay::install() {
   ::sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   for (int i = 0; i < caught_count; ++i) {
-    action.sa_flags = caught_signals[i] == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
-    ::sigaction(caught_signals[i], &action, &relay->state_->previous[i]);
+    const int signal = caught_signals[i];
+    ::sigaction(signal, nullptr, &relay->state_->previous[i]);
+    // An ignored SIGCHLD would make the kernel reap the workers, so it is always caught.
+    ignored_at_install[i] = signal != SIGCHLD && relay->state_->previous[i].sa_handler == SIG_IGN;
+    if (ignored_at_install[i]) continue;
+    action.sa_flags = signal == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
+    ::sigaction(signal, &action, nullptr);
   }
   sigset_t unblock;
   ::sigemptyset(&unblock);
@@ -88,10 +97,13 @@ std::vector<int> SignalRelay::take() {
 
 void SignalRelay::reset_in_child() {
   struct sigaction action {};
-  action.sa_handler = SIG_DFL;
   ::sigemptyset(&action.sa_mask);
-  for (int signal : caught_signals) ::sigaction(signal, &action, nullptr);
-  ::signal(SIGPIPE, SIG_DFL);
+  for (int i = 0; i < caught_count; ++i) {
+    action.sa_handler = ignored_at_install[i] ? SIG_IGN : SIG_DFL;
+    ::sigaction(caught_signals[i], &action, nullptr);
+  }
+  action.sa_handler = SIG_DFL;
+  ::sigaction(SIGPIPE, &action, nullptr);
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
