@@ -17,6 +17,7 @@ EPOCHS=${EPOCHS:-1}
 N=${N:-$(nproc)}                   # CPUs for the scaling runs
 SCALING_LIMIT=${SCALING_LIMIT:-30000}  # training samples per worker in the scaling runs
 SKIP_PEER=${SKIP_PEER:-0}
+REPEAT=${REPEAT:-3}                # runs of each side in the comparison
 
 [[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 1; }
@@ -32,19 +33,28 @@ ours() {
 }
 field() { jq -r "$2" "$OUT/$1.json"; }
 
-echo "== built-in training vs PyTorch peer: cnn, $M workers x 1 thread, $EPOCHS epoch(s), $(nproc) CPUs"
-ours main -n "$M" -t 1 --epochs "$EPOCHS"
-ours_rate=$(field main '.samples_per_second')
-ours_acc=$(field main '.test_accuracy')
-printf 'mptrain  %10.0f samples/s  accuracy %.4f  (%s samples in %.2f s)\n' "$ours_rate" "$ours_acc" \
-  "$(field main .samples)" "$(field main .train_seconds)"
+echo "== built-in training vs PyTorch peer: cnn, $M workers x 1 thread, $EPOCHS epoch(s), $(nproc) CPUs, $REPEAT run(s) each"
+# Hogwild runs are not deterministic (updates race by design), so each side
+# runs REPEAT times, alternating, and the means are compared.
+for ((run = 1; run <= REPEAT; run++)); do
+  ours "main_$run" -n "$M" -t 1 --epochs "$EPOCHS"
+  printf 'mptrain  run %d  %10.0f samples/s  accuracy %.4f\n' "$run" "$(field "main_$run" .samples_per_second)" \
+    "$(field "main_$run" .test_accuracy)"
+  if [[ "$SKIP_PEER" != 1 ]]; then
+    [[ -f "$PEER" ]] || { echo "bench: no peer at $PEER (set PEER)" >&2; exit 1; }
+    "$PYTHON" "$PEER" --data "$DATA" --num-processes "$M" --threads 1 --epochs "$EPOCHS" >"$OUT/peer_$run.json"
+    printf 'peer     run %d  %10.0f samples/s  accuracy %.4f  (torch %s)\n' "$run" \
+      "$(field "peer_$run" .samples_per_second)" "$(field "peer_$run" .test_accuracy)" "$(field "peer_$run" .torch)"
+  fi
+done
+mean() { jq -s "map($2) | add / length" "$OUT"/$1_*.json; }
+ours_rate=$(mean main .samples_per_second)
+ours_acc=$(mean main .test_accuracy)
+printf 'mptrain  mean   %10.0f samples/s  accuracy %.4f\n' "$ours_rate" "$ours_acc"
 if [[ "$SKIP_PEER" != 1 ]]; then
-  [[ -f "$PEER" ]] || { echo "bench: no peer at $PEER (set PEER)" >&2; exit 1; }
-  "$PYTHON" "$PEER" --data "$DATA" --num-processes "$M" --threads 1 --epochs "$EPOCHS" >"$OUT/peer.json"
-  peer_rate=$(field peer '.samples_per_second')
-  peer_acc=$(field peer '.test_accuracy')
-  printf 'peer     %10.0f samples/s  accuracy %.4f  (%s samples in %.2f s, torch %s)\n' "$peer_rate" "$peer_acc" \
-    "$(field peer .samples)" "$(field peer .train_seconds)" "$(field peer .torch)"
+  peer_rate=$(mean peer .samples_per_second)
+  peer_acc=$(mean peer .test_accuracy)
+  printf 'peer     mean   %10.0f samples/s  accuracy %.4f\n' "$peer_rate" "$peer_acc"
   awk -v o="$ours_rate" -v p="$peer_rate" -v oa="$ours_acc" -v pa="$peer_acc" 'BEGIN {
     r = o / p; d = (oa - pa) * 100
     printf "ratio    %.1fx the peer'"'"'s samples/s (bar 5x: %s); accuracy %+.2f points (bar -0.5: %s)\n",
