@@ -15,8 +15,9 @@ inline constexpr int forwarded_signals[] = {2 /*SIGINT*/, 15 /*SIGTERM*/, 1 /*SI
 
 // While alive, catches SIGINT, SIGTERM, SIGHUP and SIGCHLD and writes each
 // one's number to a pipe; restores the previous handlers and signal mask on
-// destruction. A forwarded signal that was ignored at installation (as under
-// nohup) stays ignored, by mptrain and by its workers. At most one exists at a time.
+// destruction. A SIGHUP ignored at installation (nohup) stays ignored, by
+// mptrain and by its workers; SIGINT and SIGTERM are always caught. At most
+// one exists at a time.
 class SignalRelay {
  public:
   // Installs the handlers; an Error when a relay already exists or a call fails.

@@ -17,8 +17,11 @@ constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
 static_assert(forwarded_signals[0] == SIGINT && forwarded_signals[1] == SIGTERM && forwarded_signals[2] == SIGHUP);
 
-// Which caught signals were ignored when the relay was installed (nohup):
-// those stay ignored, in mptrain and in its workers.
+// Which caught signals were ignored when the relay was installed and stay
+// ignored, in mptrain and in its workers: only SIGHUP (nohup). SIGINT and
+// SIGTERM are always forwarded, even for a script's background job, which
+// starts with SIGINT ignored; an ignored SIGCHLD would make the kernel reap
+// the workers itself.
 bool ignored_at_install[caught_count] = {};
 
 // The write end of the live relay's pipe (-1: none); read by the handler.
@@ -61,8 +64,7 @@ Result<std::unique_ptr<SignalRelay>> SignalRelay::install() {
   for (int i = 0; i < caught_count; ++i) {
     const int signal = caught_signals[i];
     ::sigaction(signal, nullptr, &relay->state_->previous[i]);
-    // An ignored SIGCHLD would make the kernel reap the workers, so it is always caught.
-    ignored_at_install[i] = signal != SIGCHLD && relay->state_->previous[i].sa_handler == SIG_IGN;
+    ignored_at_install[i] = signal == SIGHUP && relay->state_->previous[i].sa_handler == SIG_IGN;
     if (ignored_at_install[i]) continue;
     action.sa_flags = signal == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
     ::sigaction(signal, &action, nullptr);
