@@ -69,15 +69,15 @@ Result<UniqueFd> open_log(const std::filesystem::path& path) {
   return fd;
 }
 
-Result<LogFiles> open_logs(const GroupOptions& options, std::size_t count) {
+Result<LogFiles> open_logs(const GroupOptions& options, const std::vector<WorkerSpec>& specs) {
   LogFiles logs;
   std::error_code error;
   std::filesystem::create_directories(options.log_dir, error);
   if (error) return Error{"cannot create the log directory " + options.log_dir.string() + ": " + error.message()};
-  for (std::size_t rank = 0; rank < count; ++rank) {
-    auto out = open_log(options.log_dir / fmt::format("rank-{}.out", rank));
+  for (const auto& spec : specs) {
+    auto out = open_log(options.log_dir / fmt::format("rank-{}.out", spec.rank));
     if (!out.ok()) return out.error();
-    auto err = open_log(options.log_dir / fmt::format("rank-{}.err", rank));
+    auto err = open_log(options.log_dir / fmt::format("rank-{}.err", spec.rank));
     if (!err.ok()) return err.error();
     logs.out.push_back(std::move(*out));
     logs.err.push_back(std::move(*err));
@@ -152,7 +152,7 @@ Status Supervisor::prepare() {
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
   if (options_.output == Output::log_dir) {
-    auto logs = open_logs(options_, specs_.size());
+    auto logs = open_logs(options_, specs_);
     if (!logs.ok()) return logs.error();
     logs_ = std::move(*logs);
   }

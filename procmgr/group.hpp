@@ -54,7 +54,7 @@ using ChildFunction = std::function<int(const WorkerSpec&)>;
 enum class Output {
   inherit,  // straight to mptrain's own stdout/stderr
   tagged,   // whole lines, prefixed "[RANK] ", never interleaved mid-line
-  log_dir,  // one file per rank and stream under GroupOptions::log_dir
+  log_dir,  // rank-R.out and rank-R.err under GroupOptions::log_dir, truncated once, kept across restarts
 };
 
 // Where tagged worker stdout lines are written (`--json` keeps stdout for the report).
