@@ -50,7 +50,8 @@ struct StartedChild {
 
 // The executable `name` runs: `name` itself when it contains '/', else the
 // first executable file of that name in the directories of `search_path`
-// (PATH). Returns an Error "cannot run 'NAME': …" saying why otherwise.
+// (PATH). Returns an Error "cannot run 'NAME': …" saying why otherwise (a
+// shell would exit 127 or 126 here; mptrain's contract makes it exit 1).
 Result<std::string> resolve_program(std::string_view name, std::string_view search_path);
 
 // Forks a child set up per `setup` (death signal, process group, streams,
