@@ -16,8 +16,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/mptrain topo
-	$(BUILD)/mptrain plan
+	$(BUILD)/mptrain run
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

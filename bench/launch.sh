@@ -3,11 +3,11 @@
 # /bin/true with mptrain, side by side with Open MPI's mpirun, in one run.
 # Target: mptrain under 10 ms (mpirun takes about 40 ms).
 #
-# Usage: bench/launch.sh [MPTRAIN]   (default: build/cli/mptrain)
+# Usage: bench/launch.sh [MPTRAIN]   (default: build/mptrain)
 # Uses hyperfine when installed (Debian package `hyperfine`), else a timed loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mptrain=${1:-build/cli/mptrain}
+mptrain=${1:-build/mptrain}
 runs=${RUNS:-100}
 [[ -x "$mptrain" ]] || { echo "bench/launch.sh: no mptrain binary at $mptrain (build first or pass its path)" >&2; exit 1; }
 

@@ -8,14 +8,15 @@
 # Usage: bench/train.sh  (from the repository root; set any variable below to override)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/cli/mptrain}
+MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
 PEER=${PEER:-$ROOT/../shared/bench/torch_hogwild.py}
 PYTHON=${PYTHON:-/usr/bin/python3}
 DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 M=${M:-2}                          # workers for the side-by-side comparison
 EPOCHS=${EPOCHS:-1}
 N=${N:-$(nproc)}                   # CPUs for the scaling runs
-SCALING_LIMIT=${SCALING_LIMIT:-30000}  # training samples per worker in the scaling runs
+SCALING_LIMIT=${SCALING_LIMIT:-0}  # training samples per worker in the scaling runs (0: all)
+SCALING_EPOCHS=${SCALING_EPOCHS:-2}  # epochs of the scaling runs (short runs measure start-up, not training)
 SKIP_PEER=${SKIP_PEER:-0}
 REPEAT=${REPEAT:-3}                # runs of each side in the comparison
 
@@ -61,13 +62,14 @@ if [[ "$SKIP_PEER" != 1 ]]; then
       r, (r >= 5 ? "met" : "NOT met"), d, (d >= -0.5 ? "met" : "NOT met") }'
 fi
 
-echo "== scaling: M x T = $N against 1 worker x 1 thread, $SCALING_LIMIT samples per worker"
-ours single -n 1 -t 1 --train-limit "$SCALING_LIMIT"
+echo "== scaling: M x T = $N against 1 worker x 1 thread, $SCALING_EPOCHS epoch(s) of ${SCALING_LIMIT/#0/all} samples per worker"
+scaling=(--epochs "$SCALING_EPOCHS" --train-limit "$SCALING_LIMIT")
+ours single -n 1 -t 1 "${scaling[@]}"
 single=$(field single '.samples_per_second')
 printf '1 x 1    %10.0f samples/s\n' "$single"
 for shape in "$N 1" "1 $N"; do
   read -r m t <<<"$shape"
-  ours "scale_${m}_${t}" -n "$m" -t "$t" --train-limit "$SCALING_LIMIT"
+  ours "scale_${m}_${t}" -n "$m" -t "$t" "${scaling[@]}"
   rate=$(field "scale_${m}_${t}" '.samples_per_second')
   awk -v m="$m" -v t="$t" -v r="$rate" -v s="$single" -v n="$N" 'BEGIN {
     f = r / s; printf "%d x %d    %10.0f samples/s  %.2fx single (%.2f N; bar 0.9 N: %s)\n",

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run.hpp"
+#include "cli/run_monitor.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
@@ -100,7 +101,6 @@ procmgr::GroupOptions group_options(const RunOptions& options) {
   group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;
   group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
   group.max_restarts = launch.max_restarts;
-  // The monitor plugs its sampler into group.on_tick here.
   return group;
 }
 
@@ -114,7 +114,7 @@ void announce_restart(const procmgr::GroupResult& failed, int restart, int max_r
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
 }
 
-void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result) {
+void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result, const RunMonitor& monitor) {
   std::string text = fmt::format("mptrain: {} worker{} x {} thread{}, bind {}{}\n", plan.num_processes,
                                  plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
                                  plan.threads_per_process == 1 ? "" : "s", affinity::to_string(plan.bind),
@@ -125,11 +125,12 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
                         plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus.to_string(), worker.wall_seconds,
                         worker.cpu_seconds, worker.status.describe());
   }
+  text += monitor.text();
   std::fputs(text.c_str(), stderr);
 }
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const std::vector<std::string>& command) {
+                            const std::vector<std::string>& command, const RunMonitor& monitor) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& worker : result.workers) {
     workers.push_back({{"rank", worker.rank},
@@ -153,7 +154,8 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"failed_rank", failed_rank},
           {"forwarded_signal", forwarded},
           {"restarts", result.restarts},
-          {"plan", plan_to_json(plan)}};
+          {"plan", plan_to_json(plan)},
+          {"monitor", monitor.report()}};
 }
 
 // What main prints for a failed group: who failed, how, and its last stderr lines.
@@ -177,16 +179,21 @@ std::string failure_message(const procmgr::GroupResult& result) {
 int run_launcher(const RunOptions& options) {
   const auto& launch = *options.launch;
   // 1. Plan: M workers, T threads each, their CPUs.
-  const auto plan =
-      value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
+  const auto plan = plan_for_this_machine(options.placement);
   // 2. The workers' environment, built here before any fork.
   const auto environment = procmgr::current_environment();
   const auto policy = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
   if (policy == procmgr::UserThreadEnv::override) warn_overridden_variables(environment, plan.threads_per_process);
   const auto world = world_info(plan, launch);
   const auto specs = worker_specs(plan, world, policy, environment);
-  // 3. Spawn, supervise, reap (restarting the group when asked).
+  // 3. Spawn, supervise, reap (restarting the group when asked), while the
+  //    monitor watches the workers' trees and says when its verdict changes.
+  RunMonitor monitor(plan);
   auto group = group_options(options);
+  group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
+    monitor.observe(pids);
+    if (const auto change = monitor.verdict_change(); !change.empty()) print_warning(change);
+  };
   group.on_restart = [&](const procmgr::GroupResult& failed, int restart) {
     announce_restart(failed, restart, launch.max_restarts);
   };
@@ -194,9 +201,9 @@ int run_launcher(const RunOptions& options) {
   // 4. Report, and exit with the failing worker's code.
   for (const auto& warning : result.warnings) print_warning(warning);
   if (options.json) {
-    print_json(summary_json(plan, result, options.command));
+    print_json(summary_json(plan, result, options.command, monitor));
   } else {
-    print_summary(plan, result);
+    print_summary(plan, result, monitor);
   }
   if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
   return exit_code::success;

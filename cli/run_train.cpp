@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run.hpp"
+#include "cli/run_monitor.hpp"
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/idx.hpp"
 #include "hogwild/model.hpp"
@@ -155,13 +156,16 @@ class Progress {
   Progress(const hogwild::ParameterStore& store, std::uint64_t total)
       : store_(store), total_(total), terminal_(::isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
 
-  // Shows the workers' published counters (called on every supervisor tick).
-  void update() {
+  // Shows the workers' published counters and the monitor's live `verdict`
+  // (called on every supervisor tick).
+  void update(const std::string& verdict) {
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double since_shown = std::chrono::duration<double>(now - shown_).count();
-    if (since_shown < (terminal_ ? 0.2 : 5.0)) return;
+    // A changed verdict is shown at once; otherwise redraw a bar 5 times a second, or print a line every 5 s.
+    if (since_shown < (terminal_ ? 0.2 : 5.0) && verdict == shown_verdict_) return;
     shown_ = now;
+    shown_verdict_ = verdict;
     std::uint64_t samples = 0;
     double loss = 0;
     for (int rank = 0; rank < store_.worker_count(); ++rank) {
@@ -174,14 +178,16 @@ class Progress {
     if (terminal_) {
       const int width = 30;
       const int filled = std::clamp(static_cast<int>(fraction * width), 0, width);
-      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f ",
+      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f  %s ",
                    std::string(static_cast<std::size_t>(filled), '#').c_str(),
                    std::string(static_cast<std::size_t>(width - filled), '.').c_str(), 100 * fraction,
-                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss);
+                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss,
+                   verdict.c_str());
       drawn_ = true;
     } else {
-      std::fprintf(stderr, "mptrain: %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f\n", 100 * fraction,
-                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss);
+      std::fprintf(stderr, "mptrain: %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f  monitor %s\n",
+                   100 * fraction, static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_),
+                   rate, loss, verdict.c_str());
     }
     std::fflush(stderr);
   }
@@ -198,6 +204,7 @@ class Progress {
   bool terminal_;
   Clock::time_point start_;
   Clock::time_point shown_{};
+  std::string shown_verdict_;
   bool drawn_ = false;
 };
 
@@ -246,8 +253,8 @@ std::string failure_message(const procmgr::GroupResult& result) {
 
 // Forks the workers, shows progress until they end; fails naming the first worker that failed.
 TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const hogwild::TrainSettings& settings,
-                  const hogwild::Dataset& train_data, const hogwild::Dataset& test_data,
-                  hogwild::ParameterStore& store) {
+                  const hogwild::Dataset& train_data, const hogwild::Dataset& test_data, hogwild::ParameterStore& store,
+                  RunMonitor& monitor) {
   TrainReport report;
   const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
                      static_cast<std::uint64_t>(train_data.count);
@@ -255,8 +262,9 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
   EpochEvaluator evaluator(store, test_data, settings.model, options.eval_every_epoch ? settings.epochs : 0);
   procmgr::GroupOptions group;
   group.output = procmgr::Output::inherit;
-  group.on_tick = [&](const std::vector<pid_t>&) {
-    progress.update();
+  group.on_tick = [&](const std::vector<pid_t>& pids) {
+    monitor.observe(pids);
+    progress.update(monitor.live_verdict());
     evaluator.update(report.epochs, progress);
   };
   const auto worker = [&](const procmgr::WorkerSpec& spec) -> int {
@@ -302,7 +310,8 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
   return seconds > 0 ? static_cast<double>(report.worker_samples.at(rank)) / seconds : 0.0;
 }
 
-void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report) {
+void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
+                       const RunMonitor& monitor) {
   std::string text =
       fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n", options.model,
                   plan.num_processes, plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
@@ -323,13 +332,13 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
     text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9.3f}  {:>10.0f}\n", placement.rank, placement.cpus.to_string(),
                         report.worker_samples.at(rank), report.worker_seconds.at(rank), worker_rate(report, rank));
   }
-  text += "  monitor           not monitored\n";
+  text += monitor.text();
   if (!options.save_model.empty()) text += fmt::format("  model saved to    {}\n", options.save_model);
   std::fputs(text.c_str(), stdout);
 }
 
 nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
-                           int train_samples) {
+                           int train_samples, const RunMonitor& monitor) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& placement : plan.workers) {
     workers.push_back({{"rank", placement.rank},
@@ -366,7 +375,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"interrupted_by", interrupted},
           {"saved_model", options.save_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.save_model)},
           {"workers", std::move(workers)},
-          {"monitor", {{"verdict", "not_monitored"}}}};
+          {"monitor", monitor.report()}};
 }
 
 }  // namespace
@@ -376,8 +385,7 @@ int run_training(const RunOptions& options) {
   const auto settings = train_settings(train_options);
   const auto layout = hogwild::model_layout(settings.model);
   // 1. Plan: M workers, T threads each, their CPUs.
-  const auto plan =
-      value_or_fail(affinity::plan_on_this_machine(to_request(options.placement)), exit_code::usage_error);
+  const auto plan = plan_for_this_machine(options.placement);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker.
   const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
   const auto test_data = load_split(train_options, hogwild::Split::test, 0);
@@ -385,8 +393,10 @@ int run_training(const RunOptions& options) {
   std::uint64_t resumed_epochs = 0;
   std::uint64_t resumed_samples = 0;
   auto store = initial_store(train_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
-  // 4. Train: fork the pinned workers, show progress, stop all when one fails.
-  auto report = train(plan, train_options, settings, train_data, test_data, store);
+  // 4. Train: fork the pinned workers, show progress and the monitor's live
+  //    verdict, stop all when one fails.
+  RunMonitor monitor(plan);
+  auto report = train(plan, train_options, settings, train_data, test_data, store, monitor);
   // 5. Evaluate the final model on the test set.
   report.test = hogwild::evaluate(settings.model, store.parameters(), test_data, std::max(1, plan.usable_cpus));
   if (train_options.eval_every_epoch && report.interrupted_by == 0 && settings.epochs > 0) {
@@ -399,9 +409,9 @@ int run_training(const RunOptions& options) {
                                            resumed_samples + report.samples));
   }
   if (options.json) {
-    print_json(json_report(plan, train_options, report, train_data.count));
+    print_json(json_report(plan, train_options, report, train_data.count, monitor));
   } else {
-    print_text_report(plan, train_options, report);
+    print_text_report(plan, train_options, report, monitor);
   }
   return report.interrupted_by != 0 ? 128 + report.interrupted_by : exit_code::success;
 }

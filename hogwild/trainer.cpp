@@ -1,5 +1,6 @@
 #include "hogwild/trainer.hpp"
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -97,7 +98,13 @@ class PinningObserver : public tbb::task_scheduler_observer {
 class WorkerLoop {
  public:
   WorkerLoop(const TrainSettings& settings, const Dataset& data, ParameterStore& store, const WorkerSetup& setup)
-      : settings_(settings), data_(data), store_(store), setup_(setup), arena_(std::max(1, setup.threads)) {
+      : settings_(settings),
+        data_(data),
+        store_(store),
+        setup_(setup),
+        parallelism_(tbb::global_control::max_allowed_parallelism,
+                     static_cast<std::size_t>(std::max(1, setup.threads))),
+        arena_(std::max(1, setup.threads)) {
     const auto layout = model_layout(settings.model);
     parameters_.resize(layout.parameter_count);
     momentum_.resize(layout.parameter_count);
@@ -213,6 +220,9 @@ class WorkerLoop {
   const Dataset& data_;
   ParameterStore& store_;
   WorkerSetup setup_;
+  // oneTBB sizes its thread pool from the process's affinity mask, which may
+  // hold fewer CPUs than T (--allow-oversubscribe); this lifts that limit to T.
+  tbb::global_control parallelism_;
   tbb::task_arena arena_;
   std::vector<Slot> slots_;
   std::unique_ptr<PinningObserver> observer_;

@@ -1,7 +1,7 @@
 # Helpers for the doctor's end-to-end tests; source after ../lib.sh.
 # BURN: the test burner (tests/monitor/burn.cpp), built by CMake beside the
 # binary, or compiled here when the build tree lacks it.
-BURN="$(dirname "$MPTRAIN")/../tests/monitor/mptrain_burn"
+BURN="$(dirname "$MPTRAIN")/tests/monitor/mptrain_burn"
 if [[ ! -x "$BURN" ]]; then
   BURN="$WORK/mptrain_burn"
   c++ -O2 -std=c++20 -pthread -o "$BURN" "$MPTRAIN_SOURCE_DIR/tests/monitor/burn.cpp" || skip "cannot build the burner"

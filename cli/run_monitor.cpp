@@ -1,0 +1,65 @@
+#include "cli/run_monitor.hpp"
+
+#include <fmt/format.h>
+
+#include "monitor/report.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::cli {
+
+namespace {
+
+// A run watches few threads, so it samples twice as often as the doctor's
+// default: short runs still get a verdict, at a negligible cost.
+constexpr std::chrono::milliseconds run_interval{250};
+
+monitor::MonitorOptions options_for(const affinity::Plan& plan) {
+  monitor::MonitorOptions options;
+  options.scope = monitor::Scope::trees;
+  options.interval = run_interval;
+  options.capacity = {plan.usable_cpus, plan.usable_cpu_list};
+  return options;
+}
+
+// The most severe finding of `diagnosis`, or nullptr when there is none.
+const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
+  const monitor::Finding* worst = nullptr;
+  for (const auto& finding : diagnosis.findings) {
+    if (worst == nullptr || finding.severity > worst->severity) worst = &finding;
+  }
+  return worst;
+}
+
+}  // namespace
+
+RunMonitor::RunMonitor(const affinity::Plan& plan) : live_(options_for(plan)) {}
+
+void RunMonitor::observe(const std::vector<pid_t>& pids) { live_.observe(pids); }
+
+std::string RunMonitor::live_verdict() const { return std::string(monitor::to_string(live_.current_verdict())); }
+
+std::string RunMonitor::verdict_change() {
+  const auto recent = live_.recent();
+  if (recent.verdict == shown_) return {};
+  shown_ = recent.verdict;
+  const auto* finding = worst_finding(recent);
+  if (finding == nullptr) return fmt::format("monitor: the workers are {} again", monitor::to_string(shown_));
+  return fmt::format("monitor: {}: {}", monitor::to_string(shown_), finding->message);
+}
+
+nlohmann::json RunMonitor::report() const { return monitor::to_json(live_.diagnosis()); }
+
+std::string RunMonitor::text() const {
+  // The doctor's report, its first line ("verdict: …") after "monitor ", the rest indented.
+  const auto diagnosis = live_.diagnosis();
+  if (diagnosis.intervals == 0) return "monitor no verdict: the run ended within one sampling interval\n";
+  const std::string report = monitor::to_text(diagnosis, 4);
+  std::string text;
+  for (const auto line : split(report, '\n')) {
+    if (line.empty()) continue;
+    text += fmt::format("{}{}\n", text.empty() ? "monitor " : "  ", line);
+  }
+  return text;
+}
+
+}  // namespace mptrain::cli

@@ -1,0 +1,22 @@
+# The launcher watches its workers: two workers each running 2 busy threads
+# pinned to one CPU are oversubscribed, said live on stderr and in the JSON
+# summary; one busy thread per worker shows none of the job's own findings.
+# ctest: serial
+# ctest: timeout 120
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/doctor_lib.bash"
+
+# 2 workers x 1 CPU each, but every worker runs 2 busy threads for 3 s.
+run_mptrain run -n 2 --json -- "$BURN" 2 3
+expect_code 0
+expect_json '.monitor.verdict == "oversubscribed"'
+expect_json '.monitor.run_delay_ratio > 0.5'
+expect_json '[.monitor.findings[].kind] | index("thread_pool_too_large") != null'
+expect_json '.monitor.processes | length >= 2'
+expect_stderr 'mptrain: warning: monitor: oversubscribed'
+
+# 2 workers x 1 busy thread each: what the plan asks for.
+run_mptrain run -n 2 --json -- "$BURN" 1 3
+expect_code 0
+expect_json '.monitor.verdict != "oversubscribed"'
+expect_json '[.monitor.findings[] | select(.kind != "outside_load")] | length == 0'

@@ -1,0 +1,39 @@
+# The built-in training watches its own workers: 2 workers x 2 threads on 2
+# CPUs (--allow-oversubscribe) is judged oversubscribed, while the planned
+# 2 workers x 1 thread shows none of the job's own findings.
+# ctest: serial
+# ctest: timeout 300
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+[[ $(nproc) -ge 2 ]] || skip "needs 2 usable CPUs, have $(nproc)"
+
+make_idx_set "$WORK/data" train 3200
+make_idx_set "$WORK/data" t10k 16
+# Size the runs from this build's speed so each lasts about 3 s (several
+# monitor intervals) in a Release or a sanitizer build alike.
+run_mptrain run -n 1 -t 1 --data "$WORK/data" --epochs 3 --json
+expect_code 0
+rate=$(json '.samples_per_second | floor')
+epochs=$(( rate * 3 / 3200 ))
+(( epochs < 2 )) && epochs=2
+(( epochs > 400 )) && epochs=400
+
+run_mptrain run -n 2 -t 2 --allow-oversubscribe --data "$WORK/data" --epochs "$epochs" --json
+expect_code 0
+expect_json '.monitor.verdict == "oversubscribed"'
+expect_json '.monitor.intervals >= 2'
+expect_json '.monitor.runnable_threads_avg > 3'
+expect_json '[.monitor.findings[].kind] | index("demand_above_capacity") != null'
+expect_stderr 'monitor (warning|oversubscribed)'
+
+run_mptrain run -n 2 --data "$WORK/data" --epochs "$epochs" --json
+expect_code 0
+expect_json '.monitor.verdict != "oversubscribed"'
+expect_json '.monitor.intervals >= 2'
+# Other load on the machine may earn an outside_load warning; the job itself must earn nothing.
+expect_json '[.monitor.findings[] | select(.kind != "outside_load")] | length == 0'
+
+# The text report ends with the monitor's verdict.
+run_mptrain run -n 2 --data "$WORK/data" --epochs 2
+expect_code 0
+grep -Eq '^monitor (verdict: (healthy|warning)|no verdict)' "$WORK/out" || { cat "$WORK/out"; fail "no monitor line"; }
