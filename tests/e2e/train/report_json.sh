@@ -9,7 +9,8 @@ expect_json '.samples == 1280 and .num_processes == 2 and .threads_per_process =
 expect_json '(.train_seconds > 0) and (.samples_per_second > 0)'
 expect_json '(.test_accuracy >= 0) and (.test_accuracy <= 1) and (.test_loss > 0)'
 expect_json '.workers | length == 2 and all(.samples == 640 and (.cpus | type == "string"))'
-expect_json '.monitor.verdict == "not_monitored"'
+expect_json '.monitor.verdict | IN("healthy", "warning", "oversubscribed")'
+expect_json '.monitor.usable_cpus >= 1 and (.monitor.intervals | type) == "number"'
 
 run_mptrain run -n 1 -t 1 --model mlp --train-limit 320
 expect_code 0
