@@ -132,6 +132,9 @@ void measure_latency() {
     std::this_thread::sleep_for(100ms);
   }
   const auto before = live.current_verdict();
+  // Start the load at an arbitrary phase of the sampling interval, as real load would.
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(50 + std::chrono::steady_clock::now().time_since_epoch().count() % 400));
   const auto start = std::chrono::steady_clock::now();
   if (::write(go, "g", 1) != 1) std::exit(1);
   double latency = -1;

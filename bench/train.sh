@@ -18,7 +18,7 @@ N=${N:-$(nproc)}                   # CPUs for the scaling runs
 SCALING_LIMIT=${SCALING_LIMIT:-0}  # training samples per worker in the scaling runs (0: all)
 SCALING_EPOCHS=${SCALING_EPOCHS:-2}  # epochs of the scaling runs (short runs measure start-up, not training)
 SKIP_PEER=${SKIP_PEER:-0}
-REPEAT=${REPEAT:-3}                # runs of each side in the comparison
+REPEAT=${REPEAT:-5}                # runs of each side in the comparison (seeds 1..REPEAT)
 
 [[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 1; }
@@ -35,15 +35,17 @@ ours() {
 field() { jq -r "$2" "$OUT/$1.json"; }
 
 echo "== built-in training vs PyTorch peer: cnn, $M workers x 1 thread, $EPOCHS epoch(s), $(nproc) CPUs, $REPEAT run(s) each"
-# Hogwild runs are not deterministic (updates race by design), so each side
-# runs REPEAT times, alternating, and the means are compared.
+# Hogwild runs are not deterministic (updates race by design) and one run's
+# accuracy varies by about a point, so each side runs REPEAT times with seeds
+# 1..REPEAT, alternating, and the means are compared.
 for ((run = 1; run <= REPEAT; run++)); do
-  ours "main_$run" -n "$M" -t 1 --epochs "$EPOCHS"
+  ours "main_$run" -n "$M" -t 1 --epochs "$EPOCHS" --seed "$run"
   printf 'mptrain  run %d  %10.0f samples/s  accuracy %.4f\n' "$run" "$(field "main_$run" .samples_per_second)" \
     "$(field "main_$run" .test_accuracy)"
   if [[ "$SKIP_PEER" != 1 ]]; then
     [[ -f "$PEER" ]] || { echo "bench: no peer at $PEER (set PEER)" >&2; exit 1; }
-    "$PYTHON" "$PEER" --data "$DATA" --num-processes "$M" --threads 1 --epochs "$EPOCHS" >"$OUT/peer_$run.json"
+    "$PYTHON" "$PEER" --data "$DATA" --num-processes "$M" --threads 1 --epochs "$EPOCHS" --seed "$run" \
+      >"$OUT/peer_$run.json"
     printf 'peer     run %d  %10.0f samples/s  accuracy %.4f  (torch %s)\n' "$run" \
       "$(field "peer_$run" .samples_per_second)" "$(field "peer_$run" .test_accuracy)" "$(field "peer_$run" .torch)"
   fi
@@ -62,15 +64,22 @@ if [[ "$SKIP_PEER" != 1 ]]; then
       r, (r >= 5 ? "met" : "NOT met"), d, (d >= -0.5 ? "met" : "NOT met") }'
 fi
 
-echo "== scaling: M x T = $N against 1 worker x 1 thread, $SCALING_EPOCHS epoch(s) of ${SCALING_LIMIT/#0/all} samples per worker"
+SCALING_REPEAT=${SCALING_REPEAT:-3}
+echo "== scaling: M x T = $N against 1 worker x 1 thread, $SCALING_EPOCHS epoch(s) of ${SCALING_LIMIT/#0/all} samples per worker, mean of $SCALING_REPEAT"
 scaling=(--epochs "$SCALING_EPOCHS" --train-limit "$SCALING_LIMIT")
-ours single -n 1 -t 1 "${scaling[@]}"
-single=$(field single '.samples_per_second')
+shapes=("1 1" "$N 1" "1 $N")
+# The shapes alternate within each round, so a burst of outside load hits all alike.
+for ((run = 1; run <= SCALING_REPEAT; run++)); do
+  for shape in "${shapes[@]}"; do
+    read -r m t <<<"$shape"
+    ours "scale_${m}_${t}_$run" -n "$m" -t "$t" "${scaling[@]}"
+  done
+done
+single=$(mean scale_1_1 .samples_per_second)
 printf '1 x 1    %10.0f samples/s\n' "$single"
-for shape in "$N 1" "1 $N"; do
+for shape in "${shapes[@]:1}"; do
   read -r m t <<<"$shape"
-  ours "scale_${m}_${t}" -n "$m" -t "$t" "${scaling[@]}"
-  rate=$(field "scale_${m}_${t}" '.samples_per_second')
+  rate=$(mean "scale_${m}_${t}" .samples_per_second)
   awk -v m="$m" -v t="$t" -v r="$rate" -v s="$single" -v n="$N" 'BEGIN {
     f = r / s; printf "%d x %d    %10.0f samples/s  %.2fx single (%.2f N; bar 0.9 N: %s)\n",
       m, t, r, f, f / n, (f >= 0.9 * n ? "met" : "NOT met") }'
