@@ -16,7 +16,7 @@
 #include <cstdlib>
 
 #include "procmgr/environment.hpp"
-#include "procmgr/fd.hpp"
+#include "util/fd.hpp"
 #include "procmgr/output.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"

@@ -1,7 +1,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "procmgr/fd.hpp"
+#include "util/fd.hpp"
 #include "procmgr/port.hpp"
 
 namespace mptrain::procmgr {

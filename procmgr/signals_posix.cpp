@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cerrno>
 
-#include "procmgr/fd.hpp"
+#include "util/fd.hpp"
 #include "procmgr/signals.hpp"
 
 namespace mptrain::procmgr {

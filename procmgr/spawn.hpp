@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "procmgr/fd.hpp"
+#include "util/fd.hpp"
 #include "procmgr/group.hpp"
 #include "util/result.hpp"
 

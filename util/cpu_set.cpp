@@ -42,7 +42,8 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
       if (!end.ok()) return end.error();
       last = *end;
     }
-    if (last < *first) return Error{"descending range '" + std::string(part) + "' in CPU list '" + std::string(whole) + "'"};
+    if (last < *first)
+      return Error{"descending range '" + std::string(part) + "' in CPU list '" + std::string(whole) + "'"};
     for (int cpu = *first; cpu <= last; ++cpu) cpus.push_back(cpu);
   }
   return CpuSet(std::move(cpus));

@@ -7,29 +7,9 @@
 
 #include <cstdlib>
 
+#include "util/fd.hpp"
+
 namespace mptrain {
-
-namespace {
-
-// Closes a file descriptor on scope exit.
-struct FdCloser {
-  int fd;
-  ~FdCloser() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-Status write_all(int fd, std::string_view content, const std::string& path) {
-  while (!content.empty()) {
-    const ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error("cannot write", path);
-    content.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return ok_status();
-}
-
-}  // namespace
 
 FsRoot FsRoot::from_env() {
   const char* root = std::getenv("MPTRAIN_FSROOT");
@@ -58,16 +38,16 @@ Result<std::vector<std::string>> FsRoot::list(std::string_view absolute) const {
 }
 
 Result<std::string> read_file(const std::filesystem::path& path) {
-  int fd;
+  int raw;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return errno_error("cannot open", path.string());
-  FdCloser closer{fd};
+    raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0) return errno_error("cannot open", path.string());
+  const UniqueFd fd(raw);
   std::string content;
   char buffer[8192];
   while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error("cannot read", path.string());
     if (n == 0) return content;
@@ -78,23 +58,19 @@ Result<std::string> read_file(const std::filesystem::path& path) {
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content) {
   const std::string target = path.string();
   std::string temp = target + ".tmpXXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return errno_error("cannot create temporary file for", target);
-  FdCloser closer{fd};
+  const UniqueFd fd(::mkstemp(temp.data()));
+  if (!fd.valid()) return errno_error("cannot create temporary file for", target);
   auto fail = [&](Error error) {
     ::unlink(temp.c_str());
     return Status(std::move(error));
   };
-  if (auto written = write_all(fd, content, temp); !written.ok()) return fail(written.error());
-  if (::fchmod(fd, 0644) != 0) return fail(errno_error("cannot chmod", temp));
-  if (::fsync(fd) != 0) return fail(errno_error("cannot fsync", temp));
+  if (auto written = write_all(fd.get(), content, temp); !written.ok()) return fail(written.error());
+  if (::fchmod(fd.get(), 0644) != 0) return fail(errno_error("cannot chmod", temp));
+  if (::fsync(fd.get()) != 0) return fail(errno_error("cannot fsync", temp));
   if (::rename(temp.c_str(), target.c_str()) != 0) return fail(errno_error("cannot rename onto", target));
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.valid()) ::fsync(dir_fd.get());
   return ok_status();
 }
 

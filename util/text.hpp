@@ -20,6 +20,8 @@ Result<long long> parse_int(std::string_view text);
 // `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
 Result<double> parse_double(std::string_view text);
 // True when `text` begins with `prefix`.
-inline bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+inline bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
 
 }  // namespace mptrain

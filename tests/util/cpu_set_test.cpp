@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "util/cpu_set.hpp"
+
+#include <catch2/catch.hpp>
 
 using mptrain::CpuSet;
 

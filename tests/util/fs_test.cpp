@@ -1,10 +1,9 @@
-#include <catch2/catch.hpp>
+#include "util/fs.hpp"
 
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
-
-#include "util/fs.hpp"
 
 using namespace mptrain;
 

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "util/text.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace mptrain;
 

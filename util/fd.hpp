@@ -1,4 +1,4 @@
-// An owned file descriptor, closed when it goes out of scope.
+// Owned file descriptors, pipes and complete writes.
 #pragma once
 
 #include <string_view>
@@ -6,7 +6,7 @@
 
 #include "util/result.hpp"
 
-namespace mptrain::procmgr {
+namespace mptrain {
 
 // Owns one file descriptor (-1: none) and closes it on destruction.
 class UniqueFd {
@@ -49,4 +49,4 @@ Result<Pipe> make_pipe(PipeMode mode);
 // naming `what` and errno otherwise.
 Status write_all(int fd, std::string_view data, std::string_view what);
 
-}  // namespace mptrain::procmgr
+}  // namespace mptrain

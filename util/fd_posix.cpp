@@ -3,9 +3,9 @@
 
 #include <cerrno>
 
-#include "procmgr/fd.hpp"
+#include "util/fd.hpp"
 
-namespace mptrain::procmgr {
+namespace mptrain {
 
 void UniqueFd::reset(int fd) {
   if (fd_ >= 0) ::close(fd_);
@@ -45,4 +45,4 @@ Status write_all(int fd, std::string_view data, std::string_view what) {
   return ok_status();
 }
 
-}  // namespace mptrain::procmgr
+}  // namespace mptrain
