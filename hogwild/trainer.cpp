@@ -4,6 +4,7 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <algorithm>
@@ -12,12 +13,14 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "affinity/bind.hpp"
 #include "hogwild/network.hpp"
 #include "hogwild/random.hpp"
+#include "hogwild/team.hpp"
 
 namespace mptrain::hogwild {
 
@@ -117,9 +120,33 @@ class WorkerLoop {
     if (!setup.cpus.empty() && setup.threads > 1) {
       observer_ = std::make_unique<PinningObserver>(arena_, setup.cpus);
     }
+    if (setup.threads > 1) {
+      // Spin long only when every thread has a CPU of its own.
+      const bool own_cpus = setup.cpus.size() >= setup.threads;
+      team_ = std::make_unique<BatchTeam>(setup.threads, own_cpus ? 4096 : 64);
+    }
   }
 
+  // Trains every epoch: on the calling thread alone for one slot, otherwise
+  // in the arena with the other slots' threads helping with each batch.
   Result<WorkerOutcome> run() {
+    if (!team_) return run_epochs();
+    std::optional<Result<WorkerOutcome>> result;
+    arena_.execute([&] {
+      tbb::task_group helpers;
+      for (int member = 1; member < static_cast<int>(slots_.size()); ++member) {
+        helpers.run([this, member] { help(member); });
+      }
+      result.emplace(run_epochs());
+      team_->close();
+      helpers.wait();
+    });
+    return std::move(*result);
+  }
+
+ private:
+  // The epochs, as the leader of the team when there is one.
+  Result<WorkerOutcome> run_epochs() {
     WorkerOutcome outcome;
     std::vector<int> order(static_cast<std::size_t>(data_.count));
     Random shuffle_random(settings_.seed + static_cast<std::uint64_t>(setup_.rank));
@@ -147,41 +174,55 @@ class WorkerLoop {
     return outcome;
   }
 
- private:
+  // A helper thread's loop: takes part in every batch it sees posted until
+  // the team closes.
+  void help(int member) {
+    for (std::uint64_t batch = team_->await_batch(0); batch != 0; batch = team_->await_batch(batch)) {
+      share_batch(batch, member);
+    }
+  }
+
+  // Does member `member`'s share of batch `batch`: gradients, then (once all
+  // are computed) the update slices.
+  void share_batch(std::uint64_t batch, int member) {
+    team_->run_phase(0, batch, member, [this](int slot_index) { compute(slot_index); });
+    team_->run_phase(1, batch, member, [this](int slot_index) { update_slice(slot_index); });
+  }
+
   // Computes one batch's gradient across the slots, then updates the store
   // (each slot reduces and applies its own slice of the parameters);
   // returns the summed loss.
   double train_batch(std::span<const int> batch, std::uint64_t key_base) {
-    const int groups = static_cast<int>((batch.size() + group_size - 1) / group_size);
-    const int slot_count = static_cast<int>(slots_.size());
-    const float loss_scale = 1.0f / static_cast<float>(batch.size());
-    auto compute = [&](int slot_index) {
-      Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
-      std::fill(slot.gradient.begin(), slot.gradient.end(), 0.0f);
-      slot.loss = 0;
-      for (int g = slot_index; g < groups; g += slot_count) {
-        const std::size_t first = static_cast<std::size_t>(g) * group_size;
-        const auto indices = batch.subspan(first, std::min<std::size_t>(group_size, batch.size() - first));
-        pack_group(data_, indices, slot);
-        for (int s = 0; s < group_size; ++s) slot.keys[s] = mix64(key_base + first + static_cast<std::uint64_t>(s));
-        const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()),
-                                 slot.keys.data(), loss_scale};
-        slot.loss += slot.network->train_group(parameters_.data(), group, slot.gradient.data());
-      }
-    };
-    auto update = [&](int slot_index) { update_slice(slot_index); };
-    if (slot_count == 1) {
-      compute(0);
-      update(0);
+    batch_ = batch;
+    key_base_ = key_base;
+    if (team_) {
+      share_batch(team_->post(), 0);
     } else {
-      arena_.execute([&] {
-        tbb::parallel_for(0, slot_count, compute, tbb::static_partitioner());
-        tbb::parallel_for(0, slot_count, update, tbb::static_partitioner());
-      });
+      compute(0);
+      update_slice(0);
     }
     double loss = 0;
     for (const auto& slot : slots_) loss += slot.loss;
     return loss;
+  }
+
+  // Slot `slot_index`'s gradient and loss for its groups of the current batch.
+  void compute(int slot_index) {
+    const int groups = static_cast<int>((batch_.size() + group_size - 1) / group_size);
+    const int slot_count = static_cast<int>(slots_.size());
+    const float loss_scale = 1.0f / static_cast<float>(batch_.size());
+    Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
+    std::fill(slot.gradient.begin(), slot.gradient.end(), 0.0f);
+    slot.loss = 0;
+    for (int g = slot_index; g < groups; g += slot_count) {
+      const std::size_t first = static_cast<std::size_t>(g) * group_size;
+      const auto indices = batch_.subspan(first, std::min<std::size_t>(group_size, batch_.size() - first));
+      pack_group(data_, indices, slot);
+      for (int s = 0; s < group_size; ++s) slot.keys[s] = mix64(key_base_ + first + static_cast<std::uint64_t>(s));
+      const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()),
+                               slot.keys.data(), loss_scale};
+      slot.loss += slot.network->train_group(parameters_.data(), group, slot.gradient.data());
+    }
   }
 
   // For slot `slot_index`'s slice of the parameters: sums the slots'
@@ -226,6 +267,9 @@ class WorkerLoop {
   tbb::task_arena arena_;
   std::vector<Slot> slots_;
   std::unique_ptr<PinningObserver> observer_;
+  std::unique_ptr<BatchTeam> team_;  // only with more than one slot
+  std::span<const int> batch_;       // the current batch's sample indices
+  std::uint64_t key_base_ = 0;       // the current batch's dropout key base
   std::vector<float> parameters_;
   std::vector<float> momentum_;
   std::vector<float> step_;
