@@ -5,7 +5,6 @@
 // CMD's own code (128+signal) takes precedence over 3, so a crash is never
 // reported as a performance problem; otherwise 0.
 #include <fmt/core.h>
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "affinity/bind.hpp"
 #include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
 #include "monitor/live.hpp"
@@ -56,20 +56,6 @@ std::chrono::milliseconds parse_interval(const std::string& text) {
   return std::chrono::milliseconds(std::lround(*value * scale));
 }
 
-// This process's affinity mask: the fallback when the affinity library cannot read the machine.
-CpuSet affinity_mask() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  std::vector<int> cpus;
-  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &mask)) cpus.push_back(cpu);
-    }
-  }
-  if (cpus.empty()) cpus.push_back(0);
-  return CpuSet(cpus);
-}
-
 // The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),
 // or `override_count` of them when given.
 monitor::Capacity usable_capacity(int override_count) {
@@ -79,7 +65,7 @@ monitor::Capacity usable_capacity(int override_count) {
     capacity = {usable->count, usable->cpus};
   } else {
     print_warning(fmt::format("{}; using this process's affinity mask for N", usable.error().message));
-    const CpuSet mask = affinity_mask();
+    const CpuSet mask = affinity::current_affinity(0).value_or(CpuSet({0}));
     capacity = {mask.size(), mask};
   }
   if (override_count > 0) capacity.usable_cpus = override_count;

@@ -97,6 +97,12 @@ class PinningObserver : public tbb::task_scheduler_observer {
   std::string failure_;
 };
 
+// Closes a team when it goes out of scope, so its helper threads stop waiting for batches.
+struct CloseOnExit {
+  BatchTeam& team;
+  ~CloseOnExit() { team.close(); }
+};
+
 // One worker's training state: parameters snapshot, momentum, per-thread slots.
 class WorkerLoop {
  public:
@@ -137,8 +143,10 @@ class WorkerLoop {
       for (int member = 1; member < static_cast<int>(slots_.size()); ++member) {
         helpers.run([this, member] { help(member); });
       }
-      result.emplace(run_epochs());
-      team_->close();
+      {
+        const CloseOnExit release{*team_};  // the helpers are released even if run_epochs throws
+        result.emplace(run_epochs());
+      }
       helpers.wait();
     });
     return std::move(*result);
