@@ -16,10 +16,10 @@
 #include <cstdlib>
 
 #include "procmgr/environment.hpp"
-#include "util/fd.hpp"
 #include "procmgr/output.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 
 namespace mptrain::procmgr {

@@ -1,8 +1,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "util/fd.hpp"
 #include "procmgr/port.hpp"
+#include "util/fd.hpp"
 
 namespace mptrain::procmgr {
 

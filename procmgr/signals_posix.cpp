@@ -5,8 +5,8 @@
 #include <atomic>
 #include <cerrno>
 
-#include "util/fd.hpp"
 #include "procmgr/signals.hpp"
+#include "util/fd.hpp"
 
 namespace mptrain::procmgr {
 

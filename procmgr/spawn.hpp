@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "util/fd.hpp"
 #include "procmgr/group.hpp"
+#include "util/fd.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
