@@ -1,7 +1,6 @@
 // mptrain's entry point: parse the command line, run the chosen command, and
 // turn any failure into "mptrain: error: …" and the spec's exit code.
 #include <CLI/CLI.hpp>
-
 #include <exception>
 
 #include "cli/commands.hpp"
