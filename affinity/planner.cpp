@@ -187,6 +187,7 @@ Error too_many_processes(const Pool& pool, int m) {
 }
 
 Error too_many_threads(const Pool& pool, int m, int t) {
+  if (m > pool.n) return too_many_processes(pool, m);  // no -t can help: fewer workers can
   std::string fix = fmt::format("use -t {} (floor({}/{}))", std::max(1, pool.n / m), pool.n, m);
   if (pool.n / t >= 1) fix += fmt::format(" or -n {}", pool.n / t);
   return Error{

@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace mptrain::cli {
 
@@ -21,6 +23,10 @@ void add_plan_command(CLI::App& app, Runner& runner);
 void add_run_command(CLI::App& app, Runner& runner);
 // Registers `mptrain doctor` on `app`; sets `runner` when it is chosen.
 void add_doctor_command(CLI::App& app, Runner& runner);
+
+// Registers the positional `command`: every word after "--", taken verbatim
+// into `words` (CLI11 would otherwise split a word such as "[a,b]").
+void add_command_words(CLI::App& command, std::vector<std::string>& words, const std::string& description);
 
 // Prints `document` as the one JSON document on stdout (pretty, newline-terminated).
 void print_json(const nlohmann::json& document);

@@ -125,7 +125,7 @@ int watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };
   procmgr::WorkerSpec spec;
   auto result = procmgr::run_group({spec}, procmgr::Program{o.command}, group);
-  if (!result.ok()) runtime_failure("cannot run '{}': {}", o.command.front(), result.error().message);
+  if (!result.ok()) throw Failure(exit_code::runtime_failure, result.error().message);
   return result->exit_code();
 }
 
@@ -137,9 +137,14 @@ int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, int comm
   return verdict >= threshold ? exit_code::doctor_found : exit_code::success;
 }
 
+// The longest --duration accepted: one day.
+constexpr double max_duration_s = 86400;
+
 void check_options(const DoctorOptions& o) {
   if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
-  if (o.duration_s <= 0) usage_failure("--duration must be positive (seconds)");
+  if (!(o.duration_s > 0 && o.duration_s <= max_duration_s)) {
+    usage_failure("--duration must be a number of seconds above 0 and at most {}", max_duration_s);
+  }
   for (int pid : o.pids) {
     if (pid <= 0) usage_failure("--pid {}: not a process id", pid);
   }
@@ -187,9 +192,9 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
       ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs instead of this process's usable CPUs")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1 << 20, "at least 1"));
   add_thresholds(*command, o->thresholds);
-  command->add_option("command", o->command, "Command and arguments to run and watch, after --");
+  add_command_words(*command, o->command, "Command and arguments to run and watch, after --");
   command->callback([&runner, o] { runner = [o] { return run_doctor(*o); }; });
 }
 

@@ -8,12 +8,13 @@
 namespace mptrain::cli {
 
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
+  const CLI::Range at_least_one(1, 1 << 20, "at least 1");
   command.add_option("-n,--num-processes", options.num_processes, "Worker processes M (default: one per package)")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least_one)
       ->group("Placement");
   command
       .add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T (default: floor(N/M))")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least_one)
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none (default: core)")
       ->check(CLI::IsMember({"core", "numa", "package", "none"}))

@@ -1,8 +1,26 @@
 #include "cli/run.hpp"
 
 #include "cli/commands.hpp"
+#include "util/failure.hpp"
 
 namespace mptrain::cli {
+
+namespace {
+
+// Refuses (usage error) any option of the option group starting with `group`
+// that was given: training options with a command, launcher options without one.
+void refuse_other_modes_options(const CLI::App& command, std::string_view group) {
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || !option->get_group().starts_with(group)) continue;
+    if (group == "Training") {
+      usage_failure("{} is a training option, but a command to launch was given after --; drop one of them",
+                    option->get_name());
+    }
+    usage_failure("{} applies only when launching a command (run [options] -- CMD ARGS...)", option->get_name());
+  }
+}
+
+}  // namespace
 
 void add_run_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<RunOptions>();
@@ -11,14 +29,9 @@ void add_run_command(CLI::App& app, Runner& runner) {
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
   options->train = add_train_options(*command);
   options->launch = add_launch_options(*command);
-  // Every word after "--" is taken verbatim: by default CLI11 would split a
-  // word such as "[a,b]" into a list, which breaks commands like `sh -c '[ … ]'`.
-  constexpr int all_words = CLI::detail::expected_max_vector_size;
-  command->add_option("command", options->command, "Program and arguments to launch, after --")
-      ->allow_extra_args(false)
-      ->expected(all_words, all_words)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  command->callback([&runner, options] {
+  add_command_words(*command, options->command, "Program and arguments to launch, after --");
+  command->callback([&runner, options, command] {
+    refuse_other_modes_options(*command, options->command.empty() ? "Launcher" : "Training");
     runner = [options] { return options->command.empty() ? run_training(*options) : run_launcher(*options); };
   });
 }

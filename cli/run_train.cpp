@@ -20,6 +20,7 @@
 #include "hogwild/trainer.hpp"
 #include "procmgr/group.hpp"
 #include "util/failure.hpp"
+#include "util/fs.hpp"
 
 namespace mptrain::cli {
 
@@ -53,7 +54,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->check(CLI::NonNegativeNumber)
       ->group(group);
   command.add_option("--batch-size", options->batch_size, "Samples per optimiser step (default: 64)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1 << 20, "at least 1"))
       ->group(group);
   command.add_option("--lr", options->lr, "SGD learning rate (default: 0.01)")
       ->check(CLI::NonNegativeNumber)
@@ -384,6 +385,10 @@ int run_training(const RunOptions& options) {
   const TrainOptions& train_options = *options.train;
   const auto settings = train_settings(train_options);
   const auto layout = hogwild::model_layout(settings.model);
+  // A checkpoint that cannot be written is found now, not after hours of training.
+  if (!train_options.save_model.empty()) {
+    value_or_fail(check_can_create(train_options.save_model));
+  }
   // 1. Plan: M workers, T threads each, their CPUs.
   const auto plan = plan_for_this_machine(options.placement);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker.
@@ -397,16 +402,16 @@ int run_training(const RunOptions& options) {
   //    verdict, stop all when one fails.
   RunMonitor monitor(plan);
   auto report = train(plan, train_options, settings, train_data, test_data, store, monitor);
-  // 5. Evaluate the final model on the test set.
-  report.test = hogwild::evaluate(settings.model, store.parameters(), test_data, std::max(1, plan.usable_cpus));
-  if (train_options.eval_every_epoch && report.interrupted_by == 0 && settings.epochs > 0) {
-    report.epochs.push_back({settings.epochs, report.test});
-  }
-  // 6. Save (also after SIGINT/SIGTERM), then report.
+  // 5. Save (also after SIGINT/SIGTERM) before anything else can go wrong.
   if (!train_options.save_model.empty()) {
     value_or_fail(hogwild::save_checkpoint(train_options.save_model, layout, store.parameters(),
                                            resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store)),
                                            resumed_samples + report.samples));
+  }
+  // 6. Evaluate the final model on the test set, then report.
+  report.test = hogwild::evaluate(settings.model, store.parameters(), test_data, std::max(1, plan.usable_cpus));
+  if (train_options.eval_every_epoch && report.interrupted_by == 0 && settings.epochs > 0) {
+    report.epochs.push_back({settings.epochs, report.test});
   }
   if (options.json) {
     print_json(json_report(plan, train_options, report, train_data.count, monitor));

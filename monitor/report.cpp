@@ -56,6 +56,7 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
           {"duration_seconds", rounded(d.duration_s)},
           {"intervals", d.intervals},
+          {"measured", d.intervals > 0},
           {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
           {"run_delay_ratio", rounded(d.run_delay_ratio)},
           {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
@@ -79,6 +80,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   out += d.cpu_pressure
              ? fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure))
              : std::string("  CPU pressure (PSI):     not available on this kernel\n");
+  if (d.intervals == 0) out += "evidence:               none: nothing ran through a whole sampling interval\n";
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {
     out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), f.kind, f.message, f.fix);

@@ -11,6 +11,8 @@ namespace mptrain::monitor {
 
 // The diagnosis as JSON: verdict, usable_cpus, runnable_threads_avg,
 // run_delay_ratio, nonvoluntary_switches_per_second, cpu_utilization,
+// intervals and measured (false when no whole interval was sampled: the
+// verdict then rests on no evidence),
 // findings [{kind, severity, message, fix, numbers}], processes [{pid, comm,
 // threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
 nlohmann::json to_json(const Diagnosis& diagnosis);

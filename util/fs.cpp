@@ -55,6 +55,17 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   }
 }
 
+Status check_can_create(const std::filesystem::path& path) {
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return Error{"cannot write " + path.string() + ": it is a directory"};
+  if (!std::filesystem::is_directory(dir, error)) {
+    return Error{"cannot write " + path.string() + ": directory " + dir.string() + " does not exist"};
+  }
+  if (::access(dir.c_str(), W_OK) != 0) return errno_error("cannot write into directory", dir.string());
+  return ok_status();
+}
+
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content) {
   const std::string target = path.string();
   std::string temp = target + ".tmpXXXXXX";

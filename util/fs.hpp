@@ -39,6 +39,11 @@ class FsRoot {
 // The whole content of file `path`; an Error naming the path and errno.
 Result<std::string> read_file(const std::filesystem::path& path);
 
+// Ok when `path` can be created or replaced by write_file_atomic: its
+// directory exists and is writable and `path` is not a directory; an Error
+// saying which of these fails otherwise.
+Status check_can_create(const std::filesystem::path& path);
+
 // Writes `content` to `path` atomically: a temporary file beside it, fsync,
 // rename, fsync of the directory. Returns an Error naming the step and errno.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content);

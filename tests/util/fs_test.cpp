@@ -36,3 +36,16 @@ TEST_CASE("an atomic write into a missing directory fails cleanly", "[util]") {
   REQUIRE_FALSE(status.ok());
   CHECK(status.error().message.find("/nonexistent/dir/file") != std::string::npos);
 }
+
+TEST_CASE("check_can_create accepts a new file in a writable directory and names what is wrong otherwise", "[util]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("mptrain-create-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  CHECK(check_can_create(dir / "new.ckpt").ok());
+  auto missing = check_can_create("/nonexistent/dir/file");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("does not exist") != std::string::npos);
+  auto directory = check_can_create(dir);
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.error().message.find("is a directory") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

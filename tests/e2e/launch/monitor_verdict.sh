@@ -19,4 +19,6 @@ expect_stderr 'mptrain: warning: monitor: oversubscribed'
 run_mptrain run -n 2 --json -- "$BURN" 1 3
 expect_code 0
 expect_json '.monitor.verdict != "oversubscribed"'
-expect_json '[.monitor.findings[] | select(.kind != "outside_load")] | length == 0'
+# Other load on the machine may add outside_load and run_delay warnings; the
+# job's own causes must be absent.
+expect_json '[.monitor.findings[].kind | select(IN("demand_above_capacity", "thread_pool_too_large", "overlapping_affinity"))] | length == 0'

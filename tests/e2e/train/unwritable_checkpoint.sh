@@ -1,0 +1,14 @@
+# A --save-model path that cannot be written is refused before any training.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+
+make_idx_set "$WORK/data" train 64
+make_idx_set "$WORK/data" t10k 16
+run_mptrain run -n 1 --data "$WORK/data" --model logreg --save-model "$WORK/missing/dir/model.ckpt"
+expect_code 1
+expect_stderr "^mptrain: error: cannot write .*missing/dir/model.ckpt: directory .* does not exist"
+if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing the path"; fi
+
+run_mptrain run -n 1 --data "$WORK/data" --model logreg --save-model "$WORK"
+expect_code 1
+expect_stderr "is a directory"
