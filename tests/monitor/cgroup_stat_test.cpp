@@ -2,15 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "recorded_trees.hpp"
+
 using namespace mptrain;
 using namespace mptrain::monitor;
 
-namespace {
-
-const FsRoot v1_tree(MPTRAIN_TEST_DATA "/monitor/proc-v1");
-const FsRoot v2_tree(MPTRAIN_TEST_DATA "/monitor/proc-v2");
-
-}  // namespace
+using namespace mptrain::monitor::testing;
 
 TEST_CASE("the v1 cpu controller line wins over the v2 line", "[monitor]") {
   auto group = parse_cpu_cgroup("9:name=systemd:/\n1:cpu,cpuacct:/jobs/a\n0::/user.slice\n");

@@ -4,15 +4,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "recorded_trees.hpp"
+
 using namespace mptrain;
 using namespace mptrain::monitor;
 
-namespace {
-
-const FsRoot v1_tree(MPTRAIN_TEST_DATA "/monitor/proc-v1");
-const FsRoot v2_tree(MPTRAIN_TEST_DATA "/monitor/proc-v2");
-
-}  // namespace
+using namespace mptrain::monitor::testing;
 
 TEST_CASE("a stat line is split at the last ')' so comm may hold spaces and parentheses", "[monitor]") {
   auto stat = read_task_stat(v1_tree, 100, 102);
