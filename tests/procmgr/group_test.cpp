@@ -1,5 +1,6 @@
 #include "procmgr/group.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "util/fd.hpp"
 
 using namespace mptrain;
 using namespace mptrain::procmgr;
@@ -139,12 +142,23 @@ TEST_CASE("a worker killed by a signal gives 128 plus the signal") {
 TEST_CASE("a worker ignoring SIGTERM is killed after the grace period") {
   auto options = quick_options();
   options.grace = 300ms;
+  // Rank 0 fails only once rank 1 ignores SIGTERM (it says so through the
+  // pipe), so the group's SIGTERM can never reach rank 1 before that.
+  auto ready = mptrain::make_pipe(mptrain::PipeMode::blocking);
+  REQUIRE(ready.ok());
+  const int ready_read = ready->read.get();
+  const int ready_write = ready->write.get();
   const auto start = std::chrono::steady_clock::now();
   auto result = run_group(
       specs(2),
-      [](const WorkerSpec& spec) {
-        if (spec.rank == 0) return 1;
+      [ready_read, ready_write](const WorkerSpec& spec) {
+        if (spec.rank == 0) {
+          pollfd wait_for_rank_1{ready_read, POLLIN, 0};
+          ::poll(&wait_for_rank_1, 1, 10000);
+          return 1;
+        }
         ::signal(SIGTERM, SIG_IGN);
+        if (::write(ready_write, "r", 1) != 1) return 2;
         return sleep_long();
       },
       options);
