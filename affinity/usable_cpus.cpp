@@ -25,7 +25,7 @@ Result<CpuSet> affinity_from_status(const FsRoot& root) {
   if (!text.ok()) return text.error();
   for (std::string_view line : split(*text, '\n')) {
     const std::string_view key = "Cpus_allowed_list:";
-    if (!starts_with(line, key)) continue;
+    if (!line.starts_with(key)) continue;
     auto cpus = CpuSet::parse(line.substr(key.size()));
     if (!cpus.ok()) return Error{root.path(file).string() + ": " + cpus.error().message};
     return cpus;
@@ -53,18 +53,6 @@ std::string_view to_string(LimitedBy limited_by) {
       return "topology";
   }
   return "online";
-}
-
-int version_number(CgroupVersion version) {
-  switch (version) {
-    case CgroupVersion::none:
-      return 0;
-    case CgroupVersion::v1:
-      return 1;
-    case CgroupVersion::v2:
-      return 2;
-  }
-  return 0;
 }
 
 Result<CpuSet> read_online_cpus(const FsRoot& root) { return parse_cpu_file(root, "/sys/devices/system/cpu/online"); }

@@ -9,14 +9,16 @@
 #include <string_view>
 
 #include "affinity/topology.hpp"
+#include "util/cgroup.hpp"
 #include "util/cpu_set.hpp"
 #include "util/fs.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::affinity {
 
-// Which cgroup hierarchy holds the CPU controllers (none: no cgroup found).
-enum class CgroupVersion { none, v1, v2 };
+// Which cgroup hierarchy holds the CPU controllers (util/cgroup.hpp).
+using mptrain::CgroupVersion;
+using mptrain::version_number;
 
 // The cgroup CPU controls that apply to this process.
 struct CgroupCpuLimits {
@@ -33,8 +35,6 @@ enum class LimitedBy { online, affinity, cpuset, quota, topology };
 
 // "online", "affinity", "cpuset", "quota" or "topology".
 std::string_view to_string(LimitedBy limited_by);
-// 1 or 2, or 0 for CgroupVersion::none.
-int version_number(CgroupVersion version);
 
 // The usable CPUs and how they were found.
 struct UsableCpus {
@@ -52,9 +52,9 @@ Result<CpuSet> read_online_cpus(const FsRoot& root);
 // "/", otherwise Cpus_allowed_list of /proc/self/status under `root` (a
 // recorded tree cannot record a system call); an Error otherwise.
 Result<CpuSet> read_affinity(const FsRoot& root);
-// The cgroup (v1 or v2, found through /proc/self/cgroup and
-// /proc/self/mountinfo under `root`) cpuset and CPU quota of this process,
-// walking up nested cgroups; an Error when those two files cannot be read.
+// The cgroup (v1 or v2, located by util/cgroup.hpp under `root`) cpuset and
+// CPU quota of this process, walking up nested cgroups; an Error when
+// /proc/self/cgroup or /proc/self/mountinfo cannot be read.
 Result<CgroupCpuLimits> read_cgroup_limits(const FsRoot& root);
 // Everything above combined into N; an Error when a file is unreadable or no CPU is left.
 Result<UsableCpus> read_usable_cpus(const FsRoot& root);

@@ -85,8 +85,8 @@ monitor::MonitorOptions options_for(pid_t pid) {
 
 // The number of threads of process `pid` now.
 int thread_count(pid_t pid) {
-  auto status = monitor::read_process_status(FsRoot(), pid);
-  return status.ok() ? status->threads : 0;
+  auto stat = monitor::read_process_stat(FsRoot(), pid);
+  return stat.ok() ? stat->num_threads : 0;
 }
 
 // Watches a process with `threads` threads (spinning when `busy`, else

@@ -1,9 +1,11 @@
 #include "monitor/detector.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace mptrain::monitor {
 
@@ -64,10 +66,9 @@ std::string sizing_fix(int processes, int n) {
   if (per == 0) {
     return fmt::format("set OMP_NUM_THREADS=1 and run at most {} (`mptrain run -n {}`)", count(n, "process"), n);
   }
-  return fmt::format(
-      "set OMP_NUM_THREADS={} (and MKL_NUM_THREADS, OPENBLAS_NUM_THREADS) or use `mptrain run -n {}`, "
-      "which gives each process {} and pins it",
-      per, processes, count(per, "CPU"));
+  const auto others = std::span(thread_count_variables).subspan(1);
+  return fmt::format("set {}={} (and {}) or use `mptrain run -n {}`, which gives each process {} and pins it",
+                     thread_count_variables[0], per, fmt::join(others, ", "), processes, count(per, "CPU"));
 }
 
 std::optional<Finding> check_demand(const Context& c) {
@@ -90,10 +91,11 @@ std::optional<Finding> check_demand(const Context& c) {
 std::string env_note(const Context& c, int per) {
   for (const auto& [pid, busy] : c.busy_threads) {
     const auto& env = c.evidence.processes.at(pid).env;
-    for (auto [name, value] :
-         {std::pair{"OMP_NUM_THREADS", env.omp_num_threads}, std::pair{"MKL_NUM_THREADS", env.mkl_num_threads},
-          std::pair{"OPENBLAS_NUM_THREADS", env.openblas_num_threads}}) {
-      if (value && *value > per) return fmt::format(" ({}={} in the environment of pid {})", name, *value, pid);
+    for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+      const auto value = env.counts[i];
+      if (value && *value > per) {
+        return fmt::format(" ({}={} in the environment of pid {})", thread_count_variables[i], *value, pid);
+      }
     }
   }
   return "";
@@ -317,6 +319,15 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
   return out;
 }
 
+std::vector<CgroupSummary> summarize_cgroups(const Context& c) {
+  std::vector<CgroupSummary> out;
+  for (const auto& [key, group] : c.evidence.cgroups) {
+    const double throttled = ratio(static_cast<double>(group.throttled_periods), static_cast<double>(group.periods));
+    out.push_back(CgroupSummary{group.version, group.path, group.dir, group.quota.cpus, throttled});
+  }
+  return out;
+}
+
 double machine_utilization(const Context& c) {
   double busy = 0, total = 0;
   for (const auto& [cpu, e] : c.evidence.cpus) {
@@ -371,6 +382,7 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   add(check_run_delay(c, d.findings));
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
+  d.cgroups = summarize_cgroups(c);
   return d;
 }
 

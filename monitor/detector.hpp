@@ -95,6 +95,15 @@ struct ProcessSummary {
   ThreadEnv env;
 };
 
+// One CPU cgroup of the watched processes (or an ancestor) over the window.
+struct CgroupSummary {
+  CgroupVersion version = CgroupVersion::none;
+  std::string path;  // in its hierarchy, e.g. "/jobs/train"
+  std::string dir;   // the directory its counters were read from
+  std::optional<double> quota_cpus;
+  double throttled_ratio = 0;  // throttled periods ÷ periods (0 without periods)
+};
+
 // The detector's result.
 struct Diagnosis {
   Verdict verdict = Verdict::healthy;
@@ -109,6 +118,7 @@ struct Diagnosis {
   std::optional<double> cpu_pressure;  // PSI "some": share of time a task waited; nullopt: no PSI
   std::vector<Finding> findings;
   std::vector<ProcessSummary> processes;  // with any CPU time or wait, busiest first
+  std::vector<CgroupSummary> cgroups;     // innermost last within each hierarchy
 };
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`.

@@ -90,6 +90,9 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
                            [&](const CgroupSample& g) { return g.key == group.key; });
     if (it == before.cgroups.end()) continue;
     auto& out = evidence.cgroups[group.key];
+    out.version = group.version;
+    out.path = group.path;
+    out.dir = group.dir;
     out.periods = delta(it->stat.nr_periods, group.stat.nr_periods);
     out.throttled_periods = delta(it->stat.nr_throttled, group.stat.nr_throttled);
     out.throttled_s = static_cast<double>(delta(it->stat.throttled_ns, group.stat.throttled_ns)) * ns;
@@ -152,6 +155,9 @@ void merge(Evidence& into, const Evidence& more) {
   }
   for (const auto& [key, group] : more.cgroups) {
     auto& out = into.cgroups[key];
+    out.version = group.version;
+    out.path = group.path;
+    out.dir = group.dir;
     out.periods += group.periods;
     out.throttled_periods += group.throttled_periods;
     out.throttled_s += group.throttled_s;

@@ -54,6 +54,9 @@ struct CpuEvidence {
 
 // One cgroup's throttling over the evidence window.
 struct CgroupEvidence {
+  CgroupVersion version = CgroupVersion::none;
+  std::string path;  // in its hierarchy
+  std::string dir;   // the directory holding its cpu.stat
   std::uint64_t periods = 0;
   std::uint64_t throttled_periods = 0;
   double throttled_s = 0;
@@ -71,7 +74,7 @@ struct Evidence {
   std::map<pid_t, ThreadEvidence> threads;  // by tid
   std::map<pid_t, ProcessEvidence> processes;
   std::map<int, CpuEvidence> cpus;
-  std::map<std::string, CgroupEvidence> cgroups;  // by CgroupRef::key()
+  std::map<std::string, CgroupEvidence> cgroups;  // by CgroupSample::key
   std::optional<double> pressure_some_s;          // Σ time some task waited for a CPU (PSI); nullopt: no PSI
   std::optional<LoadAvg> load;                    // the latest load average
 };

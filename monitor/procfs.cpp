@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <charconv>
 #include <utility>
 
 #include "util/text.hpp"
@@ -14,18 +13,10 @@ namespace mptrain::monitor {
 
 namespace {
 
-// `word` as an unsigned integer, or nullopt.
-std::optional<std::uint64_t> to_u64(std::string_view word) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  if (word.empty() || ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
-}
-
 // The value after "key=" in a space-separated "key=value" list, or nullopt.
 std::optional<std::string_view> keyed_value(std::string_view line, std::string_view key) {
   for (const auto word : split_words(line)) {
-    if (word.size() > key.size() && starts_with(word, key) && word[key.size()] == '=') {
+    if (word.size() > key.size() && word.starts_with(key) && word[key.size()] == '=') {
       return word.substr(key.size() + 1);
     }
   }
@@ -43,11 +34,6 @@ void for_each_line(std::string_view text, Visit visit) {
   }
 }
 
-// The path /proc/PID/task/TID/NAME.
-std::string task_path(pid_t pid, pid_t tid, std::string_view name) {
-  return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + std::string(name);
-}
-
 // The path /proc/PID/NAME.
 std::string process_path(pid_t pid, std::string_view name) {
   return "/proc/" + std::to_string(pid) + "/" + std::string(name);
@@ -58,7 +44,7 @@ std::vector<pid_t> numeric_names(const std::vector<std::string>& names) {
   std::vector<pid_t> pids;
   pids.reserve(names.size());
   for (const auto& name : names) {
-    if (auto value = to_u64(name)) pids.push_back(static_cast<pid_t>(*value));
+    if (auto value = parse_u64(name)) pids.push_back(static_cast<pid_t>(*value));
   }
   return pids;
 }
@@ -83,12 +69,12 @@ Result<TaskStat> parse_task_stat(std::string_view text) {
   constexpr std::size_t last_cpu_index = 39 - 3;  // field 3 (state) is words[0]
   if (words.size() <= last_cpu_index || words[0].size() != 1) return Error{"malformed stat line (too few fields)"};
   TaskStat stat;
-  const auto pid = to_u64(trim(text.substr(0, open)));
-  const auto ppid = to_u64(words[1]);
-  const auto utime = to_u64(words[14 - 3]);
-  const auto stime = to_u64(words[15 - 3]);
-  const auto threads = to_u64(words[20 - 3]);
-  const auto cpu = to_u64(words[last_cpu_index]);
+  const auto pid = parse_u64(trim(text.substr(0, open)));
+  const auto ppid = parse_u64(words[1]);
+  const auto utime = parse_u64(words[14 - 3]);
+  const auto stime = parse_u64(words[15 - 3]);
+  const auto threads = parse_u64(words[20 - 3]);
+  const auto cpu = parse_u64(words[last_cpu_index]);
   if (!pid || !ppid || !utime || !stime || !threads || !cpu) return Error{"malformed stat line (bad number)"};
   stat.pid = static_cast<pid_t>(*pid);
   stat.comm = std::string(text.substr(open + 1, close - open - 1));
@@ -104,9 +90,9 @@ Result<TaskStat> parse_task_stat(std::string_view text) {
 Result<SchedStat> parse_schedstat(std::string_view text) {
   const auto words = split_words(text);
   if (words.size() < 3) return Error{"malformed schedstat line"};
-  const auto on_cpu = to_u64(words[0]);
-  const auto wait = to_u64(words[1]);
-  const auto slices = to_u64(words[2]);
+  const auto on_cpu = parse_u64(words[0]);
+  const auto wait = parse_u64(words[1]);
+  const auto slices = parse_u64(words[2]);
   if (!on_cpu || !wait || !slices) return Error{"malformed schedstat line"};
   return SchedStat{*on_cpu, *wait, *slices};
 }
@@ -121,16 +107,23 @@ ProcStatus parse_status(std::string_view text) {
     if (key == "Name") {
       status.name = std::string(value);
     } else if (key == "Threads") {
-      status.threads = static_cast<int>(to_u64(value).value_or(0));
+      status.threads = static_cast<int>(parse_u64(value).value_or(0));
     } else if (key == "Cpus_allowed_list") {
       status.cpus_allowed_list = std::string(value);
     } else if (key == "voluntary_ctxt_switches") {
-      status.voluntary_switches = to_u64(value).value_or(0);
+      status.voluntary_switches = parse_u64(value).value_or(0);
     } else if (key == "nonvoluntary_ctxt_switches") {
-      status.nonvoluntary_switches = to_u64(value).value_or(0);
+      status.nonvoluntary_switches = parse_u64(value).value_or(0);
     }
   });
   return status;
+}
+
+std::optional<int> ThreadEnv::count(std::string_view name) const {
+  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+    if (name == thread_count_variables[i]) return counts[i];
+  }
+  return std::nullopt;
 }
 
 ThreadEnv parse_thread_env(std::string_view text) {
@@ -145,9 +138,9 @@ ThreadEnv parse_thread_env(std::string_view text) {
     if (eq == std::string_view::npos) continue;
     const auto name = entry.substr(0, eq);
     const auto value = entry.substr(eq + 1);
-    if (name == "OMP_NUM_THREADS") env.omp_num_threads = number(value);
-    if (name == "MKL_NUM_THREADS") env.mkl_num_threads = number(value);
-    if (name == "OPENBLAS_NUM_THREADS") env.openblas_num_threads = number(value);
+    for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+      if (name == thread_count_variables[i]) env.counts[i] = number(value);
+    }
   }
   return env;
 }
@@ -165,19 +158,19 @@ Result<std::vector<CpuTimes>> parse_proc_stat(std::string_view text, double tick
   std::vector<CpuTimes> cpus;
   bool malformed = false;
   for_each_line(text, [&](std::string_view line) {
-    if (!starts_with(line, "cpu") || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) return;
+    if (!line.starts_with("cpu") || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) return;
     const auto words = split_words(line);
     if (words.size() < 5) {
       malformed = true;
       return;
     }
     std::uint64_t ticks[8] = {};
-    for (std::size_t i = 0; i < 8 && i + 1 < words.size(); ++i) ticks[i] = to_u64(words[i + 1]).value_or(0);
+    for (std::size_t i = 0; i < 8 && i + 1 < words.size(); ++i) ticks[i] = parse_u64(words[i + 1]).value_or(0);
     // user nice system idle iowait irq softirq steal (guest time is inside user)
     const std::uint64_t idle = ticks[3] + ticks[4];
     const std::uint64_t busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7];
     CpuTimes cpu;
-    cpu.cpu = static_cast<int>(to_u64(words[0].substr(3)).value_or(0));
+    cpu.cpu = static_cast<int>(parse_u64(words[0].substr(3)).value_or(0));
     cpu.busy_s = static_cast<double>(busy) / ticks_per_second;
     cpu.total_s = static_cast<double>(busy + idle) / ticks_per_second;
     cpus.push_back(cpu);
@@ -195,20 +188,20 @@ Result<LoadAvg> parse_loadavg(std::string_view text) {
   auto l15 = parse_double(words[2]);
   if (!l1.ok() || !l5.ok() || !l15.ok() || slash == std::string_view::npos) return Error{"malformed /proc/loadavg"};
   LoadAvg load{*l1, *l5, *l15, 0, 0};
-  load.runnable = static_cast<int>(to_u64(words[3].substr(0, slash)).value_or(0));
-  load.tasks = static_cast<int>(to_u64(words[3].substr(slash + 1)).value_or(0));
+  load.runnable = static_cast<int>(parse_u64(words[3].substr(0, slash)).value_or(0));
+  load.tasks = static_cast<int>(parse_u64(words[3].substr(slash + 1)).value_or(0));
   return load;
 }
 
 Result<CpuPressure> parse_cpu_pressure(std::string_view text) {
   std::optional<CpuPressure> pressure;
   for_each_line(text, [&pressure](std::string_view line) {
-    if (!starts_with(line, "some ")) return;
+    if (!line.starts_with("some ")) return;
     const auto avg10 = keyed_value(line, "avg10");
     const auto total = keyed_value(line, "total");
     if (!avg10 || !total) return;
     auto avg = parse_double(*avg10);
-    auto sum = to_u64(*total);
+    auto sum = parse_u64(*total);
     if (avg.ok() && sum) pressure = CpuPressure{*avg, *sum};
   });
   if (!pressure) return Error{"malformed /proc/pressure/cpu (no 'some' line)"};
@@ -225,11 +218,6 @@ double ticks_per_second() {
 
 Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid) {
   return read_and_parse(root, process_path(pid, "stat"), parse_task_stat);
-}
-
-Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid) {
-  return read_and_parse(root, process_path(pid, "status"),
-                        [](std::string_view text) { return Result<ProcStatus>(parse_status(text)); });
 }
 
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid) {
@@ -252,34 +240,6 @@ Result<std::vector<pid_t>> list_processes(const FsRoot& root) {
   auto names = root.list("/proc");
   if (!names.ok()) return names.error();
   return numeric_names(*names);
-}
-
-Result<TaskStat> read_task_stat(const FsRoot& root, pid_t pid, pid_t tid) {
-  return read_and_parse(root, task_path(pid, tid, "stat"), parse_task_stat);
-}
-
-Result<SchedStat> read_task_schedstat(const FsRoot& root, pid_t pid, pid_t tid) {
-  return read_and_parse(root, task_path(pid, tid, "schedstat"), parse_schedstat);
-}
-
-Result<ProcStatus> read_task_status(const FsRoot& root, pid_t pid, pid_t tid) {
-  return read_and_parse(root, task_path(pid, tid, "status"),
-                        [](std::string_view text) { return Result<ProcStatus>(parse_status(text)); });
-}
-
-Result<std::vector<CpuTimes>> read_cpu_times(const FsRoot& root) {
-  return read_and_parse(root, "/proc/stat",
-                        [](std::string_view text) { return parse_proc_stat(text, ticks_per_second()); });
-}
-
-Result<LoadAvg> read_loadavg(const FsRoot& root) { return read_and_parse(root, "/proc/loadavg", parse_loadavg); }
-
-std::optional<CpuPressure> read_cpu_pressure(const FsRoot& root) {
-  auto text = root.read("/proc/pressure/cpu");
-  if (!text.ok()) return std::nullopt;
-  auto pressure = parse_cpu_pressure(*text);
-  if (!pressure.ok()) return std::nullopt;
-  return *pressure;
 }
 
 ProcFile::ProcFile(ProcFile&& other) noexcept

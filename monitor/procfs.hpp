@@ -15,6 +15,7 @@
 
 #include "util/fs.hpp"
 #include "util/result.hpp"
+#include "util/thread_variables.hpp"
 
 namespace mptrain::monitor {
 
@@ -46,11 +47,13 @@ struct ProcStatus {
   std::uint64_t nonvoluntary_switches = 0;
 };
 
-// Thread-count variables found in /proc/PID/environ (unset: nullopt).
+// The thread-count variables found in /proc/PID/environ.
 struct ThreadEnv {
-  std::optional<int> omp_num_threads;
-  std::optional<int> mkl_num_threads;
-  std::optional<int> openblas_num_threads;
+  // The count each of thread_count_variables sets (same index); nullopt: unset or not a count.
+  std::array<std::optional<int>, thread_count_variables.size()> counts;
+
+  // The count `name` sets; nullopt when it is unset or not one of thread_count_variables.
+  std::optional<int> count(std::string_view name) const;
 };
 
 // One CPU's line of /proc/stat, in seconds.
@@ -95,8 +98,6 @@ double ticks_per_second();
 
 // Reads /proc/PID/stat; an Error naming the path when it cannot.
 Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid);
-// Reads /proc/PID/status; an Error naming the path when it cannot.
-Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/environ's thread variables; an Error when unreadable (e.g. another user's process).
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/cmdline as a space-joined line (empty for kernel threads); an Error when gone.
@@ -105,22 +106,11 @@ Result<std::string> read_cmdline(const FsRoot& root, pid_t pid);
 Result<std::vector<pid_t>> list_tasks(const FsRoot& root, pid_t pid);
 // The process ids in /proc (numeric names only); an Error when /proc cannot be listed.
 Result<std::vector<pid_t>> list_processes(const FsRoot& root);
-// Reads /proc/PID/task/TID/stat.
-Result<TaskStat> read_task_stat(const FsRoot& root, pid_t pid, pid_t tid);
-// Reads /proc/PID/task/TID/schedstat.
-Result<SchedStat> read_task_schedstat(const FsRoot& root, pid_t pid, pid_t tid);
-// Reads /proc/PID/task/TID/status.
-Result<ProcStatus> read_task_status(const FsRoot& root, pid_t pid, pid_t tid);
-// Reads the per-CPU lines of /proc/stat.
-Result<std::vector<CpuTimes>> read_cpu_times(const FsRoot& root);
-// Reads /proc/loadavg.
-Result<LoadAvg> read_loadavg(const FsRoot& root);
-// Reads /proc/pressure/cpu; nullopt when the kernel has no PSI (file absent or
-// unsupported), which is not an error.
-std::optional<CpuPressure> read_cpu_pressure(const FsRoot& root);
 
 // A /proc file kept open and re-read with pread into a reused buffer, so
-// periodic sampling costs one system call per read.
+// periodic sampling costs one system call per read. The sampler reads
+// every per-thread and machine-wide file this way and parses it with the
+// parse_* functions above.
 class ProcFile {
  public:
   ProcFile() = default;

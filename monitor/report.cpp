@@ -13,9 +13,9 @@ double rounded(double value) { return std::round(value * 1e4) / 1e4; }
 
 nlohmann::json env_json(const ThreadEnv& env) {
   nlohmann::json out = nlohmann::json::object();
-  if (env.omp_num_threads) out["OMP_NUM_THREADS"] = *env.omp_num_threads;
-  if (env.mkl_num_threads) out["MKL_NUM_THREADS"] = *env.mkl_num_threads;
-  if (env.openblas_num_threads) out["OPENBLAS_NUM_THREADS"] = *env.openblas_num_threads;
+  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+    if (env.counts[i]) out[std::string(thread_count_variables[i])] = *env.counts[i];
+  }
   return out;
 }
 
@@ -42,6 +42,14 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"thread_env", env_json(p.env)}};
 }
 
+nlohmann::json cgroup_json(const CgroupSummary& g) {
+  return {{"version", version_number(g.version)},
+          {"path", g.path},
+          {"dir", g.dir},
+          {"quota_cpus", g.quota_cpus ? nlohmann::json(rounded(*g.quota_cpus)) : nlohmann::json(nullptr)},
+          {"throttled_ratio", rounded(g.throttled_ratio)}};
+}
+
 std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 }  // namespace
@@ -51,6 +59,8 @@ nlohmann::json to_json(const Diagnosis& d) {
   for (const auto& f : d.findings) findings.push_back(finding_json(f));
   nlohmann::json processes = nlohmann::json::array();
   for (const auto& p : d.processes) processes.push_back(process_json(p));
+  nlohmann::json cgroups = nlohmann::json::array();
+  for (const auto& g : d.cgroups) cgroups.push_back(cgroup_json(g));
   return {{"verdict", to_string(d.verdict)},
           {"usable_cpus", d.capacity.usable_cpus},
           {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
@@ -64,7 +74,8 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
           {"cpu_pressure", d.cpu_pressure ? nlohmann::json(rounded(*d.cpu_pressure)) : nlohmann::json(nullptr)},
           {"findings", findings},
-          {"processes", processes}};
+          {"processes", processes},
+          {"cgroups", cgroups}};
 }
 
 std::string to_text(const Diagnosis& d, int max_processes) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/cgroup_stat.hpp"
 #include "monitor/procfs.hpp"
+#include "util/cgroup.hpp"
 
 namespace mptrain::monitor {
 
@@ -34,13 +34,16 @@ struct ProcessSample {
   std::string comm;
   std::string cmdline;  // space-joined argv (may be empty)
   ThreadEnv env;        // thread-count variables from environ (where readable)
-  std::string cgroup;   // CgroupRef::key() of its CPU cgroup ("" when unknown)
+  std::string cgroup;   // CgroupLocation::key() of its CPU cgroup ("" when unknown)
   std::vector<ThreadSample> threads;
 };
 
 // A cgroup's throttling counters and quota at one instant.
 struct CgroupSample {
-  std::string key;  // CgroupRef::key()
+  std::string key;  // CgroupLocation::key_of() its level, e.g. "v1:/jobs/train"
+  CgroupVersion version = CgroupVersion::none;
+  std::string path;  // in its hierarchy, e.g. "/jobs/train"
+  std::string dir;   // the directory holding its cpu.stat
   CpuStat stat;
   CpuQuota quota;
 };

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "util/cgroup.hpp"
+
 namespace mptrain::monitor {
 
 namespace {
@@ -24,6 +26,11 @@ struct TaskFiles {
   bool kept = false;  // false: the fd budget was exhausted; read by path each time
   ThreadSample last;  // the last full reading (status fields reused between status reads)
 };
+
+// The descriptors `files` holds open.
+std::size_t open_count(const TaskFiles& files) {
+  return std::size_t{files.stat.is_open()} + files.schedstat.is_open() + files.status.is_open();
+}
 
 // What is known about one watched process.
 struct ProcessState {
@@ -48,9 +55,10 @@ struct Sampler::State {
   Scope scope;
   SamplerOptions options;
   std::vector<pid_t> roots;
-  std::map<pid_t, ProcessState> processes;   // watched, by pid
-  std::unordered_map<pid_t, pid_t> parents;  // every process's parent, read when it appeared (trees scope)
-  std::map<std::string, CgroupRef> cgroups;  // by key
+  std::map<pid_t, ProcessState> processes;      // watched, by pid
+  std::unordered_map<pid_t, pid_t> parents;     // every process's parent, read when it appeared (trees scope)
+  std::optional<CgroupLocator> locator;         // nullopt: this process's mount table is unreadable
+  std::map<std::string, CgroupSample> cgroups;  // the CPU cgroups to read (counters unset), by key
   ProcFile proc_stat, loadavg, pressure;
   std::size_t budget = fd_budget();
   std::size_t open_fds = 0;
@@ -65,6 +73,9 @@ struct Sampler::State {
   // Reads the identity of `info.pid`: command line, thread variables, CPU cgroup.
   void identify(ProcessSample& info);
   void watch(pid_t pid);
+  // Returns the descriptors of a thread (or of a whole process) that is gone to the budget.
+  void forget(const TaskFiles& files) { open_fds -= open_count(files); }
+  void forget(const ProcessState& process);
   bool sample_process(pid_t pid, ProcessState& process, ProcessSample& out);
   bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status);
   void sample_machine(MachineSample& out);
@@ -76,6 +87,7 @@ Sampler::Sampler(FsRoot root, Scope scope, std::vector<pid_t> pids, SamplerOptio
   state_->scope = scope;
   state_->options = options;
   state_->options.status_every = std::max(1, options.status_every);
+  if (auto locator = CgroupLocator::open(state_->root); locator.ok()) state_->locator = std::move(*locator);
   set_roots(std::move(pids));
 }
 
@@ -106,10 +118,20 @@ void Sampler::State::identify(ProcessSample& info) {
   info.cmdline = read_cmdline(root, info.pid).value_or("");
   info.env = read_thread_env(root, info.pid).value_or(ThreadEnv{});
   info.cgroup.clear();
-  if (auto group = read_cpu_cgroup(root, info.pid); group.ok()) {
-    info.cgroup = group->key();
-    for (auto& level : with_ancestors(*group)) cgroups.emplace(level.key(), level);
+  if (!locator) return;
+  auto location = locator->locate(info.pid, "cpu");
+  if (!location.ok() || !*location) return;
+  info.cgroup = (*location)->key();
+  for (const CgroupLevel& level : (*location)->levels) {
+    // The root of a hierarchy has no quota, so it is never throttled.
+    const std::string key = (*location)->key_of(level);
+    if (level.path != "/") cgroups.emplace(key, CgroupSample{key, (*location)->version, level.path, level.dir, {}, {}});
   }
+}
+
+void Sampler::State::forget(const ProcessState& process) {
+  for (const auto& [tid, files] : process.tasks) forget(files);
+  open_fds -= process.stat.is_open();
 }
 
 void Sampler::State::watch(pid_t pid) {
@@ -216,8 +238,7 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   std::unordered_set<pid_t> listed(tids->begin(), tids->end());
   std::erase_if(process.tasks, [&](auto& entry) {
     const bool gone = !listed.contains(entry.first);
-    if (gone)
-      open_fds -= entry.second.stat.is_open() + entry.second.schedstat.is_open() + entry.second.status.is_open();
+    if (gone) forget(entry.second);
     return gone;
   });
   out = process.info;
@@ -250,9 +271,11 @@ void Sampler::State::sample_machine(MachineSample& out) {
     pressure_absent = !parsed.ok();
   }
   for (const auto& [key, group] : cgroups) {
-    auto stat = read_cpu_stat(root, group);
+    auto stat = read_cpu_stat(root, group.dir);
     if (!stat.ok()) continue;
-    out.cgroups.push_back(CgroupSample{key, *stat, read_cpu_quota(root, group).value_or(CpuQuota{})});
+    CgroupSample& sample = out.cgroups.emplace_back(group);
+    sample.stat = *stat;
+    sample.quota = read_cpu_quota(root, group.version, group.dir).value_or(CpuQuota{});
   }
 }
 
@@ -268,10 +291,7 @@ Snapshot Sampler::sample() {
       snapshot.processes.push_back(std::move(process));
       ++it;
     } else {
-      for (auto& [tid, files] : it->second.tasks) {
-        s.open_fds -= files.stat.is_open() + files.schedstat.is_open() + files.status.is_open();
-      }
-      s.open_fds -= it->second.stat.is_open();
+      s.forget(it->second);
       it = s.processes.erase(it);
     }
   }

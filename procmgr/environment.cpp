@@ -32,7 +32,7 @@ bool find_variable(const std::vector<std::string>& environment, std::string_view
 
 std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment) {
   std::vector<std::string> names;
-  for (auto name : thread_variables) {
+  for (auto name : thread_count_variables) {
     if (find_variable(environment, name)) names.emplace_back(name);
   }
   return names;
@@ -50,7 +50,7 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
       fmt::format("MASTER_PORT={}", world.master_port),
       fmt::format("MPTRAIN_CPUS={}", cpus.to_string()),
   };
-  for (auto name : thread_variables) {
+  for (auto name : thread_count_variables) {
     if (policy == UserThreadEnv::keep && find_variable(environment, name)) continue;
     entries.push_back(fmt::format("{}={}", name, world.threads));
   }

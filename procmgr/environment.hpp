@@ -2,18 +2,14 @@
 // rendezvous variables and its CPU list. Built in the parent before fork.
 #pragma once
 
-#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "util/cpu_set.hpp"
+#include "util/thread_variables.hpp"
 
 namespace mptrain::procmgr {
-
-// The thread-count variables set to T for every worker.
-inline constexpr std::array<std::string_view, 3> thread_variables = {"OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                                                                     "OPENBLAS_NUM_THREADS"};
 
 // What every worker of a launch is told about the group.
 struct WorldInfo {
@@ -32,7 +28,7 @@ std::vector<std::string> current_environment();
 // The value of `name` in `environment` ("NAME=value" entries); "" and false when absent.
 bool find_variable(const std::vector<std::string>& environment, std::string_view name, std::string* value = nullptr);
 
-// The names of `thread_variables` that `environment` already sets.
+// The names of `thread_count_variables` that `environment` already sets.
 std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment);
 
 // The variables for worker `rank` pinned to `cpus`: RANK, LOCAL_RANK,

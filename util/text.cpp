@@ -48,6 +48,13 @@ Result<long long> parse_int(std::string_view text) {
   return value;
 }
 
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 Result<double> parse_double(std::string_view text) {
   text = trim(text);
   double value = 0;

@@ -1,6 +1,8 @@
 // Small text helpers for parsing kernel files and option values.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +19,9 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 std::vector<std::string_view> split_words(std::string_view text);
 // `text` (trimmed) as a base-10 integer; an Error when it is not one entirely.
 Result<long long> parse_int(std::string_view text);
+// `text` (whole, no whitespace or sign) as an unsigned base-10 integer, or
+// nullopt: the fast path for the kernel's counters, which are never signed.
+std::optional<std::uint64_t> parse_u64(std::string_view text);
 // `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
 Result<double> parse_double(std::string_view text);
-// True when `text` begins with `prefix`.
-inline bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
 }  // namespace mptrain

@@ -61,7 +61,7 @@ Snapshot snapshot_at(const Machine& m, int k) {
     s.machine.cpus.push_back(CpuTimes{cpu, m.cpu_busy[cpu] * t, t});
   }
   if (m.throttled_fraction) {
-    CgroupSample group{"v1:/job", {}, {}};
+    CgroupSample group{"v1:/job", CgroupVersion::v1, "/job", "/sys/fs/cgroup/cpu/job", {}, {}};
     group.stat.nr_periods = static_cast<std::uint64_t>(10 * t);
     group.stat.nr_throttled = static_cast<std::uint64_t>(10 * t * *m.throttled_fraction);
     group.stat.throttled_ns = static_cast<std::uint64_t>(t * *m.throttled_fraction * 0.05 * 1e9);
@@ -106,7 +106,7 @@ TEST_CASE("2x oversubscribed: 2 processes x 2 threads on 2 CPUs", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 0, 0.5, 0.5}, {1, 2, 1, 0.5, 0.5}, {2, 3, 0, 0.5, 0.5}, {2, 4, 1, 0.5, 0.5}};
   m.cpu_busy = {1, 1};
-  m.env[1].omp_num_threads = 2;
+  m.env[1].counts[0] = 2;  // OMP_NUM_THREADS
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
   CHECK(d.runnable_threads_avg == Approx(4.0).epsilon(0.01));

@@ -11,8 +11,23 @@ using namespace mptrain::monitor;
 
 using namespace mptrain::monitor::testing;
 
+namespace {
+
+// `absolute` under `root` read the way the sampler reads it: kept open in a ProcFile.
+std::string kept(const FsRoot& root, std::string_view absolute) {
+  ProcFile file;
+  const auto opened = file.open(root, absolute);
+  INFO((opened.ok() ? std::string() : opened.error().message));
+  REQUIRE(opened.ok());
+  auto text = file.read();
+  REQUIRE(text.ok());
+  return std::string(*text);
+}
+
+}  // namespace
+
 TEST_CASE("a stat line is split at the last ')' so comm may hold spaces and parentheses", "[monitor]") {
-  auto stat = read_task_stat(v1_tree, 100, 102);
+  auto stat = parse_task_stat(kept(v1_tree, "/proc/100/task/102/stat"));
   REQUIRE(stat.ok());
   CHECK(stat->pid == 102);
   CHECK(stat->comm == "py (worker) 1");
@@ -31,7 +46,7 @@ TEST_CASE("a truncated or comm-less stat line is an error", "[monitor]") {
 }
 
 TEST_CASE("schedstat gives time on CPU and run-queue wait in nanoseconds", "[monitor]") {
-  auto sched = read_task_schedstat(v1_tree, 100, 102);
+  auto sched = parse_schedstat(kept(v1_tree, "/proc/100/task/102/schedstat"));
   REQUIRE(sched.ok());
   CHECK(sched->on_cpu_ns == 4900000000ULL);
   CHECK(sched->wait_ns == 2450000000ULL);
@@ -40,23 +55,22 @@ TEST_CASE("schedstat gives time on CPU and run-queue wait in nanoseconds", "[mon
 }
 
 TEST_CASE("status gives switches, threads and the allowed CPUs", "[monitor]") {
-  auto status = read_task_status(v1_tree, 100, 102);
-  REQUIRE(status.ok());
-  CHECK(status->name == "py (worker) 1");
-  CHECK(status->threads == 3);
-  CHECK(status->cpus_allowed_list == "1");
-  CHECK(status->voluntary_switches == 3);
-  CHECK(status->nonvoluntary_switches == 400);
+  const auto status = parse_status(kept(v1_tree, "/proc/100/task/102/status"));
+  CHECK(status.name == "py (worker) 1");
+  CHECK(status.threads == 3);
+  CHECK(status.cpus_allowed_list == "1");
+  CHECK(status.voluntary_switches == 3);
+  CHECK(status.nonvoluntary_switches == 400);
   CHECK(parse_status("garbage without colons\n").threads == 0);
 }
 
 TEST_CASE("environ yields the thread-count variables and ignores bad values", "[monitor]") {
   auto env = read_thread_env(v1_tree, 100);
   REQUIRE(env.ok());
-  CHECK(env->omp_num_threads == 4);
-  CHECK_FALSE(env->mkl_num_threads.has_value());
-  CHECK_FALSE(env->openblas_num_threads.has_value());
-  CHECK(parse_thread_env(std::string_view("OPENBLAS_NUM_THREADS=2\0", 23)).openblas_num_threads == 2);
+  CHECK(env->count("OMP_NUM_THREADS") == 4);
+  CHECK_FALSE(env->count("MKL_NUM_THREADS").has_value());
+  CHECK_FALSE(env->count("OPENBLAS_NUM_THREADS").has_value());
+  CHECK(parse_thread_env(std::string_view("OPENBLAS_NUM_THREADS=2\0", 23)).count("OPENBLAS_NUM_THREADS") == 2);
 }
 
 TEST_CASE("cmdline is joined with spaces", "[monitor]") {
@@ -68,8 +82,9 @@ TEST_CASE("a thread listed but whose files are gone is an error, not a crash", "
   auto tids = list_tasks(v1_tree, 100);
   REQUIRE(tids.ok());
   CHECK(tids->size() == 3);
-  CHECK_FALSE(read_task_stat(v1_tree, 100, 101).ok());
-  CHECK_FALSE(read_task_schedstat(v1_tree, 100, 101).ok());
+  ProcFile file;
+  CHECK_FALSE(file.open(v1_tree, "/proc/100/task/101/stat").ok());
+  CHECK_FALSE(file.open(v1_tree, "/proc/100/task/101/schedstat").ok());
   CHECK_FALSE(read_process_stat(v1_tree, 99999).ok());
 }
 
@@ -90,23 +105,25 @@ TEST_CASE("/proc/stat gives busy and total seconds per CPU", "[monitor]") {
   CHECK((*cpus)[0].total_s == Approx(10.0));
   CHECK((*cpus)[1].busy_s == Approx(0.06));
   CHECK_FALSE(parse_proc_stat("intr 1 2\n", 100).ok());
-  CHECK(read_cpu_times(v1_tree).ok());
+  auto recorded = parse_proc_stat(kept(v1_tree, "/proc/stat"), 100);
+  REQUIRE(recorded.ok());
+  CHECK(recorded->size() == 2);
 }
 
 TEST_CASE("loadavg and CPU pressure are parsed", "[monitor]") {
-  auto load = read_loadavg(v1_tree);
+  auto load = parse_loadavg(kept(v1_tree, "/proc/loadavg"));
   REQUIRE(load.ok());
   CHECK(load->load1 == Approx(2.5));
   CHECK(load->runnable == 3);
   CHECK(load->tasks == 87);
-  auto pressure = read_cpu_pressure(v1_tree);
-  REQUIRE(pressure.has_value());
+  auto pressure = parse_cpu_pressure(kept(v1_tree, "/proc/pressure/cpu"));
+  REQUIRE(pressure.ok());
   CHECK(pressure->some_avg10 == Approx(12.5));
   CHECK(pressure->some_total_us == 7520741);
 }
 
 TEST_CASE("a kernel without PSI has no CPU pressure, which is not an error", "[monitor]") {
-  CHECK_FALSE(read_cpu_pressure(v2_tree).has_value());
+  CHECK_FALSE(ProcFile().open(v2_tree, "/proc/pressure/cpu").ok());
   CHECK_FALSE(parse_cpu_pressure("full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n").ok());
 }
 

@@ -7,13 +7,13 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "recorded_trees.hpp"
+
 using namespace mptrain;
 using namespace mptrain::monitor;
+using namespace mptrain::monitor::testing;
 
 namespace {
-
-const FsRoot v1_tree(MPTRAIN_TEST_DATA "/monitor/proc-v1");
-const FsRoot v2_tree(MPTRAIN_TEST_DATA "/monitor/proc-v2");
 
 const ProcessSample* find(const Snapshot& snapshot, pid_t pid) {
   for (const auto& process : snapshot.processes) {
@@ -30,7 +30,7 @@ TEST_CASE("a sampled process skips a thread that vanished mid-read", "[monitor]"
   REQUIRE(snapshot.processes.size() == 1);
   const auto& process = snapshot.processes[0];
   CHECK(process.comm == "py (worker) 1");
-  CHECK(process.env.omp_num_threads == 4);
+  CHECK(process.env.count("OMP_NUM_THREADS") == 4);
   CHECK(process.cgroup == "v1:/jobs/train");
   REQUIRE(process.threads.size() == 2);
   const auto busy = std::find_if(process.threads.begin(), process.threads.end(), [](auto& t) { return t.tid == 102; });
@@ -48,11 +48,27 @@ TEST_CASE("the sampler reads machine counters, PSI and the job's cgroups", "[mon
   CHECK(snapshot.machine.pressure.has_value());
   REQUIRE(snapshot.machine.load.has_value());
   CHECK(snapshot.machine.load->tasks == 87);
-  REQUIRE(snapshot.machine.cgroups.size() == 2);  // /jobs/train and its parent /jobs
+  REQUIRE(snapshot.machine.cgroups.size() == 2);  // /jobs/train and its parent /jobs, not the root
   const auto& train =
       snapshot.machine.cgroups[1].key == "v1:/jobs/train" ? snapshot.machine.cgroups[1] : snapshot.machine.cgroups[0];
+  CHECK(train.dir == "/sys/fs/cgroup/cpu,cpuacct/jobs/train");
+  CHECK(train.version == CgroupVersion::v1);
+  CHECK(train.stat.nr_periods == 120);
   CHECK(train.stat.nr_throttled == 90);
+  CHECK(train.stat.throttled_ns == 4500000000ULL);
   CHECK(*train.quota.cpus == Approx(0.5));
+}
+
+TEST_CASE("the sampler finds a container's cgroup under its real mount point", "[monitor]") {
+  Sampler sampler(FsRoot(MPTRAIN_TEST_DATA "/cgroup-v1-odd-mounts"), Scope::processes, {1});
+  const Snapshot snapshot = sampler.sample();
+  REQUIRE(snapshot.processes.size() == 1);
+  CHECK(snapshot.processes[0].cgroup == "v1:/kubepods/pod9/ctr1/train");
+  REQUIRE(snapshot.machine.cgroups.size() == 2);
+  CHECK(snapshot.machine.cgroups[1].key == "v1:/kubepods/pod9/ctr1/train");
+  CHECK(snapshot.machine.cgroups[1].dir == "/run/cg/cpu/train");
+  CHECK(snapshot.machine.cgroups[1].stat.nr_throttled == 10);
+  CHECK(*snapshot.machine.cgroups[0].quota.cpus == Approx(1.5));
 }
 
 TEST_CASE("a tree scope follows children through their parent pid", "[monitor]") {
@@ -75,6 +91,10 @@ TEST_CASE("a missing PSI file leaves pressure empty", "[monitor]") {
   REQUIRE(snapshot.machine.cgroups.size() == 2);
   REQUIRE(snapshot.processes.size() == 1);
   CHECK(snapshot.processes[0].cgroup == "v2:/ci/job-7");
+  const auto& job = snapshot.machine.cgroups[1];
+  CHECK(job.key == "v2:/ci/job-7");
+  CHECK(job.stat.throttled_ns == 250000000ULL);
+  CHECK(*job.quota.cpus == Approx(1.5));
 }
 
 TEST_CASE("watched processes that are gone are dropped, not errors", "[monitor]") {

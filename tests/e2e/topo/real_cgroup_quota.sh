@@ -1,5 +1,5 @@
-# A real cgroup with a 1.5-CPU quota: topo reports N = 1 and quota 1.5, and
-# plan binds nothing. Uses cgroup v1's cpu controller, else a writable v2
+# A real cgroup with a 1.5-CPU quota: topo reports N = 1 and quota 1.5,
+# plan binds nothing, and doctor names the same cgroup and directory. Uses cgroup v1's cpu controller, else a writable v2
 # hierarchy with the cpu controller; skips when neither can be created.
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
@@ -49,12 +49,18 @@ fi
   echo "$BASHPID" >"$dir/cgroup.procs" || exit 1
   "$MPTRAIN" topo --json >"$WORK/topo.json" 2>"$WORK/topo.err"
   "$MPTRAIN" plan -n 1 --json >"$WORK/plan.json" 2>"$WORK/plan.err"
+  "$MPTRAIN" doctor --pid "$BASHPID" --duration 0.3 --interval 100ms --fail-on never --json \
+    >"$WORK/doctor.json" 2>"$WORK/doctor.err"
   echo "$BASHPID" >"$parent/cgroup.procs"
 ) || fail "could not run mptrain inside $dir"
 
 cp "$WORK/topo.json" "$WORK/out"
 expect_json '.usable_cpus == 1 and .cgroup.quota_cpus == 1.5'
 expect_json ".cgroup.path | endswith(\"mptrain-test-$$\")"
+path=$(jq -r .cgroup.path "$WORK/topo.json")
+quota_dir=$(dirname "$(jq -r .cgroup.quota_file "$WORK/topo.json")")
+cp "$WORK/doctor.json" "$WORK/out"
+expect_json ".cgroups | any(.path == \"$path\" and .dir == \"$quota_dir\" and .quota_cpus == 1.5)"
 cp "$WORK/plan.json" "$WORK/out"
 expect_json '.usable_cpus == 1 and .threads_per_process == 1'
 if jq -e '.usable_cpu_list | test("[,-]")' "$WORK/topo.json" >/dev/null; then
