@@ -1,5 +1,6 @@
-// Pinning processes, threads and memory. Their success paths do not
-// allocate, so a child may call them between fork and exec.
+// Pinning training threads and reading affinity masks. Masks come from
+// util/pinning.hpp, the one place that builds them (procmgr/ pins launched
+// workers with the same masks).
 #pragma once
 
 #include <sys/types.h>
@@ -9,13 +10,8 @@
 
 namespace mptrain::affinity {
 
-// Restricts process (or thread id) `pid` (0: the caller) to `cpus`; an Error with errno otherwise.
-Status bind_process(pid_t pid, const CpuSet& cpus);
-// Restricts the calling thread to `cpus`; an Error with errno otherwise.
+// Restricts the calling thread to `cpus`; an Error with errno otherwise (no CPU, or one the kernel refuses).
 Status bind_this_thread(const CpuSet& cpus);
-// Makes the calling process allocate memory from NUMA node `node` only
-// (no-op success on a single-node machine or for `node` < 0).
-Status bind_memory_to_node(int node);
 // The CPUs process (or thread id) `pid` (0: the caller) may run on; an Error with errno otherwise.
 Result<CpuSet> current_affinity(pid_t pid);
 

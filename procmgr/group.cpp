@@ -21,6 +21,7 @@
 #include "procmgr/spawn.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
+#include "util/pinning.hpp"
 
 namespace mptrain::procmgr {
 
@@ -85,11 +86,9 @@ Result<LogFiles> open_logs(const GroupOptions& options, const std::vector<Worker
   return logs;
 }
 
-// True when this machine has more than one NUMA node, so memory binding matters.
-bool has_several_numa_nodes() {
-  auto online = read_file("/sys/devices/system/node/online");
-  if (!online.ok()) return false;
-  auto nodes = CpuSet::parse(*online);
+// True when the machine under `root` has more than one NUMA node, so memory binding matters.
+bool has_several_numa_nodes(const FsRoot& root) {
+  auto nodes = read_online_nodes(root);
   return nodes.ok() && nodes->size() > 1;
 }
 
@@ -157,7 +156,7 @@ Status Supervisor::prepare() {
     logs_ = std::move(*logs);
   }
   base_environment_ = current_environment();
-  if (has_several_numa_nodes()) memory_ = MemoryBinding::node;
+  if (has_several_numa_nodes(options_.root)) memory_ = MemoryBinding::node;
   return ok_status();
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "util/cpu_set.hpp"
+#include "util/fs.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
@@ -78,6 +79,8 @@ struct GroupOptions {
   // Called in the parent before a restart with the failed attempt's result
   // and the number of the restart about to be made (1 for the first).
   std::function<void(const GroupResult&, int)> on_restart;
+  // Where /sys is read (the online NUMA nodes decide whether memory is bound).
+  FsRoot root;
 };
 
 // How one worker ended.

@@ -1,6 +1,6 @@
 // Starting one child process: everything it needs is prepared in the parent,
 // so between fork and exec the child only makes async-signal-safe calls
-// (no allocation, no locks). Used by group.cpp; Linux code in spawn_posix.cpp.
+// (no allocation, no locks). Used by group.cpp; Linux code in spawn_linux.cpp.
 #pragma once
 
 #include <sys/types.h>

@@ -32,14 +32,6 @@ TEST_CASE("binding to no CPU or an impossible CPU is an error with errno", "[aff
   CHECK_FALSE(bind_this_thread(CpuSet({100000})).ok());
 }
 
-TEST_CASE("binding memory to one node succeeds", "[affinity][bind]") {
-  // set_mempolicy is per thread: keep the policy away from the other tests.
-  std::thread([] {
-    CHECK(bind_memory_to_node(-1).ok());
-    CHECK(bind_memory_to_node(0).ok());
-  }).join();
-}
-
 TEST_CASE("the affinity of a missing process is an error", "[affinity][bind]") {
   CHECK_FALSE(current_affinity(0x7ffffff0).ok());
 }

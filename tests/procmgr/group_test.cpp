@@ -1,5 +1,6 @@
 #include "procmgr/group.hpp"
 
+#include <numaif.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -100,6 +101,38 @@ TEST_CASE("a worker is pinned to its CPUs before its function runs") {
   auto result = run_group(group, check, quick_options());
   REQUIRE(result.ok());
   CHECK(result->exit_code() == 0);
+}
+
+// 0 when the calling process's memory policy is MPOL_BIND to node `node` only, else a code saying why not.
+int bound_to_node(int node) {
+  int mode = -1;
+  unsigned long nodes[16] = {};
+  if (::get_mempolicy(&mode, nodes, sizeof nodes * 8, nullptr, 0) != 0) return 2;
+  if (mode != MPOL_BIND) return 3;
+  return nodes[0] == (1UL << node) ? 0 : 4;
+}
+
+TEST_CASE("on a machine of several NUMA nodes a worker's memory is bound to its node before its function runs") {
+  auto group = specs(1);
+  group[0].numa_node = 0;
+  GroupOptions options = quick_options();
+  options.root = FsRoot(MPTRAIN_TEST_DATA "/numa-four-nodes");  // /sys says nodes 0-3 are online
+  auto result = run_group(
+      group, [](const WorkerSpec&) { return bound_to_node(0); }, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK(result->warnings.empty());
+}
+
+TEST_CASE("on a machine of one NUMA node a worker's memory is left unbound") {
+  auto group = specs(1);
+  group[0].numa_node = 0;
+  GroupOptions options = quick_options();
+  options.root = FsRoot(MPTRAIN_TEST_DATA "/cgroup-v1-quota");  // no node directory: not NUMA
+  auto result = run_group(
+      group, [](const WorkerSpec&) { return bound_to_node(0); }, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 3);  // the default policy
 }
 
 TEST_CASE("pinning to a CPU that does not exist is a start error") {

@@ -1,11 +1,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <linux/mempolicy.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,10 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <memory>
+#include <optional>
 
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "util/pinning.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
@@ -32,16 +30,11 @@ struct Report {
   int error;
 };
 
-struct CpuMaskDeleter {
-  void operator()(cpu_set_t* mask) const { CPU_FREE(mask); }
-};
-
 // Everything the child touches, laid out before fork.
 struct Prepared {
   pid_t parent = 0;
-  std::unique_ptr<cpu_set_t, CpuMaskDeleter> cpu_mask;
-  std::size_t cpu_mask_size = 0;
-  std::vector<unsigned long> node_mask;
+  std::optional<IdMask> cpu_mask;   // nullopt: keep the parent's affinity
+  std::optional<IdMask> node_mask;  // nullopt: keep the parent's memory policy
   std::vector<char*> argv;
   std::vector<char*> envp;
   int report_fd = -1;
@@ -96,21 +89,20 @@ std::vector<char*> to_pointers(const std::vector<std::string>& strings) {
   return pointers;
 }
 
-Status prepare_cpu_mask(const CpuSet& cpus, Prepared& prepared) {
-  if (cpus.empty()) return ok_status();
-  const int count = cpus.cpus().back() + 1;
-  prepared.cpu_mask.reset(CPU_ALLOC(count));
-  if (!prepared.cpu_mask) return Error{"cannot allocate a CPU mask"};
-  prepared.cpu_mask_size = CPU_ALLOC_SIZE(count);
-  CPU_ZERO_S(prepared.cpu_mask_size, prepared.cpu_mask.get());
-  for (int cpu : cpus.cpus()) CPU_SET_S(static_cast<std::size_t>(cpu), prepared.cpu_mask_size, prepared.cpu_mask.get());
+// The masks of `setup`'s CPUs and NUMA node; an Error when one does not fit a mask.
+Status prepare_masks(const ChildSetup& setup, Prepared& prepared) {
+  const WorkerSpec& spec = *setup.spec;
+  if (!spec.cpus.empty()) {
+    auto mask = IdMask::of(spec.cpus, "CPU");
+    if (!mask.ok()) return Error{fmt::format("cannot pin rank {}: {}", spec.rank, mask.error().message)};
+    prepared.cpu_mask = *mask;
+  }
+  if (setup.memory == MemoryBinding::node && spec.numa_node >= 0) {
+    auto mask = IdMask::of(CpuSet({spec.numa_node}), "NUMA node");
+    if (!mask.ok()) return Error{fmt::format("cannot bind the memory of rank {}: {}", spec.rank, mask.error().message)};
+    prepared.node_mask = *mask;
+  }
   return ok_status();
-}
-
-void prepare_node_mask(int node, Prepared& prepared) {
-  constexpr int bits = 8 * sizeof(unsigned long);
-  prepared.node_mask.assign(static_cast<std::size_t>(node / bits + 1), 0);
-  prepared.node_mask[static_cast<std::size_t>(node / bits)] = 1UL << (node % bits);
 }
 
 // In the child: tells the parent that `step` failed with `error`.
@@ -122,8 +114,8 @@ void report(int fd, Step step, int error) {
   } while (n < 0 && errno == EINTR);
 }
 
-[[noreturn]] void fail_child(int fd, Step step) {
-  report(fd, step, errno);
+[[noreturn]] void fail_child(int fd, Step step, int error = errno) {
+  report(fd, step, error);
   ::_exit(127);
 }
 
@@ -144,14 +136,12 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
     fail_child(fd, Step::streams);
   }
   for (int close_fd : setup.close_fds) ::close(close_fd);
-  if (prepared.cpu_mask && ::sched_setaffinity(0, prepared.cpu_mask_size, prepared.cpu_mask.get()) < 0) {
-    fail_child(fd, Step::cpu_affinity);
+  if (prepared.cpu_mask) {
+    if (const int err = set_thread_affinity(*prepared.cpu_mask); err != 0) fail_child(fd, Step::cpu_affinity, err);
   }
-  if (!prepared.node_mask.empty()) {
-    const auto max_node = 8 * sizeof(unsigned long) * prepared.node_mask.size() + 1;
-    if (::syscall(SYS_set_mempolicy, MPOL_BIND, prepared.node_mask.data(), max_node) < 0) {
-      report(fd, Step::memory_policy, errno);  // not fatal: containers often forbid it
-    }
+  if (prepared.node_mask) {
+    // Not fatal: containers often forbid it.
+    if (const int err = bind_thread_memory(*prepared.node_mask); err != 0) report(fd, Step::memory_policy, err);
   }
 }
 
@@ -198,10 +188,7 @@ Result<std::string> resolve_program(std::string_view name, std::string_view sear
 Result<StartedChild> start_child(const ChildTarget& target, const ChildSetup& setup) {
   Prepared prepared;
   prepared.parent = ::getpid();
-  if (auto status = prepare_cpu_mask(setup.spec->cpus, prepared); !status.ok()) return status.error();
-  if (setup.memory == MemoryBinding::node && setup.spec->numa_node >= 0) {
-    prepare_node_mask(setup.spec->numa_node, prepared);
-  }
+  if (auto status = prepare_masks(setup, prepared); !status.ok()) return status.error();
   prepared.argv = to_pointers(target.argv);
   prepared.envp = to_pointers(setup.environment);
   auto report_pipe = make_pipe(PipeMode::blocking);

@@ -1,0 +1,55 @@
+// CPU and NUMA-node masks for the kernel's affinity and memory-policy
+// calls. A mask is built (validated, filled) before it is applied; applying
+// it is one system call on the mask's own fixed-size storage, with no
+// allocation and no lock, so a forked child may apply masks between fork
+// and exec. The one place that turns CPU or node sets into kernel masks:
+// affinity/ pins training threads with it, procmgr/ pins launched workers.
+// Linux code in pinning_linux.cpp.
+#pragma once
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <string_view>
+
+#include "util/cpu_set.hpp"
+#include "util/fs.hpp"
+#include "util/result.hpp"
+
+namespace mptrain {
+
+// A fixed-size bit mask of CPU or NUMA-node ids, as the kernel takes them.
+class IdMask {
+ public:
+  // The kernel's largest NR_CPUS and MAX_NUMNODES defaults fit: 8192 ids (1 KiB).
+  static constexpr int capacity = 8192;
+
+  IdMask() = default;
+  // The mask of `ids`; an Error naming the `what` ("CPU", "NUMA node") that does not fit otherwise.
+  static Result<IdMask> of(const CpuSet& ids, std::string_view what);
+
+  // True when no id is set.
+  bool empty() const;
+  // The words the kernel reads, and their size in bytes.
+  const unsigned long* words() const { return words_.data(); }
+  static constexpr std::size_t bytes() { return sizeof(Words); }
+
+ private:
+  static constexpr int word_bits = static_cast<int>(sizeof(unsigned long) * CHAR_BIT);
+  using Words = std::array<unsigned long, capacity / word_bits>;
+  Words words_{};
+};
+
+// Restricts the calling thread (a new process inherits it) to the CPUs of
+// `cpus`. Returns 0, or the errno of sched_setaffinity; async-signal-safe.
+int set_thread_affinity(const IdMask& cpus) noexcept;
+// Makes the calling thread allocate memory only from the NUMA nodes of
+// `nodes` (MPOL_BIND). Returns 0, or the errno of set_mempolicy; async-signal-safe.
+int bind_thread_memory(const IdMask& nodes) noexcept;
+
+// The online NUMA nodes (/sys/devices/system/node/online under `root`); an
+// Error naming the file when it cannot be read or parsed (kernels without
+// NUMA support have no such file).
+Result<CpuSet> read_online_nodes(const FsRoot& root);
+
+}  // namespace mptrain
