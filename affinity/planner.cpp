@@ -267,10 +267,16 @@ int common_key(const Pool& pool, const CpuSet& cpus, Level level) {
   return keys.size() == 1 ? *keys.begin() : -1;
 }
 
-void place_workers(const Pool& pool, Plan& plan) {
+// PUs per worker: the `t` it asked for, or fewer when M×T oversubscribes the
+// pool's PUs (then as many as fit, at least one).
+int pus_per_worker(const Pool& pool, int m, int t) {
   const int count = static_cast<int>(pool.pus.size());
-  plan.cpus_per_process = count >= plan.num_processes ? std::min(plan.cpus_per_process, count / plan.num_processes) : 1;
-  CpuSet used;
+  return count >= m ? std::min(t, count / m) : 1;
+}
+
+// The workers of `plan` (M, PUs and threads per worker, binding already chosen) placed on `pool`.
+std::vector<WorkerPlacement> place_workers(const Pool& pool, const Plan& plan) {
+  std::vector<WorkerPlacement> workers;
   const auto sets = core_sets(pool, plan.num_processes, plan.cpus_per_process);
   for (std::size_t rank = 0; rank < sets.size(); ++rank) {
     WorkerPlacement worker;
@@ -279,14 +285,16 @@ void place_workers(const Pool& pool, Plan& plan) {
     worker.package = common_key(pool, worker.cpus, Level::package);
     worker.numa_node = common_key(pool, worker.cpus, Level::numa);
     worker.threads = plan.threads_per_process;
-    used = used.unite(worker.cpus);
-    plan.workers.push_back(std::move(worker));
+    workers.push_back(std::move(worker));
   }
-  plan.unused_cpus = pool.cpus.minus(used);
-  if (!plan.unused_cpus.empty()) {
-    plan.notes.push_back(fmt::format("{} usable {} left unused: {}", plan.unused_cpus.size(),
-                                     cpus_word(plan.unused_cpus.size()), plan.unused_cpus.to_string()));
-  }
+  return workers;
+}
+
+// The CPUs of `pool` that no worker got.
+CpuSet unused_by(const Pool& pool, const std::vector<WorkerPlacement>& workers) {
+  CpuSet used;
+  for (const auto& worker : workers) used = used.unite(worker.cpus);
+  return pool.cpus.minus(used);
 }
 
 }  // namespace
@@ -306,14 +314,19 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
                     "less, or raise -t",
                     request.reserve, *t, *t - 1)};
   }
-  plan.cpus_per_process = *t;
+  plan.cpus_per_process = pus_per_worker(*pool, plan.num_processes, *t);
   plan.threads_per_process = *t - request.reserve;
   if (request.reserve > 0) {
     plan.notes.push_back(
         fmt::format("--reserve {}: {} compute threads per worker", request.reserve, plan.threads_per_process));
   }
   plan.bind = choose_bind(*pool, usable, request, plan);
-  place_workers(*pool, plan);
+  plan.workers = place_workers(*pool, plan);
+  plan.unused_cpus = unused_by(*pool, plan.workers);
+  if (!plan.unused_cpus.empty()) {
+    plan.notes.push_back(fmt::format("{} usable {} left unused: {}", plan.unused_cpus.size(),
+                                     cpus_word(plan.unused_cpus.size()), plan.unused_cpus.to_string()));
+  }
   return plan;
 }
 

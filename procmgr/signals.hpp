@@ -10,9 +10,6 @@
 
 namespace mptrain::procmgr {
 
-// The signals mptrain forwards to its workers.
-inline constexpr int forwarded_signals[] = {2 /*SIGINT*/, 15 /*SIGTERM*/, 1 /*SIGHUP*/};
-
 // While alive, catches SIGINT, SIGTERM, SIGHUP and SIGCHLD and writes each
 // one's number to a pipe; restores the previous handlers and signal mask on
 // destruction. A SIGHUP ignored at installation (nohup) stays ignored, by

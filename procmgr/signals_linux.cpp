@@ -15,8 +15,6 @@ namespace {
 constexpr int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
 constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
-static_assert(forwarded_signals[0] == SIGINT && forwarded_signals[1] == SIGTERM && forwarded_signals[2] == SIGHUP);
-
 // Which caught signals were ignored when the relay was installed and stay
 // ignored, in mptrain and in its workers: only SIGHUP (nohup). SIGINT and
 // SIGTERM are always forwarded, even for a script's background job, which

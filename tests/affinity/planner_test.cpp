@@ -215,7 +215,9 @@ TEST_CASE("M x T > N is planned when oversubscription is allowed", "[affinity][p
   const Plan plan = plan_for(two_sockets, request);
   CHECK(plan.oversubscribed);
   CHECK(plan.threads_per_process == 9);
+  CHECK(plan.cpus_per_process == 8);  // 32 PUs shared out: 8 each, not the 9 asked for
   CHECK(plan.workers.size() == 4);
+  for (const auto& worker : plan.workers) CHECK(worker.cpus.size() == 8);
   CHECK(pairwise_disjoint(plan));
 }
 
