@@ -1,7 +1,5 @@
 #include "affinity/plan.hpp"
 
-#include "affinity/planner.hpp"
-
 namespace mptrain::affinity {
 
 std::string_view to_string(Bind bind) {
@@ -23,12 +21,6 @@ Result<Bind> parse_bind(std::string_view text) {
     if (text == to_string(bind)) return bind;
   }
   return Error{"unknown binding '" + std::string(text) + "'; use core, numa, package or none"};
-}
-
-Result<Plan> plan_on_this_machine(const PlacementRequest& request) {
-  auto machine = read_this_machine(FsRoot::from_env());
-  if (!machine.ok()) return machine.error();
-  return make_plan(machine->topology, machine->usable, request);
 }
 
 }  // namespace mptrain::affinity

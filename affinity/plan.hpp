@@ -60,10 +60,4 @@ struct Plan {
   std::vector<std::string> notes;  // human remarks shown by `plan` (defaults taken, limits hit)
 };
 
-// Plans `request` for this machine: the live hwloc topology and the usable
-// CPUs (affinity, cgroup cpuset and quota read under FsRoot::from_env()).
-// Returns an Error with an explanation when the request cannot be planned
-// (e.g. M×T > N without Oversubscribe::allow); such errors are usage errors.
-Result<Plan> plan_on_this_machine(const PlacementRequest& request);
-
 }  // namespace mptrain::affinity

@@ -16,16 +16,14 @@ std::size_t round_up(std::size_t size) { return (size + cache_line - 1) / cache_
 Result<ParameterStore> ParameterStore::create(const ModelLayout& layout, int workers) {
   static_assert(std::atomic<double>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
                 "counters in shared memory must be lock-free to work across processes");
-  const std::size_t counters_offset = round_up(sizeof(Header));
-  const std::size_t parameters_offset = counters_offset + round_up(sizeof(WorkerCounters) * workers);
+  const std::size_t parameters_offset = round_up(sizeof(WorkerCounters) * workers);
   const std::size_t size = parameters_offset + layout.parameter_count * sizeof(float);
   auto memory = SharedMemory::create(size, "mptrain-parameters");
   if (!memory.ok()) return memory.error();
   ParameterStore store;
   store.memory_ = std::move(memory).value();
   std::byte* base = store.memory_.data();
-  new (base) Header{};
-  store.counters_ = new (base + counters_offset) WorkerCounters[workers];
+  store.counters_ = new (base) WorkerCounters[workers];
   store.parameters_ = reinterpret_cast<float*>(base + parameters_offset);
   store.parameter_count_ = layout.parameter_count;
   store.workers_ = workers;

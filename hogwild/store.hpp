@@ -1,6 +1,8 @@
 // The shared parameter store: one memfd segment created by the parent
 // before fork and mapped by every worker, holding the model's flat
-// parameter vector, a stop flag and each worker's progress counters.
+// parameter vector and each worker's progress counters. Workers are
+// stopped by signals (see install_stop_handlers), which the launcher
+// forwards, so the segment needs no stop flag.
 //
 // Workers update the parameters without locks (Hogwild): see
 // `hogwild_apply_update`, the one intentionally unsynchronised function.
@@ -51,17 +53,8 @@ class ParameterStore {
   // Worker `rank`'s counters.
   WorkerCounters& counters(int rank) const { return counters_[rank]; }
   int worker_count() const { return workers_; }
-  // Asks every worker to stop after its current batch.
-  void request_stop() { header()->stop.store(1, std::memory_order_relaxed); }
-  // True once request_stop() was called in any process.
-  bool stop_requested() const { return header()->stop.load(std::memory_order_relaxed) != 0; }
 
  private:
-  struct Header {
-    std::atomic<int> stop{0};
-  };
-  Header* header() const { return reinterpret_cast<Header*>(memory_.data()); }
-
   SharedMemory memory_;
   WorkerCounters* counters_ = nullptr;
   float* parameters_ = nullptr;

@@ -164,7 +164,7 @@ class WorkerLoop {
       std::iota(order.begin(), order.end(), 0);
       for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle_random.below(i)]);
       for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(settings_.batch_size)) {
-        if (stop_signal != 0 || store_.stop_requested()) {
+        if (stop_signal != 0) {
           outcome.stopped = true;
           return outcome;
         }

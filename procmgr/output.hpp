@@ -21,8 +21,6 @@ class LineTagger {
   void feed(std::string_view data, std::string& out);
   // Appends the held unfinished line (if any), prefixed and newline-terminated.
   void finish(std::string& out);
-  // True when part of a line is held back.
-  bool has_partial() const { return !partial_.empty(); }
 
  private:
   void emit(std::string_view line, std::string& out) const;

@@ -1,9 +1,11 @@
 #include "hogwild/trainer.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -100,20 +102,28 @@ TEST_CASE("a batch split over threads gives the same model up to rounding", "[ho
   for (std::size_t i = 0; i < one.size(); i += 31) CHECK(two[i] == Approx(one[i]).margin(1e-4));
 }
 
-TEST_CASE("a stop request ends the worker before its next batch", "[hogwild]") {
+TEST_CASE("SIGTERM ends the worker before its next batch", "[hogwild]") {
   SyntheticSet set(256, "train");
   auto data = load_dataset(set.dir, Split::train);
   REQUIRE(data.ok());
   const auto layout = model_layout(ModelKind::logreg);
   auto store = ParameterStore::create(layout, 1);
   REQUIRE(store.ok());
-  store->request_stop();
-  TrainSettings settings;
-  settings.model = ModelKind::logreg;
-  auto outcome = train_worker(settings, *data, *store, WorkerSetup{});
-  REQUIRE(outcome.ok());
-  CHECK(outcome->stopped);
-  CHECK(outcome->samples == 0);
+  // In a child, as in a real worker: the handlers and the stop stay there.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    install_stop_handlers();
+    std::raise(SIGTERM);
+    TrainSettings settings;
+    settings.model = ModelKind::logreg;
+    auto outcome = train_worker(settings, *data, *store, WorkerSetup{});
+    ::_exit(outcome.ok() && outcome->stopped && outcome->samples == 0 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("evaluation does not depend on the thread count", "[hogwild]") {
