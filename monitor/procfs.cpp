@@ -119,13 +119,6 @@ ProcStatus parse_status(std::string_view text) {
   return status;
 }
 
-std::optional<int> ThreadEnv::count(std::string_view name) const {
-  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
-    if (name == thread_count_variables[i]) return counts[i];
-  }
-  return std::nullopt;
-}
-
 ThreadEnv parse_thread_env(std::string_view text) {
   ThreadEnv env;
   auto number = [](std::string_view value) -> std::optional<int> {

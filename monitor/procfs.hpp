@@ -51,9 +51,6 @@ struct ProcStatus {
 struct ThreadEnv {
   // The count each of thread_count_variables sets (same index); nullopt: unset or not a count.
   std::array<std::optional<int>, thread_count_variables.size()> counts;
-
-  // The count `name` sets; nullopt when it is unset or not one of thread_count_variables.
-  std::optional<int> count(std::string_view name) const;
 };
 
 // One CPU's line of /proc/stat, in seconds.

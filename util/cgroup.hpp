@@ -54,8 +54,6 @@ struct CgroupLocation {
 
   // The process's own cgroup path ("/jobs/train"); "" when there are no levels.
   std::string path() const;
-  // The process's own cgroup directory; "" when there are no levels.
-  std::string dir() const;
   // "v1:/jobs/train" or "v2:/jobs/train": names the cgroup uniquely.
   std::string key() const;
   // `level`'s key in this location's hierarchy.

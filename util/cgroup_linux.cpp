@@ -124,8 +124,6 @@ int version_number(CgroupVersion version) {
 
 std::string CgroupLocation::path() const { return levels.empty() ? std::string() : levels.front().path; }
 
-std::string CgroupLocation::dir() const { return levels.empty() ? std::string() : levels.front().dir; }
-
 std::string CgroupLocation::key() const { return levels.empty() ? std::string() : key_of(levels.front()); }
 
 std::string CgroupLocation::key_of(const CgroupLevel& level) const {

@@ -28,8 +28,6 @@ class IdMask {
   // The mask of `ids`; an Error naming the `what` ("CPU", "NUMA node") that does not fit otherwise.
   static Result<IdMask> of(const CpuSet& ids, std::string_view what);
 
-  // True when no id is set.
-  bool empty() const;
   // The words the kernel reads, and their size in bytes.
   const unsigned long* words() const { return words_.data(); }
   static constexpr std::size_t bytes() { return sizeof(Words); }

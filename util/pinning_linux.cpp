@@ -2,7 +2,6 @@
 #include <numaif.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -20,10 +19,6 @@ Result<IdMask> IdMask::of(const CpuSet& ids, std::string_view what) {
     mask.words_[static_cast<std::size_t>(id / word_bits)] |= 1UL << (id % word_bits);
   }
   return mask;
-}
-
-bool IdMask::empty() const {
-  return std::all_of(words_.begin(), words_.end(), [](unsigned long w) { return w == 0; });
 }
 
 int set_thread_affinity(const IdMask& cpus) noexcept {

@@ -67,10 +67,10 @@ TEST_CASE("status gives switches, threads and the allowed CPUs", "[monitor]") {
 TEST_CASE("environ yields the thread-count variables and ignores bad values", "[monitor]") {
   auto env = read_thread_env(v1_tree, 100);
   REQUIRE(env.ok());
-  CHECK(env->count("OMP_NUM_THREADS") == 4);
-  CHECK_FALSE(env->count("MKL_NUM_THREADS").has_value());
-  CHECK_FALSE(env->count("OPENBLAS_NUM_THREADS").has_value());
-  CHECK(parse_thread_env(std::string_view("OPENBLAS_NUM_THREADS=2\0", 23)).count("OPENBLAS_NUM_THREADS") == 2);
+  CHECK(count_of(*env, "OMP_NUM_THREADS") == 4);
+  CHECK_FALSE(count_of(*env, "MKL_NUM_THREADS").has_value());
+  CHECK_FALSE(count_of(*env, "OPENBLAS_NUM_THREADS").has_value());
+  CHECK(count_of(parse_thread_env(std::string_view("OPENBLAS_NUM_THREADS=2\0", 23)), "OPENBLAS_NUM_THREADS") == 2);
 }
 
 TEST_CASE("cmdline is joined with spaces", "[monitor]") {

@@ -30,7 +30,7 @@ TEST_CASE("a sampled process skips a thread that vanished mid-read", "[monitor]"
   REQUIRE(snapshot.processes.size() == 1);
   const auto& process = snapshot.processes[0];
   CHECK(process.comm == "py (worker) 1");
-  CHECK(process.env.count("OMP_NUM_THREADS") == 4);
+  CHECK(count_of(process.env, "OMP_NUM_THREADS") == 4);
   CHECK(process.cgroup == "v1:/jobs/train");
   REQUIRE(process.threads.size() == 2);
   const auto busy = std::find_if(process.threads.begin(), process.threads.end(), [](auto& t) { return t.tid == 102; });

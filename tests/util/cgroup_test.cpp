@@ -37,7 +37,7 @@ TEST_CASE("v1: the cpu controller's own hierarchy wins over the v2 line", "[util
   CHECK(cpu.levels[1].path == "/");
   const auto cpuset = located("cgroup-v1-quota", "cpuset");
   CHECK(cpuset.path() == "/");
-  CHECK(cpuset.dir() == "/sys/fs/cgroup/cpuset");
+  CHECK(cpuset.levels.front().dir == "/sys/fs/cgroup/cpuset");
 }
 
 TEST_CASE("v1: a co-mounted cpu,cpuacct hierarchy is found under its mount point", "[util][cgroup]") {
@@ -104,12 +104,12 @@ TEST_CASE("a process whose cgroup file is gone is an error naming it", "[util][c
 TEST_CASE("v1 and v2 quotas and cpu.stat are read from the located directories", "[util][cgroup]") {
   const auto v1 = located("cgroup-v1-odd-mounts", "cpu");
   const FsRoot root = recorded("cgroup-v1-odd-mounts");
-  auto quota = read_cpu_quota(root, v1.version, v1.dir());
+  auto quota = read_cpu_quota(root, v1.version, v1.levels.front().dir);
   REQUIRE(quota.ok());
   REQUIRE(quota->cpus.has_value());
   CHECK(*quota->cpus == Approx(0.5));
-  CHECK(quota_file(v1.version, v1.dir()) == "/run/cg/cpu/train/cpu.cfs_quota_us");
-  auto stat = read_cpu_stat(root, v1.dir());
+  CHECK(quota_file(v1.version, v1.levels.front().dir) == "/run/cg/cpu/train/cpu.cfs_quota_us");
+  auto stat = read_cpu_stat(root, v1.levels.front().dir);
   REQUIRE(stat.ok());
   CHECK(stat->nr_throttled == 10);
   CHECK(stat->throttled_ns == 200000000ULL);
