@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <bit>
+#include <concepts>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -16,26 +20,78 @@ namespace {
 constexpr std::string_view magic = "MPTRCKPT";
 constexpr std::uint32_t format_version = 1;
 
+// Parameters are stored as the bits of IEEE 754 binary32.
+static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == sizeof(std::uint32_t));
+constexpr std::size_t float_bytes = sizeof(std::uint32_t);
+static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big);
+constexpr bool host_is_little_endian = std::endian::native == std::endian::little;
+
+// `value` with its bytes in reverse order (std::byteswap is C++23).
+template <std::unsigned_integral T>
+constexpr T byteswap(T value) {
+  T swapped = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) swapped = static_cast<T>(swapped << 8) | ((value >> (8 * i)) & 0xFFU);
+  return swapped;
+}
+static_assert(byteswap(std::uint32_t{0x01020304}) == 0x04030201);
+static_assert(byteswap(std::uint64_t{0x0102030405060708}) == 0x0807060504030201);
+
+// `value` converted between host order and little-endian (either way: a
+// swap on a big-endian host, nothing on a little-endian one).
+template <std::unsigned_integral T>
+constexpr T little_endian(T value) {
+  return host_is_little_endian ? value : byteswap(value);
+}
+
 // Appends the little-endian bytes of `value` to `out`.
-template <class T>
+template <std::unsigned_integral T>
 void put(std::string& out, T value) {
+  value = little_endian(value);
   char bytes[sizeof(T)];
   std::memcpy(bytes, &value, sizeof(T));
   out.append(bytes, sizeof(T));
+}
+
+// The value of the sizeof(T) little-endian bytes at `in`.
+template <std::unsigned_integral T>
+T load(const char* in) {
+  T value = 0;
+  std::memcpy(&value, in, sizeof(T));
+  return little_endian(value);
+}
+
+// Appends `values` as little-endian binary32 to `out`: one copy on a
+// little-endian host, a swap per value on a big-endian one.
+void put_floats(std::string& out, std::span<const float> values) {
+  if constexpr (host_is_little_endian) {
+    out.append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+  } else {
+    for (float value : values) put(out, std::bit_cast<std::uint32_t>(value));
+  }
+}
+
+// Fills `values` from as many little-endian binary32 values at `bytes`.
+void get_floats(const char* bytes, std::span<float> values) {
+  if constexpr (host_is_little_endian) {
+    std::memcpy(values.data(), bytes, values.size_bytes());
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = std::bit_cast<float>(load<std::uint32_t>(bytes + i * float_bytes));
+  }
 }
 
 // Reads little-endian values from a byte string, remembering truncation.
 class Reader {
  public:
   explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  template <class T>
+  // The next value, or 0 once the bytes run out.
+  template <std::unsigned_integral T>
   T get() {
-    T value{};
     if (bytes_.size() - offset_ < sizeof(T) || truncated_) {
       truncated_ = true;
-      return value;
+      return 0;
     }
-    std::memcpy(&value, bytes_.data() + offset_, sizeof(T));
+    const T value = load<T>(bytes_.data() + offset_);
     offset_ += sizeof(T);
     return value;
   }
@@ -79,7 +135,7 @@ std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> 
   put(out, static_cast<std::uint64_t>(parameters.size()));
   put(out, epochs);
   put(out, samples);
-  out.append(reinterpret_cast<const char*>(parameters.data()), parameters.size_bytes());
+  put_floats(out, parameters);
   put(out, crc_of(std::string_view(out).substr(magic.size())));
   return out;
 }
@@ -126,15 +182,14 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
   checkpoint.samples = reader.get<std::uint64_t>();
   if (reader.truncated()) return bad(path, "truncated checkpoint header");
   if (count != layout.parameter_count) return bad(path, "parameter count does not match the model");
-  if (reader.remaining() != count * sizeof(float) + sizeof(std::uint32_t)) {
+  if (reader.remaining() != count * float_bytes + sizeof(std::uint32_t)) {
     return bad(path, fmt::format("truncated or oversized: {} bytes of parameters and checksum expected, {} present",
-                                 count * sizeof(float) + sizeof(std::uint32_t), reader.remaining()));
+                                 count * float_bytes + sizeof(std::uint32_t), reader.remaining()));
   }
   const std::size_t payload_at = magic.size() + reader.offset();
   checkpoint.parameters.resize(count);
-  std::memcpy(checkpoint.parameters.data(), bytes.data() + payload_at, count * sizeof(float));
-  std::uint32_t stored = 0;
-  std::memcpy(&stored, bytes.data() + payload_at + count * sizeof(float), sizeof stored);
+  get_floats(bytes.data() + payload_at, checkpoint.parameters);
+  const auto stored = load<std::uint32_t>(bytes.data() + payload_at + count * float_bytes);
   const auto computed = crc_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
   if (stored != computed) return bad(path, "checksum mismatch: the checkpoint is corrupt");
   return checkpoint;

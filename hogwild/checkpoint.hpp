@@ -1,6 +1,14 @@
-// Model checkpoints: a header (magic, version, model kind, tensor shapes,
-// training totals, CRC-32) followed by the flat float parameters, written
-// atomically (temporary file, fsync, rename).
+// Model checkpoints, written atomically (temporary file, fsync, rename).
+// Every field is little-endian whatever the host:
+//   magic              8 bytes  "MPTRCKPT"
+//   version            u32      1
+//   model kind         u32      ModelKind: 1 cnn, 2 mlp, 3 logreg
+//   tensor count       u32
+//   each tensor        u32 rank, then u32 per extent (PyTorch's shape)
+//   parameter count    u64
+//   epochs, samples    u64, u64 (training totals)
+//   parameters         IEEE 754 binary32 each, in the layout's order
+//   checksum           u32      zlib's CRC-32 of every byte after the magic
 #pragma once
 
 #include <cstdint>

@@ -63,14 +63,14 @@ ModelLayout model_layout(ModelKind kind) {
   layout.kind = kind;
   switch (kind) {
     case ModelKind::cnn:
-      add_conv(layout, "conv1", 1, 10, 5);
-      add_conv(layout, "conv2", 10, 20, 5);
-      add_linear(layout, "fc1", 320, 50);
-      add_linear(layout, "fc2", 50, class_count);
+      add_conv(layout, "conv1", 1, cnn::conv1_channels, cnn::kernel);
+      add_conv(layout, "conv2", cnn::conv1_channels, cnn::conv2_channels, cnn::kernel);
+      add_linear(layout, "fc1", cnn::features, cnn::hidden);
+      add_linear(layout, "fc2", cnn::hidden, class_count);
       break;
     case ModelKind::mlp:
-      add_linear(layout, "fc1", image_pixels, 128);
-      add_linear(layout, "fc2", 128, class_count);
+      add_linear(layout, "fc1", image_pixels, mlp::hidden);
+      add_linear(layout, "fc2", mlp::hidden, class_count);
       break;
     case ModelKind::logreg:
       add_linear(layout, "fc1", image_pixels, class_count);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hogwild/shapes.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::hogwild {
@@ -22,11 +23,6 @@ enum class ModelKind : std::uint32_t { cnn = 1, mlp = 2, logreg = 3 };
 std::string_view to_string(ModelKind kind);
 // The ModelKind named `text`; an Error listing the valid names otherwise.
 Result<ModelKind> parse_model_kind(std::string_view text);
-
-// Pixels of the images every model expects (28 × 28).
-inline constexpr int image_pixels = 784;
-// Classes every model predicts.
-inline constexpr int class_count = 10;
 
 // One parameter tensor inside the flat array.
 struct TensorInfo {

@@ -21,7 +21,7 @@ using RowMap = Eigen::Map<Eigen::Matrix<S, 1, Eigen::Dynamic>>;
 template <class S>
 using ConstRowMap = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
 
-// Whether a dense layer has relu (and dropout) after it.
+// A dense layer: its sizes, its offsets and whether relu (and dropout) follow it.
 struct DenseLayer {
   int inputs = 0;
   int outputs = 0;
@@ -46,9 +46,39 @@ std::vector<DenseLayer> dense_layers(const ModelLayout& layout) {
   return layers;
 }
 
+// Offsets of the conv front's tensors in the flat parameter array, resolved
+// once per layout so a group's pass looks nothing up by name.
+struct ConvOffsets {
+  std::size_t conv1_weight = 0;
+  std::size_t conv1_bias = 0;
+  std::size_t conv2_weight = 0;
+  std::size_t conv2_bias = 0;
+
+  // The front's tensors inside the flat array at `base` (parameters or gradients).
+  template <class T>
+  ConvTensors<T> in(T* base) const {
+    return {base + conv1_weight, base + conv1_bias, base + conv2_weight, base + conv2_bias};
+  }
+};
+
+// The conv front's offsets in `layout`; all zero for a model without one.
+ConvOffsets conv_offsets(const ModelLayout& layout) {
+  if (layout.kind != ModelKind::cnn) return {};
+  return {layout.tensor("conv1.weight").offset, layout.tensor("conv1.bias").offset,
+          layout.tensor("conv2.weight").offset, layout.tensor("conv2.bias").offset};
+}
+
+// Random bits per draw of the dropout streams.
+constexpr int bits_per_draw = 64;
+static_assert(cnn::conv2_channels <= bits_per_draw, "one draw covers the dropout2d channels of a sample");
+
+// The peer's normalisation: MNIST's pixel mean and standard deviation, as PyTorch's example uses.
+constexpr float pixel_mean = 0.1307f;
+constexpr float pixel_std = 0.3081f;
+
 }  // namespace
 
-float normalize_pixel(std::uint8_t pixel) { return (static_cast<float>(pixel) / 255.0f - 0.1307f) / 0.3081f; }
+float normalize_pixel(std::uint8_t pixel) { return (static_cast<float>(pixel) / 255.0f - pixel_mean) / pixel_std; }
 
 template <class S>
 struct Network<S>::Impl {
@@ -56,13 +86,15 @@ struct Network<S>::Impl {
 
   ModelLayout layout;
   std::vector<DenseLayer> dense;
+  ConvOffsets conv_tensors;
   std::vector<Matrix<S>> activations;  // [0]: the dense input; [l + 1]: layer l's output
   std::vector<Matrix<S>> masks;        // dropout masks (0 or 2) of hidden layers
   Matrix<S> grad_out;
   Matrix<S> grad_in;
   ConvWorkspace<S> conv;
 
-  explicit Impl(ModelKind kind) : layout(model_layout(kind)), dense(dense_layers(layout)) {
+  explicit Impl(ModelKind kind)
+      : layout(model_layout(kind)), dense(dense_layers(layout)), conv_tensors(conv_offsets(layout)) {
     activations.emplace_back(group_size, dense.front().inputs);
     for (const auto& layer : dense) {
       activations.emplace_back(group_size, layer.outputs);
@@ -71,11 +103,6 @@ struct Network<S>::Impl {
   }
 
   bool is_cnn() const { return layout.kind == ModelKind::cnn; }
-
-  ConvParameters<S> conv_parameters(const S* p) const {
-    return {p + layout.tensor("conv1.weight").offset, p + layout.tensor("conv1.bias").offset,
-            p + layout.tensor("conv2.weight").offset, p + layout.tensor("conv2.bias").offset};
-  }
 
   // Draws the dropout masks of the group (scale 2 for kept units, PyTorch's 1/(1−p)).
   void draw_masks(const Group<S>& group) {
@@ -97,8 +124,8 @@ struct Network<S>::Impl {
         if (!dense[l].dropout) continue;
         std::uint64_t bits = random.next();
         for (int j = 0; j < dense[l].outputs; ++j) {
-          if (j % 64 == 0 && j > 0) bits = random.next();
-          masks[l](s, j) = ((bits >> (j % 64)) & 1U) != 0 ? S(2) : S(0);
+          if (j % bits_per_draw == 0 && j > 0) bits = random.next();
+          masks[l](s, j) = ((bits >> (j % bits_per_draw)) & 1U) != 0 ? S(2) : S(0);
         }
       }
     }
@@ -116,7 +143,7 @@ struct Network<S>::Impl {
       for (int s = 0; s < group_size; ++s) v[s] = group.images[s * image_pixels + pixel];
       conv.image[pixel] = v;
     }
-    conv_forward(conv_parameters(p), conv);
+    conv_forward(conv_tensors.in(p), conv);
     for (int s = 0; s < group_size; ++s) {
       for (int f = 0; f < cnn::features; ++f) input(s, f) = conv.p2[f][s];
     }
@@ -174,10 +201,7 @@ struct Network<S>::Impl {
       for (int s = 0; s < group_size; ++s) v[s] = grad_out(s, f);
       conv.d_p2[f] = v;
     }
-    const ConvGradients<S> conv_grad{
-        grad + layout.tensor("conv1.weight").offset, grad + layout.tensor("conv1.bias").offset,
-        grad + layout.tensor("conv2.weight").offset, grad + layout.tensor("conv2.bias").offset};
-    conv_backward(conv_parameters(p), conv, conv_grad);
+    conv_backward(conv_tensors.in(p), conv, conv_tensors.in(grad));
   }
 };
 

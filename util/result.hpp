@@ -43,7 +43,7 @@ class [[nodiscard]] Result {
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  // The held value; undefined behaviour when `ok()` is false.
+  // The held value; throws std::bad_variant_access when `ok()` is false.
   T& value() & { return std::get<0>(state_); }
   const T& value() const& { return std::get<0>(state_); }
   T&& value() && { return std::get<0>(std::move(state_)); }
@@ -52,7 +52,7 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  // The held error; undefined behaviour when `ok()` is true.
+  // The held error; throws std::bad_variant_access when `ok()` is true.
   const Error& error() const { return std::get<1>(state_); }
 
   // The held value, or `fallback` when an error is held.

@@ -25,6 +25,23 @@ std::vector<float> some_parameters(const ModelLayout& layout) {
   return values;
 }
 
+// logreg parameters (fc1.weight [10][784], fc1.bias [10]) in a fixed pattern
+// starting 1.0f (bits 0x3F800000), -2.5f (bits 0xC0200000).
+std::vector<float> pattern_parameters(const ModelLayout& layout) {
+  std::vector<float> values(layout.parameter_count);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
+  values[0] = 1.0f;
+  values[1] = -2.5f;
+  return values;
+}
+
+// The `count` bytes of `bytes` from `at`, as numbers.
+std::vector<int> bytes_at(const std::string& bytes, std::size_t at, std::size_t count) {
+  std::vector<int> out;
+  for (std::size_t i = at; i < at + count; ++i) out.push_back(static_cast<unsigned char>(bytes.at(i)));
+  return out;
+}
+
 std::string load_error(const fs::path& path, ModelKind kind) {
   auto loaded = load_checkpoint(path, kind);
   REQUIRE_FALSE(loaded.ok());
@@ -80,4 +97,36 @@ TEST_CASE("a file that is not a checkpoint is refused", "[hogwild]") {
   REQUIRE(write_file_atomic(path, "hello, world, this is not a model").ok());
   CHECK_THAT(load_error(path, ModelKind::cnn), Catch::Contains("not an mptrain checkpoint"));
   fs::remove(path);
+}
+
+TEST_CASE("a checkpoint's header fields and parameters are little-endian at their offsets", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  const auto bytes =
+      encode_checkpoint(layout, pattern_parameters(layout), 0x0102030405060708ULL, 0x1122334455667788ULL);
+  using Bytes = std::vector<int>;
+  CHECK(bytes.substr(0, 8) == "MPTRCKPT");
+  CHECK(bytes_at(bytes, 8, 4) == Bytes{1, 0, 0, 0});                                       // version 1
+  CHECK(bytes_at(bytes, 12, 4) == Bytes{3, 0, 0, 0});                                      // model kind: logreg
+  CHECK(bytes_at(bytes, 16, 4) == Bytes{2, 0, 0, 0});                                      // two tensors
+  CHECK(bytes_at(bytes, 20, 4) == Bytes{2, 0, 0, 0});                                      // fc1.weight: rank 2,
+  CHECK(bytes_at(bytes, 24, 4) == Bytes{10, 0, 0, 0});                                     //   10
+  CHECK(bytes_at(bytes, 28, 4) == Bytes{0x10, 3, 0, 0});                                   //   × 784
+  CHECK(bytes_at(bytes, 32, 4) == Bytes{1, 0, 0, 0});                                      // fc1.bias: rank 1,
+  CHECK(bytes_at(bytes, 36, 4) == Bytes{10, 0, 0, 0});                                     //   10
+  CHECK(bytes_at(bytes, 40, 8) == Bytes{0xaa, 0x1e, 0, 0, 0, 0, 0, 0});                    // 7850 parameters
+  CHECK(bytes_at(bytes, 48, 8) == Bytes{8, 7, 6, 5, 4, 3, 2, 1});                          // epochs
+  CHECK(bytes_at(bytes, 56, 8) == Bytes{0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11});  // samples
+  CHECK(bytes_at(bytes, 64, 4) == Bytes{0, 0, 0x80, 0x3f});                                // parameter 0: 1.0f
+  CHECK(bytes_at(bytes, 68, 4) == Bytes{0, 0, 0x20, 0xc0});                                // parameter 1: -2.5f
+  CHECK(bytes.size() == 64 + 7850 * 4 + 4);
+}
+
+TEST_CASE("a checkpoint carries the checksum recorded from the first writer of its format", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  const auto bytes =
+      encode_checkpoint(layout, pattern_parameters(layout), 0x0102030405060708ULL, 0x1122334455667788ULL);
+  // The CRC-32 covers every byte after the magic; this value, stored
+  // little-endian, was recorded from the first writer of the format, so
+  // checkpoints saved before still load.
+  CHECK(bytes_at(bytes, bytes.size() - 4, 4) == std::vector<int>{0x6e, 0x75, 0x4c, 0x94});
 }
