@@ -19,6 +19,7 @@
 #include "procmgr/output.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "procmgr/watchdog.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
@@ -126,6 +127,7 @@ class Supervisor {
   const ChildTarget& target_;
   const GroupOptions& options_;
   std::unique_ptr<SignalRelay> relay_;
+  std::optional<GroupWatchdog> watchdog_;  // kills the workers' group should mptrain die unreaped
   std::vector<std::string> base_environment_;
   LogFiles logs_;
   UniqueFd dev_null_;
@@ -148,6 +150,9 @@ Status Supervisor::prepare() {
   auto relay = SignalRelay::install();
   if (!relay.ok()) return relay.error();
   relay_ = std::move(*relay);
+  auto watchdog = GroupWatchdog::start();
+  if (!watchdog.ok()) return watchdog.error();
+  watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
   if (options_.output == Output::log_dir) {
@@ -257,7 +262,10 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   worker.result.pid = child->pid;
   worker.running = true;
   worker.started = Clock::now();
-  if (process_group_ == 0) process_group_ = child->pid;
+  if (process_group_ == 0) {
+    process_group_ = child->pid;
+    watchdog_->watch(process_group_);
+  }
   reports_.push_back(std::move(child->report));
   return ok_status();
 }

@@ -1,0 +1,43 @@
+// The guard against a supervisor that dies without reaping: PR_SET_PDEATHSIG
+// reaches only the workers themselves, so when mptrain is SIGKILLed (or
+// crashes) whatever the workers started — a shell script's `sleep`, a
+// DataLoader's processes, torchrun's own children — would live on under
+// init. A tiny watchdog process, forked once, learns the workers' process
+// group over a pipe and kills that whole group when the pipe closes without
+// a goodbye. A descendant that leaves the group (setsid, setpgid) escapes
+// it; mptrain-run(1) says so. Linux code in watchdog_linux.cpp.
+#pragma once
+
+#include <sys/types.h>
+
+#include "util/fd.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::procmgr {
+
+// The watchdog process and the pipe that keeps it waiting.
+class GroupWatchdog {
+ public:
+  // Forks the watchdog; an Error naming the call that failed otherwise.
+  static Result<GroupWatchdog> start();
+
+  GroupWatchdog(GroupWatchdog&& other) noexcept;
+  GroupWatchdog& operator=(GroupWatchdog&&) = delete;
+  GroupWatchdog(const GroupWatchdog&) = delete;
+  GroupWatchdog& operator=(const GroupWatchdog&) = delete;
+  // Says goodbye (the watchdog then exits without killing) and reaps it.
+  ~GroupWatchdog();
+
+  // The process group to kill should this process die (0: none any more).
+  void watch(pid_t process_group);
+  // The watchdog's pid.
+  pid_t pid() const { return pid_; }
+
+ private:
+  GroupWatchdog(pid_t pid, UniqueFd to_watchdog) : pid_(pid), to_watchdog_(std::move(to_watchdog)) {}
+
+  pid_t pid_ = 0;
+  UniqueFd to_watchdog_;  // write end; the watchdog reads group ids from it
+};
+
+}  // namespace mptrain::procmgr

@@ -1,0 +1,97 @@
+// The group watchdog (see watchdog.hpp): a forked process that waits on a
+// socket for the workers' process group and kills it when the socket closes
+// without a goodbye.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <utility>
+
+#include "procmgr/watchdog.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+// What the supervisor sends instead of a group id when it ends normally.
+constexpr pid_t goodbye = -1;
+
+// Closes every descriptor but `keep` (the watchdog must not hold the
+// supervisor's output pipes or terminal open).
+void close_all_but(int keep) {
+  if (keep > 0) ::close_range(0, static_cast<unsigned>(keep - 1), 0);
+  ::close_range(static_cast<unsigned>(keep + 1), UINT_MAX, 0);
+}
+
+// The watchdog itself: only async-signal-safe calls, as after any fork of a
+// process that may have other threads.
+[[noreturn]] void run_watchdog(int socket) {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  // The terminal's and the user's signals are for the supervisor, which forwards them; the watchdog outlives it.
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(signal, &ignore, nullptr);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  ::sigaction(SIGCHLD, &default_action, nullptr);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  close_all_but(socket);
+  pid_t group = 0;
+  for (;;) {
+    pid_t value = 0;
+    const ssize_t n = ::read(socket, &value, sizeof value);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof value)) break;  // EOF or error: the supervisor is gone
+    if (value == goodbye) ::_exit(0);
+    group = value;
+  }
+  if (group > 0) ::kill(-group, SIGKILL);
+  ::_exit(0);
+}
+
+}  // namespace
+
+Result<GroupWatchdog> GroupWatchdog::start() {
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) < 0) {
+    return errno_error("cannot create the watchdog's socket", "");
+  }
+  UniqueFd ours(ends[0]);
+  UniqueFd theirs(ends[1]);
+  // No handler of the supervisor's may run in the child before it resets them.
+  sigset_t all_signals, previous_mask;
+  ::sigfillset(&all_signals);
+  ::pthread_sigmask(SIG_SETMASK, &all_signals, &previous_mask);
+  const pid_t pid = ::fork();
+  if (pid == 0) run_watchdog(theirs.get());
+  const int fork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  if (pid < 0) return errno_error("cannot fork the watchdog", "", fork_error);
+  return GroupWatchdog(pid, std::move(ours));
+}
+
+GroupWatchdog::GroupWatchdog(GroupWatchdog&& other) noexcept
+    : pid_(std::exchange(other.pid_, 0)), to_watchdog_(std::move(other.to_watchdog_)) {}
+
+GroupWatchdog::~GroupWatchdog() {
+  if (pid_ <= 0) return;
+  watch(goodbye);
+  to_watchdog_.reset();
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+void GroupWatchdog::watch(pid_t process_group) {
+  // MSG_NOSIGNAL: a watchdog that was killed must not take the supervisor down with SIGPIPE.
+  ssize_t n;
+  do {
+    n = ::send(to_watchdog_.get(), &process_group, sizeof process_group, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+}
+
+}  // namespace mptrain::procmgr
