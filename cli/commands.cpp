@@ -7,8 +7,7 @@
 namespace mptrain::cli {
 
 void print_json(const nlohmann::json& document) {
-  const std::string text = document.dump(2) + "\n";
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  fmt::print("{}\n", document.dump(2));
   std::fflush(stdout);
 }
 
@@ -18,6 +17,11 @@ void add_command_words(CLI::App& command, std::vector<std::string>& words, const
       ->allow_extra_args(false)
       ->expected(all_words, all_words)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+std::string counted(long long n, std::string_view noun) {
+  if (n == 1) return fmt::format("1 {}", noun);
+  return fmt::format("{} {}{}", n, noun, noun.ends_with("s") ? "es" : "s");
 }
 
 void print_error(std::string_view message) { fmt::print(stderr, "mptrain: error: {}\n", message); }

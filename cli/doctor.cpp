@@ -4,6 +4,7 @@
 // Exit code: 3 when the verdict reaches --fail-on; with `-- CMD`, a failing
 // CMD's own code (128+signal) takes precedence over 3, so a crash is never
 // reported as a performance problem; otherwise 0.
+#include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,17 +12,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <thread>
 
 #include "affinity/bind.hpp"
 #include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "monitor/live.hpp"
 #include "monitor/report.hpp"
 #include "procmgr/group.hpp"
 #include "util/failure.hpp"
-#include "util/text.hpp"
 
 namespace mptrain::cli {
 
@@ -31,7 +33,7 @@ namespace {
 struct DoctorOptions {
   double duration_s = 3;
   std::vector<int> pids;
-  std::string interval = "500ms";
+  double interval_ms = static_cast<double>(monitor::default_interval.count());
   bool json = false;
   std::string fail_on = "oversubscribed";
   int usable_cpus = 0;  // 0: detect
@@ -39,22 +41,11 @@ struct DoctorOptions {
   std::vector<std::string> command;
 };
 
-// `text` such as "500ms", "0.5s" or "250" (milliseconds) as a duration; a usage Failure otherwise.
-std::chrono::milliseconds parse_interval(const std::string& text) {
-  std::string_view number = trim(text);
-  double scale = 1;
-  if (number.ends_with("ms")) {
-    number.remove_suffix(2);
-  } else if (number.ends_with("s")) {
-    number.remove_suffix(1);
-    scale = 1000;
-  }
-  auto value = parse_double(number);
-  if (!value.ok() || *value * scale < 10 || *value * scale > 60000) {
-    usage_failure("--interval: '{}' is not a duration between 10ms and 60s (e.g. 500ms, 0.5s)", text);
-  }
-  return std::chrono::milliseconds(std::lround(*value * scale));
-}
+// The longest --duration accepted: one day.
+constexpr double max_duration_s = 86400;
+// The shortest and longest --interval accepted.
+constexpr std::chrono::milliseconds min_interval{10};
+constexpr std::chrono::seconds max_interval{60};
 
 // The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),
 // or `override_count` of them when given.
@@ -73,9 +64,7 @@ monitor::Capacity usable_capacity(int override_count) {
 }
 
 void add_threshold(CLI::App& command, const std::string& name, double& value, const std::string& what) {
-  command.add_option("--" + name, value, fmt::format("{} (default {})", what, value))
-      ->check(CLI::NonNegativeNumber)
-      ->group("Thresholds");
+  command.add_option("--" + name, value, what)->check(at_least(0))->group("Thresholds");
 }
 
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
@@ -91,13 +80,29 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
 }
 
+// --interval: a duration such as 500ms or 0.5s (a bare number is milliseconds), stored in `ms`.
+void add_interval_option(CLI::App& command, double& ms) {
+  const std::map<std::string, double> units{{"ms", 1}, {"s", 1000}};
+  command.add_option("--interval", ms, "Sampling interval, e.g. 500ms or 0.5s")
+      ->type_name("DURATION")
+      ->transform(CLI::AsNumberWithUnit(units, CLI::AsNumberWithUnit::CASE_SENSITIVE).description(""))
+      ->check(bounded(
+          fmt::format("from {} to {}", min_interval, max_interval),
+          [](double value) {
+            return value >= static_cast<double>(min_interval.count()) &&
+                   value <= static_cast<double>(std::chrono::milliseconds(max_interval).count());
+          },
+          "ms"))
+      ->default_str(fmt::format("{}", monitor::default_interval));
+}
+
 monitor::MonitorOptions monitor_options(const DoctorOptions& o) {
   monitor::MonitorOptions m;
   m.scope = !o.command.empty() ? monitor::Scope::trees
             : o.pids.empty()   ? monitor::Scope::machine
                                : monitor::Scope::processes;
   for (int pid : o.pids) m.pids.push_back(static_cast<pid_t>(pid));
-  m.interval = parse_interval(o.interval);
+  m.interval = std::chrono::milliseconds(std::lround(o.interval_ms));
   m.capacity = usable_capacity(o.usable_cpus);
   m.thresholds = o.thresholds;
   m.root = FsRoot::from_env();
@@ -137,14 +142,8 @@ int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, int comm
   return verdict >= threshold ? exit_code::doctor_found : exit_code::success;
 }
 
-// The longest --duration accepted: one day.
-constexpr double max_duration_s = 86400;
-
 void check_options(const DoctorOptions& o) {
   if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
-  if (!(o.duration_s > 0 && o.duration_s <= max_duration_s)) {
-    usage_failure("--duration must be a number of seconds above 0 and at most {}", max_duration_s);
-  }
   for (int pid : o.pids) {
     if (pid <= 0) usage_failure("--pid {}: not a process id", pid);
   }
@@ -185,14 +184,17 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<DoctorOptions>();
   auto* command = app.add_subcommand(
       "doctor", "Diagnose CPU oversubscription: the whole machine, --pid P..., or `-- CMD ARGS...` run until it exits");
-  command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes (default 3)");
+  command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes")
+      ->check(bounded(fmt::format("above 0 and at most {}", max_duration_s),
+                      [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
   command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)");
-  command->add_option("--interval", o->interval, "Sampling interval, e.g. 500ms or 0.5s (default 500ms)");
+  add_interval_option(*command, o->interval_ms);
   command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
       ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
-  command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs instead of this process's usable CPUs")
-      ->check(CLI::Range(1, 1 << 20, "at least 1"));
+  command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
+      ->check(CLI::Range(1, 1 << 20, "at least 1"))
+      ->default_str("this process's usable CPUs");
   add_thresholds(*command, o->thresholds);
   add_command_words(*command, o->command, "Command and arguments to run and watch, after --");
   command->callback([&runner, o] { runner = [o] { return run_doctor(*o); }; });

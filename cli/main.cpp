@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "util/failure.hpp"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "mptrain " MPTRAIN_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'mptrain COMMAND --help' for a command's options. See mptrain(1).");
+  cli::use_help_style(app);
   cli::Runner runner;
   cli::add_topo_command(app, runner);
   cli::add_plan_command(app, runner);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
 
@@ -9,21 +11,23 @@ namespace mptrain::cli {
 
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
   const CLI::Range at_least_one(1, 1 << 20, "at least 1");
-  command.add_option("-n,--num-processes", options.num_processes, "Worker processes M (default: one per package)")
+  command.add_option("-n,--num-processes", options.num_processes, "Worker processes M")
       ->check(at_least_one)
+      ->default_str("one per package")
       ->group("Placement");
-  command
-      .add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T (default: floor(N/M))")
+  command.add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T")
       ->check(at_least_one)
+      ->default_str("floor(N/M)")
       ->group("Placement");
-  command.add_option("--bind", options.bind, "Pinning: core, numa, package or none (default: core)")
+  command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
       ->check(CLI::IsMember({"core", "numa", "package", "none"}))
+      ->default_str("core")
       ->group("Placement");
   command.add_option("--cpus", options.cpus, "Use only these CPUs, a list such as 0-3,8")->group("Placement");
   command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
       ->group("Placement");
   command.add_option("--reserve", options.reserve, "PUs of each worker's set left for helper threads")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->group("Placement");
   command.add_flag("--allow-oversubscribe", options.allow_oversubscribe, "Plan M x T > N anyway (for demonstrations)")
       ->group("Placement");
@@ -52,8 +56,6 @@ namespace {
 nlohmann::json index_or_null(int index) { return index < 0 ? nlohmann::json(nullptr) : nlohmann::json(index); }
 
 std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
-
-std::string counted(int n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
@@ -119,10 +121,13 @@ nlohmann::json plan_to_json(const affinity::Plan& plan) {
           {"notes", plan.notes}};
 }
 
+std::string workers_by_threads(const affinity::Plan& plan) {
+  return fmt::format("{} x {}", counted(plan.num_processes, "worker"), counted(plan.threads_per_process, "thread"));
+}
+
 std::string plan_table(const affinity::Plan& plan) {
-  std::string out = fmt::format("{} x {} on N = {} usable {} ({}), bind {}{}\n", counted(plan.num_processes, "worker"),
-                                counted(plan.threads_per_process, "thread"), plan.usable_cpus,
-                                plan.usable_cpus == 1 ? "CPU" : "CPUs", plan.usable_cpu_list.to_string(),
+  std::string out = fmt::format("{} on N = {} ({}), bind {}{}\n", workers_by_threads(plan),
+                                counted(plan.usable_cpus, "usable CPU"), plan.usable_cpu_list.to_string(),
                                 affinity::to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
   out += fmt::format("  bind: {}\n\n", plan.bind_reason);
   out += fmt::format("{:>4}  {:<24}  {:>7}  {:>9}  {:>7}\n", "RANK", "CPUS", "PACKAGE", "NUMA NODE", "THREADS");

@@ -50,6 +50,8 @@ affinity::Plan plan_for_this_machine(const PlacementOptions& options);
 
 // `plan` as the JSON object of SPEC "mptrain plan" (package/numa_node null when a worker spans several).
 nlohmann::json plan_to_json(const affinity::Plan& plan);
+// The shape of `plan` in words: "4 workers x 8 threads", "1 worker x 1 thread".
+std::string workers_by_threads(const affinity::Plan& plan);
 // `plan` as a human-readable summary and table: rank, CPUs, package, NUMA node, threads.
 std::string plan_table(const affinity::Plan& plan);
 

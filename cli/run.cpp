@@ -1,7 +1,10 @@
 #include "cli/run.hpp"
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 
@@ -21,6 +24,37 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 }
 
 }  // namespace
+
+std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
+  std::vector<procmgr::WorkerSpec> specs;
+  for (const auto& placement : plan.workers) {
+    procmgr::WorkerSpec spec;
+    spec.rank = placement.rank;
+    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;
+    spec.numa_node = placement.numa_node;
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+std::string describe_worker(const procmgr::WorkerResult& worker) {
+  return fmt::format("rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
+}
+
+std::string failure_message(const procmgr::GroupResult& result, std::string_view role) {
+  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
+  std::string message = fmt::format("{}{}", role, describe_worker(worker));
+  if (result.forwarded_signal != 0) {
+    message += fmt::format(" after mptrain forwarded {}", procmgr::signal_name(result.forwarded_signal));
+  } else if (result.workers.size() > 1) {
+    message += "; the other workers were stopped";
+  }
+  if (!worker.stderr_tail.empty()) {
+    message += fmt::format("\nlast lines of rank {}'s stderr:", worker.rank);
+    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", line);
+  }
+  return message;
+}
 
 void add_run_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<RunOptions>();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/placement_options.hpp"
+#include "procmgr/group.hpp"
 
 namespace mptrain::cli {
 
@@ -28,6 +29,16 @@ struct RunOptions {
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command);
 // Registers the launcher options on `command`; returns their storage.
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command);
+
+// One worker per placement of `plan`, pinned to its CPUs and NUMA node unless
+// the binding is none; the caller adds what runs (program, environment).
+std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan);
+// "rank 1 (pid 1234) exited with code 7".
+std::string describe_worker(const procmgr::WorkerResult& worker);
+// What main prints for the failed worker of `result`, named with the prefix
+// `role` ("training worker "): its rank, pid and how it ended, why the others
+// stopped, and the last lines of its stderr.
+std::string failure_message(const procmgr::GroupResult& result, std::string_view role = {});
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

@@ -8,46 +8,46 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
 #include "util/failure.hpp"
-#include "util/text.hpp"
 
 namespace mptrain::cli {
 
-// The launcher's own options.
+// The launcher's own options, their defaults procmgr's.
 struct LaunchOptions {
-  std::string master_addr = "127.0.0.1";
+  std::string master_addr = procmgr::WorldInfo{}.master_addr;
   int master_port = 0;  // 0: a free port
   std::string log_dir;
-  double grace_seconds = 10;
-  int max_restarts = 0;
+  double grace_seconds = std::chrono::duration<double>(procmgr::GroupOptions{}.grace).count();
+  int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;
 };
 
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
   auto options = std::make_shared<LaunchOptions>();
   const char* group = "Launcher (run -- CMD)";
-  command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers (default: 127.0.0.1)")
+  command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers")
       ->type_name("ADDR")
       ->group(group);
-  command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers (default: a free port)")
-      ->check(CLI::Range(1, 65535))
+  command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers")
+      ->check(from_to(1, 65535))
       ->type_name("PORT")
+      ->default_str("a free port")
       ->group(group);
   command.add_option("--log-dir", options->log_dir, "Write each rank's output to DIR/rank-R.out and rank-R.err")
       ->type_name("DIR")
       ->group(group);
-  command
-      .add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping (default 10)")
-      ->check(CLI::NonNegativeNumber)
+  command.add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping")
+      ->check(at_least(0))
       ->type_name("SECONDS")
       ->group(group);
   command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->type_name("K")
       ->group(group);
   command.add_flag("--keep-env", options->keep_env, "Keep OMP/MKL/OPENBLAS_NUM_THREADS already set in the environment")
@@ -78,17 +78,14 @@ void warn_overridden_variables(const std::vector<std::string>& environment, int 
   }
 }
 
-std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan, const procmgr::WorldInfo& world,
+// One worker per placement, each with its torchrun-compatible environment.
+std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const procmgr::WorldInfo& world,
                                               procmgr::UserThreadEnv policy,
                                               const std::vector<std::string>& environment) {
-  std::vector<procmgr::WorkerSpec> specs;
-  for (const auto& placement : plan.workers) {
-    procmgr::WorkerSpec spec;
-    spec.rank = placement.rank;
-    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;  // bind none: not pinned
-    spec.numa_node = placement.numa_node;
-    spec.env = procmgr::worker_environment(placement.rank, placement.cpus, world, policy, environment);
-    specs.push_back(std::move(spec));
+  auto specs = worker_specs(plan);
+  for (auto& spec : specs) {
+    const auto& cpus = plan.workers.at(static_cast<std::size_t>(spec.rank)).cpus;  // also with bind none
+    spec.env = procmgr::worker_environment(spec.rank, cpus, world, policy, environment);
   }
   return specs;
 }
@@ -104,21 +101,14 @@ procmgr::GroupOptions group_options(const RunOptions& options) {
   return group;
 }
 
-// "rank 1 (pid 1234) exited with code 7".
-std::string describe_worker(const procmgr::WorkerResult& worker) {
-  return fmt::format("rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
-}
-
 void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
   const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
 }
 
 void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result, const RunMonitor& monitor) {
-  std::string text = fmt::format("mptrain: {} worker{} x {} thread{}, bind {}{}\n", plan.num_processes,
-                                 plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
-                                 plan.threads_per_process == 1 ? "" : "s", affinity::to_string(plan.bind),
-                                 result.restarts > 0 ? fmt::format(", {} restarts", result.restarts) : "");
+  std::string text = fmt::format("mptrain: {}, bind {}{}\n", workers_by_threads(plan), affinity::to_string(plan.bind),
+                                 result.restarts > 0 ? ", " + counted(result.restarts, "restart") : "");
   text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
   for (const auto& worker : result.workers) {
     text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8.2f}  {:>8.2f}  {}\n", worker.rank, worker.pid,
@@ -126,7 +116,7 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
                         worker.cpu_seconds, worker.status.describe());
   }
   text += monitor.text();
-  std::fputs(text.c_str(), stderr);
+  fmt::print(stderr, "{}", text);
 }
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
@@ -158,22 +148,6 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"monitor", monitor.report()}};
 }
 
-// What main prints for a failed group: who failed, how, and its last stderr lines.
-std::string failure_message(const procmgr::GroupResult& result) {
-  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
-  std::string message = describe_worker(worker);
-  if (result.forwarded_signal != 0) {
-    message += fmt::format(" after mptrain forwarded {}", procmgr::signal_name(result.forwarded_signal));
-  } else if (result.workers.size() > 1) {
-    message += "; the other workers were stopped";
-  }
-  if (!worker.stderr_tail.empty()) {
-    message += fmt::format("\nlast lines of rank {}'s stderr:", worker.rank);
-    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", line);
-  }
-  return message;
-}
-
 }  // namespace
 
 int run_launcher(const RunOptions& options) {
@@ -185,7 +159,7 @@ int run_launcher(const RunOptions& options) {
   const auto policy = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
   if (policy == procmgr::UserThreadEnv::override) warn_overridden_variables(environment, plan.threads_per_process);
   const auto world = world_info(plan, launch);
-  const auto specs = worker_specs(plan, world, policy, environment);
+  const auto specs = launch_specs(plan, world, policy, environment);
   // 3. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   RunMonitor monitor(plan);

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
+#include <limits>
+#include <string>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
 #include "hogwild/checkpoint.hpp"
@@ -24,46 +26,58 @@
 
 namespace mptrain::cli {
 
-// The training options as typed on the command line.
+// Where --data looks by default: Debian's dataset-fashion-mnist package.
+constexpr const char* default_data_dir = "/usr/share/datasets/fashion-mnist";
+
+// The training options; the hyper-parameters and their defaults are the trainer's own.
 struct TrainOptions {
-  std::string data = "/usr/share/datasets/fashion-mnist";
-  std::string model = "cnn";
-  int epochs = 1;
-  int batch_size = 64;
-  double lr = 0.01;
-  double momentum = 0.5;
-  std::uint64_t seed = 1;
+  hogwild::TrainSettings settings;
+  std::string data = default_data_dir;
   std::string save_model;
   std::string resume;
   bool eval_every_epoch = false;
-  long train_limit = 0;
+  long train_limit = 0;  // 0: all
 };
+
+namespace {
+
+// --model NAME, stored in `kind`; --help lists the names and shows the default.
+void add_model_option(CLI::App& command, hogwild::ModelKind& kind, const char* group) {
+  const CLI::Validator known_name(
+      [](const std::string& name) {
+        const auto parsed = hogwild::parse_model_kind(name);
+        return parsed.ok() ? std::string() : parsed.error().message;
+      },
+      "{cnn,mlp,logreg}");
+  const auto store = [&kind](const std::string& name) { kind = *hogwild::parse_model_kind(name); };
+  command.add_option_function<std::string>("--model", store, "Network: cnn, mlp or logreg")
+      ->type_name("MODEL")
+      ->check(known_name)
+      ->default_str(std::string(hogwild::to_string(kind)))
+      ->group(group);
+}
+
+}  // namespace
 
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   auto options = std::make_shared<TrainOptions>();
+  auto& settings = options->settings;
   const char* group = "Training (run without -- CMD)";
   command.add_option("--data", options->data, "Directory of MNIST-format IDX files, plain or .gz")
       ->type_name("DIR")
-      ->capture_default_str()
       ->group(group);
-  command.add_option("--model", options->model, "Network: cnn, mlp or logreg (default: cnn)")
-      ->type_name("MODEL")
-      ->check(CLI::IsMember({"cnn", "mlp", "logreg"}))
+  add_model_option(command, settings.model, group);
+  command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
+      ->check(at_least(0))
       ->group(group);
-  command.add_option("--epochs", options->epochs, "Passes over the training set per worker (default: 1)")
-      ->check(CLI::NonNegativeNumber)
-      ->group(group);
-  command.add_option("--batch-size", options->batch_size, "Samples per optimiser step (default: 64)")
+  command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
       ->check(CLI::Range(1, 1 << 20, "at least 1"))
       ->group(group);
-  command.add_option("--lr", options->lr, "SGD learning rate (default: 0.01)")
-      ->check(CLI::NonNegativeNumber)
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->check(at_least(0))->group(group);
+  command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
+      ->check(from_to(0, 1))
       ->group(group);
-  command.add_option("--momentum", options->momentum, "SGD momentum, each worker its own (default: 0.5)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->group(group);
-  command
-      .add_option("--seed", options->seed, "Seed of initialisation, shuffles (seed + rank) and dropout (default: 1)")
+  command.add_option("--seed", settings.seed, "Seed of initialisation, shuffles (seed + rank) and dropout")
       ->group(group);
   command.add_option("--save-model", options->save_model, "Write the trained model to PATH (also when interrupted)")
       ->type_name("PATH")
@@ -75,7 +89,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->group(group);
   command.add_option("--train-limit", options->train_limit, "Use only the first N training samples (0: all)")
       ->type_name("N")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->group(group);
   return options;
 }
@@ -101,18 +115,6 @@ struct TrainReport {
   int interrupted_by = 0;  // the signal that stopped training early, 0: none
 };
 
-// The hyper-parameters of `options` for the trainer.
-hogwild::TrainSettings train_settings(const TrainOptions& options) {
-  hogwild::TrainSettings settings;
-  settings.model = value_or_fail(hogwild::parse_model_kind(options.model), exit_code::usage_error);
-  settings.epochs = options.epochs;
-  settings.batch_size = options.batch_size;
-  settings.learning_rate = static_cast<float>(options.lr);
-  settings.momentum = static_cast<float>(options.momentum);
-  settings.seed = options.seed;
-  return settings;
-}
-
 // Loads `split` of --data into shared memory, checking the image size the models need.
 hogwild::Dataset load_split(const TrainOptions& options, hogwild::Split split, long limit) {
   auto data = value_or_fail(hogwild::load_dataset(options.data, split, limit));
@@ -128,7 +130,7 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
                                       std::uint64_t& resumed_epochs, std::uint64_t& resumed_samples) {
   auto store = value_or_fail(hogwild::ParameterStore::create(layout, workers));
   if (options.resume.empty()) {
-    hogwild::initialize_parameters(layout, options.seed, store.parameters());
+    hogwild::initialize_parameters(layout, options.settings.seed, store.parameters());
     return store;
   }
   auto checkpoint = value_or_fail(hogwild::load_checkpoint(options.resume, layout.kind));
@@ -136,19 +138,6 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
   resumed_epochs = checkpoint.epochs;
   resumed_samples = checkpoint.samples;
   return store;
-}
-
-// One worker per planned placement, pinned unless the binding is none.
-std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
-  std::vector<procmgr::WorkerSpec> specs;
-  for (const auto& placement : plan.workers) {
-    procmgr::WorkerSpec spec;
-    spec.rank = placement.rank;
-    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;
-    spec.numa_node = placement.numa_node;
-    specs.push_back(std::move(spec));
-  }
-  return specs;
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, a plain line every few seconds otherwise.
@@ -178,24 +167,21 @@ class Progress {
     const double fraction = total_ > 0 ? static_cast<double>(samples) / static_cast<double>(total_) : 1.0;
     if (terminal_) {
       const int width = 30;
-      const int filled = std::clamp(static_cast<int>(fraction * width), 0, width);
-      std::fprintf(stderr, "\r[%s%s] %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f  %s ",
-                   std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), 100 * fraction,
-                   static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_), rate, loss,
-                   verdict.c_str());
+      const auto filled = static_cast<std::size_t>(std::clamp(static_cast<int>(fraction * width), 0, width));
+      fmt::print(stderr, "\r[{}{}] {:3.0f}%  {}/{} samples  {:.0f} samples/s  loss {:.4f}  {} ",
+                 std::string(filled, '#'), std::string(width - filled, '.'), 100 * fraction, samples, total_, rate,
+                 loss, verdict);
       drawn_ = true;
     } else {
-      std::fprintf(stderr, "mptrain: %3.0f%%  %llu/%llu samples  %.0f samples/s  loss %.4f  monitor %s\n",
-                   100 * fraction, static_cast<unsigned long long>(samples), static_cast<unsigned long long>(total_),
-                   rate, loss, verdict.c_str());
+      fmt::print(stderr, "mptrain: {:3.0f}%  {}/{} samples  {:.0f} samples/s  loss {:.4f}  monitor {}\n",
+                 100 * fraction, samples, total_, rate, loss, verdict);
     }
     std::fflush(stderr);
   }
 
   // Ends the bar's line.
   void finish() {
-    if (drawn_) std::fputc('\n', stderr);
+    if (drawn_) fmt::print(stderr, "\n");
     drawn_ = false;
   }
 
@@ -209,6 +195,15 @@ class Progress {
   bool drawn_ = false;
 };
 
+// Epochs every worker completed.
+int completed_epochs(const hogwild::ParameterStore& store) {
+  int done = std::numeric_limits<int>::max();
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    done = std::min(done, store.counters(rank).epoch.load(std::memory_order_relaxed));
+  }
+  return store.worker_count() > 0 ? done : 0;
+}
+
 // Evaluates the store after each epoch all workers have completed (--eval-every-epoch), during training.
 class EpochEvaluator {
  public:
@@ -217,18 +212,15 @@ class EpochEvaluator {
 
   // Evaluates every newly completed epoch except the last (evaluated after the workers end).
   void update(std::vector<EpochEvaluation>& out, Progress& progress) {
-    int done = last_epoch_;
-    for (int rank = 0; rank < store_.worker_count(); ++rank) {
-      done = std::min(done, store_.counters(rank).epoch.load(std::memory_order_relaxed));
-    }
+    const int done = std::min(last_epoch_, completed_epochs(store_));
     while (evaluated_ < done && evaluated_ + 1 < last_epoch_) {
       ++evaluated_;
       std::vector<float> snapshot(store_.parameters().size());
       store_.snapshot(snapshot);
       const auto result = hogwild::evaluate(kind_, snapshot, test_, 1);
       progress.finish();
-      std::fprintf(stderr, "mptrain: epoch %d: test accuracy %.4f, test loss %.4f\n", evaluated_, result.accuracy,
-                   result.loss);
+      fmt::print(stderr, "mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", evaluated_, result.accuracy,
+                 result.loss);
       out.push_back({evaluated_, result});
     }
   }
@@ -241,21 +233,10 @@ class EpochEvaluator {
   int evaluated_ = 0;
 };
 
-// What main prints for a failed worker: its rank, pid and how it ended.
-std::string failure_message(const procmgr::GroupResult& result) {
-  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
-  std::string message =
-      fmt::format("training worker rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
-  if (result.workers.size() > 1) message += "; the other workers were stopped";
-  if (!worker.stderr_tail.empty())
-    message += fmt::format("\nlast lines of rank {}'s stderr:\n{}", worker.rank, worker.stderr_tail);
-  return message;
-}
-
 // Forks the workers, shows progress until they end; fails naming the first worker that failed.
-TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const hogwild::TrainSettings& settings,
-                  const hogwild::Dataset& train_data, const hogwild::Dataset& test_data, hogwild::ParameterStore& store,
-                  RunMonitor& monitor) {
+TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const hogwild::Dataset& train_data,
+                  const hogwild::Dataset& test_data, hogwild::ParameterStore& store, RunMonitor& monitor) {
+  const auto& settings = options.settings;
   TrainReport report;
   const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
                      static_cast<std::uint64_t>(train_data.count);
@@ -273,7 +254,7 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
     hogwild::WorkerSetup setup{spec.rank, plan.threads_per_process, spec.cpus};
     auto outcome = hogwild::train_worker(settings, train_data, store, setup);
     if (!outcome.ok()) {
-      std::fprintf(stderr, "mptrain: error: rank %d: %s\n", spec.rank, outcome.error().message.c_str());
+      print_error(fmt::format("rank {}: {}", spec.rank, outcome.error().message));
       return exit_code::runtime_failure;
     }
     return exit_code::success;
@@ -283,7 +264,7 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
   report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   progress.finish();
   for (const auto& warning : result.warnings) print_warning(warning);
-  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
+  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result, "training worker "));
   report.interrupted_by = result.forwarded_signal;
   for (int rank = 0; rank < store.worker_count(); ++rank) {
     report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
@@ -291,15 +272,6 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
     report.samples += report.worker_samples.back();
   }
   return report;
-}
-
-// Epochs every worker completed.
-int completed_epochs(const hogwild::ParameterStore& store) {
-  int done = std::numeric_limits<int>::max();
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    done = std::min(done, store.counters(rank).epoch.load(std::memory_order_relaxed));
-  }
-  return store.worker_count() > 0 ? done : 0;
 }
 
 double samples_per_second(const TrainReport& report) {
@@ -313,11 +285,10 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
 
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
                        const RunMonitor& monitor) {
-  std::string text =
-      fmt::format("mptrain run: model {}, {} worker{} x {} thread{}, bind {}, {} epoch{}, batch {}\n", options.model,
-                  plan.num_processes, plan.num_processes == 1 ? "" : "s", plan.threads_per_process,
-                  plan.threads_per_process == 1 ? "" : "s", affinity::to_string(plan.bind), options.epochs,
-                  options.epochs == 1 ? "" : "s", options.batch_size);
+  const auto& settings = options.settings;
+  std::string text = fmt::format(
+      "mptrain run: model {}, {}, bind {}, {}, batch {}\n", hogwild::to_string(settings.model),
+      workers_by_threads(plan), affinity::to_string(plan.bind), counted(settings.epochs, "epoch"), settings.batch_size);
   if (report.interrupted_by != 0) {
     text += fmt::format("  interrupted by {}: the workers stopped after their current batch\n",
                         procmgr::signal_name(report.interrupted_by));
@@ -335,8 +306,12 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   }
   text += monitor.text();
   if (!options.save_model.empty()) text += fmt::format("  model saved to    {}\n", options.save_model);
-  std::fputs(text.c_str(), stdout);
+  fmt::print("{}", text);
 }
+
+// `value` as the double of its shortest decimal form: --lr 0.01 is reported
+// as 0.01, not as the float's exact 0.009999999776.
+double as_written(float value) { return std::stod(fmt::format("{}", value)); }
 
 nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
                            int train_samples, const RunMonitor& monitor) {
@@ -356,7 +331,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
   }
   nlohmann::json interrupted = nullptr;
   if (report.interrupted_by != 0) interrupted = procmgr::signal_name(report.interrupted_by);
-  return {{"model", options.model},
+  const auto& settings = options.settings;
+  return {{"model", hogwild::to_string(settings.model)},
           {"samples", report.samples},
           {"train_samples", train_samples},
           {"train_seconds", report.train_seconds},
@@ -367,11 +343,11 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"num_processes", plan.num_processes},
           {"threads_per_process", plan.threads_per_process},
           {"bind", affinity::to_string(plan.bind)},
-          {"epochs", options.epochs},
-          {"batch_size", options.batch_size},
-          {"lr", options.lr},
-          {"momentum", options.momentum},
-          {"seed", options.seed},
+          {"epochs", settings.epochs},
+          {"batch_size", settings.batch_size},
+          {"lr", as_written(settings.learning_rate)},
+          {"momentum", as_written(settings.momentum)},
+          {"seed", settings.seed},
           {"epoch_evaluations", std::move(epochs)},
           {"interrupted_by", interrupted},
           {"saved_model", options.save_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.save_model)},
@@ -383,7 +359,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
 
 int run_training(const RunOptions& options) {
   const TrainOptions& train_options = *options.train;
-  const auto settings = train_settings(train_options);
+  const auto& settings = train_options.settings;
   const auto layout = hogwild::model_layout(settings.model);
   // A checkpoint that cannot be written is found now, not after hours of training.
   if (!train_options.save_model.empty()) {
@@ -401,7 +377,7 @@ int run_training(const RunOptions& options) {
   // 4. Train: fork the pinned workers, show progress and the monitor's live
   //    verdict, stop all when one fails.
   RunMonitor monitor(plan);
-  auto report = train(plan, train_options, settings, train_data, test_data, store, monitor);
+  auto report = train(plan, train_options, train_data, test_data, store, monitor);
   // 5. Save (also after SIGINT/SIGTERM) before anything else can go wrong.
   if (!train_options.save_model.empty()) {
     value_or_fail(hogwild::save_checkpoint(train_options.save_model, layout, store.parameters(),

@@ -14,7 +14,8 @@
 
 namespace mptrain::hogwild {
 
-// The training hyper-parameters (the peer's defaults).
+// The training hyper-parameters. Their defaults (the peer's) are the only
+// copy: `mptrain run` binds its options to these fields and --help shows them.
 struct TrainSettings {
   ModelKind model = ModelKind::cnn;
   int epochs = 1;

@@ -1,7 +1,44 @@
 # Every man page is clean under mandoc's lint (warnings and errors), names
-# every option its command's --help lists, and is installed by cmake --install.
+# every option its command's --help lists, gives the same default as --help
+# for every option that has one (so does the README where it names one), and
+# is installed by cmake --install.
 source "$(dirname "$0")/../lib.sh"
 command -v mandoc >/dev/null || skip "mandoc is not installed (Debian package mandoc)"
+
+# help_defaults COMMAND: "--option<TAB>default" for each option whose --help
+# line shows a default ("--batch-size INT:at least 1 [64]"): the first
+# bracketed text on the option's line.
+help_defaults() {
+  "$MPTRAIN" "$1" --help | sed -nE 's/^ +(-[a-zA-Z],)?(--[a-z][a-z-]*) [^[]*\[([^]]*)\].*/\2\t\3/p'
+}
+
+# man_entry PAGE OPTION: the text of the list entry whose .It line names
+# OPTION, up to the next entry of the same list, on one line with the mdoc
+# macro names and escapes taken out (".Cm core )" reads "core )").
+man_entry() {
+  awk -v name="Fl ${2#-} " '
+    function flatten(line) {
+      gsub(/\\-/, "-", line)
+      gsub(/\\&/, "", line)
+      if (line !~ /^\./) return line
+      sub(/^\.[A-Za-z]+ */, "", line)
+      gsub(/(^| )(Em|Ar|Cm|Pa|Fl|Pq|Ql|Ns|No|Li|Dv|Ev|Xr|Sx|Dq|Sy|Va) /, " ", line)
+      return line
+    }
+    inside && /^\.Bl/ { depth++ }
+    inside && /^\.El/ { if (depth == 0) exit; depth-- }
+    inside && /^\.It/ && depth == 0 { exit }
+    inside { text = text " " flatten($0) }
+    !inside && /^\.It / && index($0 " ", name) { inside = 1 }
+    END { print text }
+  ' "$1" | tr -s ' '
+}
+
+# says_default TEXT VALUE: TEXT says "default VALUE" or "Default: VALUE",
+# VALUE not followed by more of a word or number ("default 0.5" is not "default 0.50").
+says_default() {
+  grep -qP -- "[Dd]efault:? \Q$2\E(?![\w]|\.\d)" <<<"$1"
+}
 
 for page in "$MPTRAIN_SOURCE_DIR"/man/*.1; do
   mandoc -T lint -W warning "$page" >"$WORK/lint" 2>&1 || { cat "$WORK/lint"; fail "mandoc lint: $page"; }
@@ -16,6 +53,22 @@ for command in topo plan run doctor; do
     grep -q -- "^\.It Fl ${option#-}\b\|Fl ${option#-}\b" "$page" || fail "mptrain-$command(1) does not document $option"
   done <"$WORK/options"
 done
+
+disagreements=()
+for command in topo plan run doctor; do
+  page="$MPTRAIN_SOURCE_DIR/man/mptrain-$command.1"
+  help_defaults "$command" >"$WORK/defaults"
+  while IFS=$'\t' read -r option value; do
+    says_default "$(man_entry "$page" "$option")" "$value" ||
+      disagreements+=("mptrain-$command(1) does not say the default $command --help shows for $option: $value")
+    # The README names some defaults as "`--epochs` (1)".
+    readme=$(grep -oP -- "\`\Q$option\E\` \(\K[^)]*" "$MPTRAIN_SOURCE_DIR/README.md" | head -n 1)
+    [[ -z "$readme" || "$readme" == "$value" ]] ||
+      disagreements+=("README.md gives $option the default $readme, $command --help $value")
+  done <"$WORK/defaults"
+done
+[[ ${#disagreements[@]} -eq 0 ]] || { printf '%s\n' "${disagreements[@]}" >&2; fail "defaults disagree"; }
+[[ $(grep -c -- --batch-size <(help_defaults run)) == 1 ]] || fail "no default read from run --help"
 
 build_dir=$(dirname "$MPTRAIN")
 if [[ -f "$build_dir/cmake_install.cmake" ]]; then
