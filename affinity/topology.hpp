@@ -39,8 +39,15 @@ Result<Topology> load_live_topology();
 // The topology described by hwloc XML document `xml` (the content of a file
 // written by `lstopo --of xml`) from `source_name`; an Error when hwloc rejects it.
 Result<Topology> load_xml_topology(std::string_view xml, std::string_view source_name);
+// The most PUs a synthetic description may have: hwloc builds such a
+// topology in time that grows faster than its size (4,096 PUs in about
+// 0.1 s, 8,192 in 1 s, a million would hang), and 4,096 covers the largest
+// machines sold.
+inline constexpr long max_synthetic_pus = 4096;
+
 // The topology of hwloc synthetic description `description` such as
-// "package:2 core:8 pu:2"; an Error explaining the accepted form otherwise.
+// "package:2 core:8 pu:2"; an Error explaining the accepted form otherwise,
+// or naming the limit when it has more than max_synthetic_pus PUs.
 Result<Topology> load_synthetic_topology(std::string_view description);
 
 // The OS indexes of all PUs of `topology`.

@@ -1,12 +1,15 @@
 // Loading topologies through hwloc and flattening them into the plain
 // Topology struct; the only file that includes hwloc.h.
+#include <fmt/format.h>
 #include <hwloc.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <optional>
 
 #include "affinity/topology.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::affinity {
 
@@ -64,6 +67,25 @@ Topology flatten(hwloc_topology_t topology, std::string source) {
   return out;
 }
 
+// The PUs a synthetic description asks for: the product of its levels'
+// arities ("core:8" or a bare "8"; memory levels in brackets and attributes
+// in parentheses add none), or nullopt when a level has no readable arity
+// (hwloc then says what is wrong). Stops counting once past `limit`.
+std::optional<long> synthetic_pus(std::string_view description, long limit) {
+  long product = 1;
+  for (std::string_view level : split_words(description)) {
+    if (level.starts_with('[')) continue;
+    const auto colon = level.find(':');
+    std::string_view arity = colon == std::string_view::npos ? level : level.substr(colon + 1);
+    arity = arity.substr(0, arity.find_first_not_of("0123456789"));
+    const auto count = parse_u64(arity);
+    if (!count) return std::nullopt;
+    product *= static_cast<long>(std::min<std::uint64_t>(*count, static_cast<std::uint64_t>(limit) + 1));
+    if (product > limit) return product;
+  }
+  return product;
+}
+
 Result<Topology> load(HwlocTopology topology, std::string source) {
   if (hwloc_topology_load(topology.get()) != 0) return errno_error("hwloc cannot load the topology of", source);
   Topology out = flatten(topology.get(), std::move(source));
@@ -99,7 +121,12 @@ Result<Topology> load_synthetic_topology(std::string_view description) {
   auto topology = new_topology();
   if (!topology.ok()) return topology.error();
   const std::string text(description);
-  if (hwloc_topology_set_synthetic(topology->get(), text.c_str()) != 0) {
+  if (const auto pus = synthetic_pus(text, max_synthetic_pus); pus && *pus > max_synthetic_pus) {
+    return Error{fmt::format("synthetic topology '{}' has more than {} PUs, the most mptrain plans for", text,
+                             max_synthetic_pus)};
+  }
+  if (text.find_first_not_of(" \t") == std::string::npos ||
+      hwloc_topology_set_synthetic(topology->get(), text.c_str()) != 0) {
     return Error{"bad synthetic topology '" + text +
                  "': give levels and counts from the top down, such as \"package:2 core:8 pu:2\" or "
                  "\"package:2 numa:2 l3:1 core:4 pu:2\""};
