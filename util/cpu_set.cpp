@@ -15,12 +15,14 @@ CpuSet::CpuSet(std::vector<int> cpus) : cpus_(std::move(cpus)) {
 
 namespace {
 
-constexpr int max_cpu_number = 1 << 20;
-
 Result<int> parse_cpu_number(std::string_view text, std::string_view whole) {
   auto value = parse_int(text);
-  if (!value.ok() || *value < 0 || *value > max_cpu_number) {
+  if (!value.ok() || *value < 0) {
     return Error{"bad CPU number '" + std::string(text) + "' in CPU list '" + std::string(whole) + "'"};
+  }
+  if (*value >= max_cpus) {
+    return Error{"CPU number " + std::to_string(*value) + " in CPU list '" + std::string(whole) + "' is beyond " +
+                 std::to_string(max_cpus - 1) + ", the largest Linux supports"};
   }
   return static_cast<int>(*value);
 }

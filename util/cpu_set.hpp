@@ -10,6 +10,10 @@
 
 namespace mptrain {
 
+// How many CPU (and NUMA node) numbers exist at most: Linux's largest
+// NR_CPUS on x86-64 is 8192, so CPU numbers run from 0 to 8191.
+inline constexpr int max_cpus = 8192;
+
 // An ordered set of non-negative CPU numbers.
 class CpuSet {
  public:
@@ -18,7 +22,8 @@ class CpuSet {
   explicit CpuSet(std::vector<int> cpus);
 
   // Parses a list string such as "0-3,8,10-11" (whitespace and a trailing
-  // newline allowed, "" is the empty set); returns an Error naming the bad part.
+  // newline allowed, "" is the empty set); returns an Error naming the bad
+  // part (a CPU number must be below max_cpus).
   static Result<CpuSet> parse(std::string_view text);
   // The CPUs first..last inclusive.
   static CpuSet range(int first, int last);

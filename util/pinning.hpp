@@ -21,8 +21,8 @@ namespace mptrain {
 // A fixed-size bit mask of CPU or NUMA-node ids, as the kernel takes them.
 class IdMask {
  public:
-  // The kernel's largest NR_CPUS and MAX_NUMNODES defaults fit: 8192 ids (1 KiB).
-  static constexpr int capacity = 8192;
+  // Every CPU (and NUMA node) number Linux supports fits: max_cpus ids (1 KiB).
+  static constexpr int capacity = max_cpus;
 
   IdMask() = default;
   // The mask of `ids`; an Error naming the `what` ("CPU", "NUMA node") that does not fit otherwise.

@@ -37,3 +37,11 @@ TEST_CASE("set operations keep the order and drop duplicates", "[util]") {
   CHECK(b.contains(5));
   CHECK_FALSE(b.contains(1));
 }
+
+TEST_CASE("a CPU number beyond Linux's largest is refused, naming the limit", "[util]") {
+  CHECK(CpuSet::parse("8191").ok());
+  auto beyond = CpuSet::parse("0-4294967295");
+  REQUIRE_FALSE(beyond.ok());
+  CHECK(beyond.error().message.find("beyond 8191") != std::string::npos);
+  CHECK_FALSE(CpuSet::parse("8192").ok());
+}
