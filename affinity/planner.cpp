@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "util/text.hpp"
+
 namespace mptrain::affinity {
 
 namespace {
@@ -169,8 +171,6 @@ int packages_in(const Pool& pool) {
   return static_cast<int>(packages.size());
 }
 
-std::string cpus_word(int n) { return n == 1 ? "CPU" : "CPUs"; }
-
 // M: as requested, or one per package with usable CPUs (at most N).
 int choose_processes(const Pool& pool, const PlacementRequest& request, std::vector<std::string>& notes) {
   if (request.num_processes) return *request.num_processes;
@@ -181,9 +181,9 @@ int choose_processes(const Pool& pool, const PlacementRequest& request, std::vec
 
 Error too_many_processes(const Pool& pool, int m) {
   return Error{
-      fmt::format("{} workers on {} usable {} would leave less than one CPU per worker and oversubscribe "
+      fmt::format("{} workers on {} would leave less than one CPU per worker and oversubscribe "
                   "them; use -n {} or fewer, or add --allow-oversubscribe to plan it anyway",
-                  m, pool.n, cpus_word(pool.n), pool.n)};
+                  m, counted(pool.n, "usable CPU"), pool.n)};
 }
 
 Error too_many_threads(const Pool& pool, int m, int t) {
@@ -191,9 +191,9 @@ Error too_many_threads(const Pool& pool, int m, int t) {
   std::string fix = fmt::format("use -t {} (floor({}/{}))", std::max(1, pool.n / m), pool.n, m);
   if (pool.n / t >= 1) fix += fmt::format(" or -n {}", pool.n / t);
   return Error{
-      fmt::format("-n {} x -t {} = {} threads exceed the {} usable {} and would oversubscribe them; {}, "
+      fmt::format("-n {} x -t {} = {} threads exceed the {} and would oversubscribe them; {}, "
                   "or add --allow-oversubscribe to plan it anyway",
-                  m, t, m * t, pool.n, cpus_word(pool.n), fix)};
+                  m, t, m * t, counted(pool.n, "usable CPU"), fix)};
 }
 
 // T: as requested or floor(N/M); refuses M×T > N unless oversubscription is allowed.
@@ -210,8 +210,8 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   plan.oversubscribed = static_cast<long long>(m) * t > pool.n;
   if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t);
   if (plan.oversubscribed) {
-    plan.notes.push_back(fmt::format("oversubscribed: {} workers x {} threads = {} threads on {} usable {}", m, t,
-                                     m * t, pool.n, cpus_word(pool.n)));
+    plan.notes.push_back(fmt::format("oversubscribed: {} workers x {} threads = {} threads on {}", m, t, m * t,
+                                     counted(pool.n, "usable CPU")));
   }
   return t;
 }
@@ -324,8 +324,8 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.workers = place_workers(*pool, plan);
   plan.unused_cpus = unused_by(*pool, plan.workers);
   if (!plan.unused_cpus.empty()) {
-    plan.notes.push_back(fmt::format("{} usable {} left unused: {}", plan.unused_cpus.size(),
-                                     cpus_word(plan.unused_cpus.size()), plan.unused_cpus.to_string()));
+    plan.notes.push_back(fmt::format("{} left unused: {}", counted(plan.unused_cpus.size(), "usable CPU"),
+                                     plan.unused_cpus.to_string()));
   }
   return plan;
 }

@@ -19,11 +19,6 @@ void add_command_words(CLI::App& command, std::vector<std::string>& words, const
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-std::string counted(long long n, std::string_view noun) {
-  if (n == 1) return fmt::format("1 {}", noun);
-  return fmt::format("{} {}{}", n, noun, noun.ends_with("s") ? "es" : "s");
-}
-
 void print_error(std::string_view message) { fmt::print(stderr, "mptrain: error: {}\n", message); }
 
 void print_warning(std::string_view message) { fmt::print(stderr, "mptrain: warning: {}\n", message); }

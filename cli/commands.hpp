@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/text.hpp"
+
 namespace mptrain::cli {
 
 // The chosen command's entry point; returns the process exit code.
@@ -27,10 +29,6 @@ void add_doctor_command(CLI::App& app, Runner& runner);
 // Registers the positional `command`: every word after "--", taken verbatim
 // into `words` (CLI11 would otherwise split a word such as "[a,b]").
 void add_command_words(CLI::App& command, std::vector<std::string>& words, const std::string& description);
-
-// `n` and `noun`, the noun plural unless `n` is 1: "1 thread", "2 threads",
-// "3 processes" (nouns ending in s take "es").
-std::string counted(long long n, std::string_view noun);
 
 // Prints `document` as the one JSON document on stdout (pretty, newline-terminated).
 void print_json(const nlohmann::json& document);

@@ -125,6 +125,7 @@ void watch_for(monitor::LiveMonitor& monitor, double duration_s) {
 // Runs the command under procmgr, feeding the monitor from its ticks; returns CMD's shell exit code.
 int watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   procmgr::GroupOptions group;
+  group.root = FsRoot::from_env();
   group.output = o.json ? procmgr::Output::tagged : procmgr::Output::inherit;
   group.tagged_stdout = procmgr::TaggedStdout::to_stderr;
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };

@@ -2,6 +2,7 @@
 // with torchrun-compatible variables, tag their output, stop the group when
 // one fails, and report per worker.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -50,7 +51,10 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
       ->check(at_least(0))
       ->type_name("K")
       ->group(group);
-  command.add_flag("--keep-env", options->keep_env, "Keep OMP/MKL/OPENBLAS_NUM_THREADS already set in the environment")
+  command
+      .add_flag("--keep-env", options->keep_env,
+                fmt::format("Keep the thread-count variables already set in the environment ({})",
+                            fmt::join(thread_count_variables, ", ")))
       ->group(group);
   return options;
 }
@@ -93,6 +97,7 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
 procmgr::GroupOptions group_options(const RunOptions& options) {
   const auto& launch = *options.launch;
   procmgr::GroupOptions group;
+  group.root = FsRoot::from_env();
   group.output = launch.log_dir.empty() ? procmgr::Output::tagged : procmgr::Output::log_dir;
   group.log_dir = launch.log_dir;
   group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;

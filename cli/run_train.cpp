@@ -243,6 +243,7 @@ TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const
   Progress progress(store, total);
   EpochEvaluator evaluator(store, test_data, settings.model, options.eval_every_epoch ? settings.epochs : 0);
   procmgr::GroupOptions group;
+  group.root = FsRoot::from_env();
   group.output = procmgr::Output::inherit;
   group.on_tick = [&](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
@@ -363,6 +364,7 @@ int run_training(const RunOptions& options) {
   const auto layout = hogwild::model_layout(settings.model);
   // A checkpoint that cannot be written is found now, not after hours of training.
   if (!train_options.save_model.empty()) {
+    value_or_fail(check_replaceable(train_options.save_model), exit_code::usage_error);
     value_or_fail(check_can_create(train_options.save_model));
   }
   // 1. Plan: M workers, T threads each, their CPUs.

@@ -116,6 +116,23 @@ std::uint32_t crc_of(std::string_view bytes) {
   return static_cast<std::uint32_t>(crc);
 }
 
+// The size of a checkpoint of `layout`, as encode_checkpoint writes it.
+std::size_t checkpoint_size(const ModelLayout& layout) {
+  std::size_t size = magic.size() + 3 * sizeof(std::uint32_t) + 3 * sizeof(std::uint64_t) +
+                     layout.parameter_count * float_bytes + sizeof(std::uint32_t);
+  for (const auto& info : layout.tensors) size += sizeof(std::uint32_t) * (1 + info.shape.size());
+  return size;
+}
+
+// The most a checkpoint header can promise: the size of the largest model's.
+std::size_t largest_checkpoint_size() {
+  std::size_t largest = 0;
+  for (ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) {
+    largest = std::max(largest, checkpoint_size(model_layout(kind)));
+  }
+  return largest;
+}
+
 Error bad(const std::filesystem::path& path, std::string_view problem) {
   return Error{fmt::format("{}: {}", path.string(), problem)};
 }
@@ -146,7 +163,8 @@ Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& lay
 }
 
 Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
-  auto content = read_file(path);
+  // Never more than a header can promise: --resume /dev/zero or a huge file is refused, not read.
+  auto content = read_regular_file(path, largest_checkpoint_size());
   if (!content.ok()) return content.error();
   const std::string_view bytes = *content;
   if (bytes.substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint (bad magic)");

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <span>
 
+#include "util/text.hpp"
+
 namespace mptrain::monitor {
 
 namespace {
@@ -34,12 +36,6 @@ Finding finding(std::string kind, Verdict severity) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-// "1 thread" / "3 threads".
-std::string count(int n, std::string_view noun) {
-  if (n == 1) return fmt::format("1 {}", noun);
-  return fmt::format("{} {}{}", n, noun, noun.ends_with("s") ? "es" : "s");
-}
-
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
   Context c{e, t, 1, 0, 0, 0, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
@@ -64,11 +60,11 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
 std::string sizing_fix(int processes, int n) {
   const int per = n / std::max(1, processes);
   if (per == 0) {
-    return fmt::format("set OMP_NUM_THREADS=1 and run at most {} (`mptrain run -n {}`)", count(n, "process"), n);
+    return fmt::format("set OMP_NUM_THREADS=1 and run at most {} (`mptrain run -n {}`)", counted(n, "process"), n);
   }
   const auto others = std::span(thread_count_variables).subspan(1);
   return fmt::format("set {}={} (and {}) or use `mptrain run -n {}`, which gives each process {} and pins it",
-                     thread_count_variables[0], per, fmt::join(others, ", "), processes, count(per, "CPU"));
+                     thread_count_variables[0], per, fmt::join(others, ", "), processes, counted(per, "CPU"));
 }
 
 std::optional<Finding> check_demand(const Context& c) {
@@ -80,7 +76,7 @@ std::optional<Finding> check_demand(const Context& c) {
   const int processes = static_cast<int>(c.busy_threads.size());
   f.fix = fmt::format("bring the busy threads from {} down to {}: ", c.busy_total, c.n) +
           (processes > c.n
-               ? fmt::format("run at most {} (`mptrain run -n {}`) with one thread each", count(c.n, "process"), c.n)
+               ? fmt::format("run at most {} (`mptrain run -n {}`) with one thread each", counted(c.n, "process"), c.n)
                : sizing_fix(std::max(1, processes), c.n));
   f.numbers = {
       {"runnable_threads_avg", c.runnable}, {"usable_cpus", c.n}, {"demand_ratio", r}, {"busy_threads", c.busy_total}};
@@ -114,7 +110,7 @@ std::optional<Finding> check_thread_pool(const Context& c) {
   const double r = c.runnable / c.n;
   Finding f = finding("thread_pool_too_large", r >= c.t.max_demand_ratio ? Verdict::oversubscribed : Verdict::warning);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
-  f.message = fmt::format("{} × {} busy threads = {} threads on {} usable CPUs{}", count(m, "process"), each,
+  f.message = fmt::format("{} × {} busy threads = {} threads on {} usable CPUs{}", counted(m, "process"), each,
                           c.busy_total, c.n, env_note(c, std::max(1, per)));
   f.fix = sizing_fix(m, c.n);
   f.numbers = {{"processes", m},
@@ -180,7 +176,7 @@ std::optional<Finding> check_overlap(const Context& c) {
     f.message = fmt::format(
         "{} share CPU {} (they want {:.1f} CPUs there; run-delay ratio {:.2f}) while usable CPU {} "
         "is left ({:.0f}% idle)",
-        count(static_cast<int>(threads.size()), "busy thread"), cpu, demand, delay, spare.to_string(),
+        counted(static_cast<int>(threads.size()), "busy thread"), cpu, demand, delay, spare.to_string(),
         100 * (1 - ratio(other.busy_s, other.total_s)));
     f.fix = overlap_fix(threads, spare, c.n);
     f.numbers = {{"cpu", cpu},
@@ -224,7 +220,7 @@ std::vector<Finding> check_throttling(const Context& c) {
     f.fix = fmt::format(
         "{} want more than the quota allows: run at most {} (set OMP_NUM_THREADS={}, "
         "`mptrain run -n 1 -t {}`), or raise the quota to {} CPUs ({} µs per {} µs period)",
-        count(busy, "busy thread"), count(fit, "thread"), fit, fit, busy,
+        counted(busy, "busy thread"), counted(fit, "thread"), fit, fit, busy,
         static_cast<long long>(busy) * static_cast<long long>(group.quota.period_us), group.quota.period_us);
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},

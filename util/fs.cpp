@@ -11,6 +11,22 @@
 
 namespace mptrain {
 
+namespace {
+
+// "a directory", "a FIFO" and the like, for file type bits `mode`.
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISREG(mode)) return "a regular file";
+  return "a special file";
+}
+
+}  // namespace
+
 FsRoot FsRoot::from_env() {
   const char* root = std::getenv("MPTRAIN_FSROOT");
   if (root == nullptr || *root == '\0') return FsRoot();
@@ -55,10 +71,44 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   }
 }
 
+Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  int raw;
+  do {
+    raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  } while (raw < 0 && errno == EINTR);
+  if (raw < 0) return errno_error("cannot open", path.string());
+  const UniqueFd fd(raw);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return errno_error("cannot stat", path.string());
+  if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
+  std::string content;
+  char buffer[8192];
+  while (true) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read", path.string());
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+    if (content.size() > max_bytes) {
+      return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold"};
+    }
+  }
+}
+
+Status check_replaceable(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return ok_status();
+    return errno_error("cannot check", path.string());
+  }
+  if (S_ISREG(info.st_mode)) return ok_status();
+  return Error{"refusing to replace " + path.string() + ": it is " + file_kind(info.st_mode) +
+               ", not a regular file; give a regular file or a new name"};
+}
+
 Status check_can_create(const std::filesystem::path& path) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return Error{"cannot write " + path.string() + ": it is a directory"};
   if (!std::filesystem::is_directory(dir, error)) {
     return Error{"cannot write " + path.string() + ": directory " + dir.string() + " does not exist"};
   }
@@ -78,6 +128,8 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   if (auto written = write_all(fd.get(), content, temp); !written.ok()) return fail(written.error());
   if (::fchmod(fd.get(), 0644) != 0) return fail(errno_error("cannot chmod", temp));
   if (::fsync(fd.get()) != 0) return fail(errno_error("cannot fsync", temp));
+  // Checked again at the last moment: what appeared at `path` meanwhile is not clobbered either.
+  if (auto replaceable = check_replaceable(path); !replaceable.ok()) return fail(replaceable.error());
   if (::rename(temp.c_str(), target.c_str()) != 0) return fail(errno_error("cannot rename onto", target));
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

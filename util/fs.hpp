@@ -38,14 +38,26 @@ class FsRoot {
 
 // The whole content of file `path`; an Error naming the path and errno.
 Result<std::string> read_file(const std::filesystem::path& path);
+// The content of regular file `path`, which may hold at most `max_bytes`;
+// an Error naming the path when it is not a regular file (a device such as
+// /dev/zero, a FIFO, a directory), is larger, or cannot be read. Never
+// reads more than `max_bytes` + 1 bytes, and never blocks on a FIFO.
+Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
 
-// Ok when `path` can be created or replaced by write_file_atomic: its
-// directory exists and is writable and `path` is not a directory; an Error
-// saying which of these fails otherwise.
+// Ok when `path` is a new name or an existing regular file, the only things
+// write_file_atomic replaces; an Error saying what it is otherwise (a
+// directory, symbolic link, FIFO, device or socket), which callers treat as
+// a usage error: the rename would turn it into a plain file.
+Status check_replaceable(const std::filesystem::path& path);
+// Ok when `path`'s directory exists and is writable, so write_file_atomic
+// can create its temporary file there; an Error saying which fails otherwise.
 Status check_can_create(const std::filesystem::path& path);
 
 // Writes `content` to `path` atomically: a temporary file beside it, fsync,
-// rename, fsync of the directory. Returns an Error naming the step and errno.
+// rename, fsync of the directory. Refuses (before the rename) a `path` that
+// check_replaceable refuses, so it never replaces anything but a regular
+// file. Returns an Error naming the step and errno; on any error an earlier
+// file at `path` is left as it was.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace mptrain

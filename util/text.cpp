@@ -55,6 +55,12 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) {
   return value;
 }
 
+std::string counted(long long n, std::string_view noun) {
+  std::string out = std::to_string(n) + " " + std::string(noun);
+  if (n != 1) out += noun.ends_with("s") ? "es" : "s";
+  return out;
+}
+
 Result<double> parse_double(std::string_view text) {
   text = trim(text);
   double value = 0;

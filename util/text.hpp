@@ -22,6 +22,9 @@ Result<long long> parse_int(std::string_view text);
 // `text` (whole, no whitespace or sign) as an unsigned base-10 integer, or
 // nullopt: the fast path for the kernel's counters, which are never signed.
 std::optional<std::uint64_t> parse_u64(std::string_view text);
+// `n` and `noun`, the noun plural unless `n` is 1: "1 thread", "2 threads",
+// "3 processes" (a noun ending in s takes "es").
+std::string counted(long long n, std::string_view noun);
 // `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
 Result<double> parse_double(std::string_view text);
 }  // namespace mptrain

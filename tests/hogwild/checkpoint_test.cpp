@@ -92,6 +92,23 @@ TEST_CASE("a truncated checkpoint is refused", "[hogwild]") {
   fs::remove(path);
 }
 
+TEST_CASE("a device or a file larger than any checkpoint is refused without reading it", "[hogwild]") {
+  CHECK_THAT(load_error("/dev/zero", ModelKind::cnn), Catch::Contains("not a regular file"));
+  const auto path = temp_path("huge");
+  { std::ofstream out(path); }
+  fs::resize_file(path, std::uintmax_t{1} << 34);  // 16 GiB, sparse
+  CHECK_THAT(load_error(path, ModelKind::cnn), Catch::Contains("larger than"));
+  fs::remove(path);
+}
+
+TEST_CASE("the largest model's checkpoint loads within the bound", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::mlp);
+  const auto path = temp_path("mlp");
+  REQUIRE(save_checkpoint(path, layout, some_parameters(layout), 1, 1).ok());
+  CHECK(load_checkpoint(path, ModelKind::mlp).ok());
+  fs::remove(path);
+}
+
 TEST_CASE("a file that is not a checkpoint is refused", "[hogwild]") {
   const auto path = temp_path("junk");
   REQUIRE(write_file_atomic(path, "hello, world, this is not a model").ok());

@@ -9,6 +9,7 @@ expect_code 1
 expect_stderr "^mptrain: error: cannot write .*missing/dir/model.ckpt: directory .* does not exist"
 if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing the path"; fi
 
+# A directory is not replaced: a usage error.
 run_mptrain run -n 1 --data "$WORK/data" --model logreg --save-model "$WORK"
-expect_code 1
+expect_code 2
 expect_stderr "is a directory"

@@ -1,0 +1,42 @@
+# --save-model never replaces what is not a regular file: a device node, a
+# FIFO, a symbolic link or a directory is refused before any training with
+# exit 2, and is still what it was afterwards. A regular file is replaced.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+make_idx_set "$WORK/data" train 64
+make_idx_set "$WORK/data" t10k 16
+train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
+
+# refused PATH KIND: --save-model PATH is refused naming KIND, before training.
+refused() {
+  run_mptrain "${train[@]}" --save-model "$1"
+  expect_code 2
+  expect_stderr "^mptrain: error: refusing to replace .*: it is $2, not a regular file"
+  if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing $1"; fi
+}
+
+if [[ $(id -u) == 0 ]] && mknod "$WORK/null" c 1 3 2>/dev/null; then
+  refused "$WORK/null" "a character device"
+  [[ -c "$WORK/null" ]] || fail "the device node was replaced"
+else
+  echo "note: cannot mknod here (not root); the device case uses /dev/null itself"
+fi
+refused /dev/null "a character device"
+[[ -c /dev/null ]] || fail "/dev/null is no longer a device"
+
+mkfifo "$WORK/fifo"
+refused "$WORK/fifo" "a FIFO"
+[[ -p "$WORK/fifo" ]] || fail "the FIFO was replaced"
+
+echo keep >"$WORK/target"
+ln -s "$WORK/target" "$WORK/link"
+refused "$WORK/link" "a symbolic link"
+[[ -L "$WORK/link" && $(cat "$WORK/target") == keep ]] || fail "the symlink or its target was changed"
+
+mkdir "$WORK/dir"
+refused "$WORK/dir" "a directory"
+
+echo old >"$WORK/model.ckpt"
+run_mptrain "${train[@]}" --save-model "$WORK/model.ckpt"
+expect_code 0
+[[ $(head -c 8 "$WORK/model.ckpt") == MPTRCKPT ]] || fail "a regular file was not replaced by the checkpoint"
