@@ -10,6 +10,7 @@ packages=(
   catch2 zlib1g-dev nlohmann-json3-dev libeigen3-dev
   dataset-fashion-mnist              # the default training data
   jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
+  clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
 )
 
 missing=()

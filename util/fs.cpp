@@ -25,6 +25,33 @@ std::string file_kind(mode_t mode) {
   return "a special file";
 }
 
+// `path` opened with `flags` (and O_CLOEXEC), retrying on EINTR; an Error naming it otherwise.
+Result<UniqueFd> open_for_reading(const std::filesystem::path& path, int flags) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno_error("cannot open", path.string());
+  return UniqueFd(fd);
+}
+
+// Everything `fd` (opened from `path`) holds, or an Error once it exceeds
+// `max_bytes` (std::string::npos: no limit) or a read fails.
+Result<std::string> read_all(int fd, const std::filesystem::path& path, std::size_t max_bytes) {
+  std::string content;
+  char buffer[8192];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read", path.string());
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+    if (content.size() > max_bytes) {
+      return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold"};
+    }
+  }
+}
+
 }  // namespace
 
 FsRoot FsRoot::from_env() {
@@ -54,45 +81,19 @@ Result<std::vector<std::string>> FsRoot::list(std::string_view absolute) const {
 }
 
 Result<std::string> read_file(const std::filesystem::path& path) {
-  int raw;
-  do {
-    raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (raw < 0 && errno == EINTR);
-  if (raw < 0) return errno_error("cannot open", path.string());
-  const UniqueFd fd(raw);
-  std::string content;
-  char buffer[8192];
-  while (true) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error("cannot read", path.string());
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
+  auto fd = open_for_reading(path, O_RDONLY);
+  if (!fd.ok()) return fd.error();
+  return read_all(fd->get(), path, std::string::npos);
 }
 
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  int raw;
-  do {
-    raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  } while (raw < 0 && errno == EINTR);
-  if (raw < 0) return errno_error("cannot open", path.string());
-  const UniqueFd fd(raw);
+  // O_NONBLOCK: opening a FIFO without a writer must not hang before fstat refuses it.
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd.ok()) return fd.error();
   struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) return errno_error("cannot stat", path.string());
+  if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
   if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
-  std::string content;
-  char buffer[8192];
-  while (true) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error("cannot read", path.string());
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-    if (content.size() > max_bytes) {
-      return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold"};
-    }
-  }
+  return read_all(fd->get(), path, max_bytes);
 }
 
 Status check_replaceable(const std::filesystem::path& path) {
