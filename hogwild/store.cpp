@@ -13,20 +13,27 @@ std::size_t round_up(std::size_t size) { return (size + cache_line - 1) / cache_
 
 }  // namespace
 
-Result<ParameterStore> ParameterStore::create(const ModelLayout& layout, int workers) {
-  static_assert(std::atomic<double>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free,
+Result<ParameterStore> ParameterStore::create(const ModelLayout& layout, int workers, int snapshot_epochs) {
+  static_assert(std::atomic<double>::is_always_lock_free && std::atomic<std::uint64_t>::is_always_lock_free &&
+                    std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
                 "counters in shared memory must be lock-free to work across processes");
-  const std::size_t parameters_offset = round_up(sizeof(WorkerCounters) * workers);
-  const std::size_t size = parameters_offset + layout.parameter_count * sizeof(float);
+  const std::size_t epochs = static_cast<std::size_t>(std::max(0, snapshot_epochs));
+  const std::size_t marks_offset = round_up(sizeof(WorkerCounters) * static_cast<std::size_t>(workers));
+  const std::size_t parameters_offset = marks_offset + round_up(sizeof(EpochMark) * epochs);
+  const std::size_t snapshots_offset = parameters_offset + round_up(layout.parameter_count * sizeof(float));
+  const std::size_t size = snapshots_offset + epochs * layout.parameter_count * sizeof(float);
   auto memory = SharedMemory::create(size, "mptrain-parameters");
   if (!memory.ok()) return memory.error();
   ParameterStore store;
   store.memory_ = std::move(memory).value();
   std::byte* base = store.memory_.data();
   store.counters_ = new (base) WorkerCounters[workers];
+  store.marks_ = new (base + marks_offset) EpochMark[epochs];
   store.parameters_ = reinterpret_cast<float*>(base + parameters_offset);
+  store.snapshots_ = reinterpret_cast<float*>(base + snapshots_offset);
   store.parameter_count_ = layout.parameter_count;
   store.workers_ = workers;
+  store.snapshot_epochs_ = static_cast<int>(epochs);
   return store;
 }
 
@@ -39,6 +46,22 @@ void ParameterStore::snapshot(std::span<float> out, std::size_t offset) const {
 
 void ParameterStore::apply_update(std::span<const float> step, std::size_t offset) {
   hogwild_apply_update(parameters_ + offset, step.data(), std::min(step.size(), parameter_count_ - offset));
+}
+
+void ParameterStore::complete_epoch(int rank, int epoch) {
+  counters(rank).epoch.store(epoch, std::memory_order_relaxed);
+  if (epoch < 1 || epoch > snapshot_epochs_) return;
+  EpochMark& mark = marks_[epoch - 1];
+  // acq_rel: the last worker sees every other worker's arrival, in whatever order they came.
+  if (mark.finished.fetch_add(1, std::memory_order_acq_rel) + 1 != workers_) return;
+  snapshot({snapshots_ + static_cast<std::size_t>(epoch - 1) * parameter_count_, parameter_count_});
+  mark.ready.store(true, std::memory_order_release);
+}
+
+std::optional<std::span<const float>> ParameterStore::epoch_snapshot(int epoch) const {
+  if (epoch < 1 || epoch > snapshot_epochs_) return std::nullopt;
+  if (!marks_[epoch - 1].ready.load(std::memory_order_acquire)) return std::nullopt;
+  return std::span<const float>(snapshots_ + static_cast<std::size_t>(epoch - 1) * parameter_count_, parameter_count_);
 }
 
 // Hogwild (Niu et al., 2011): every worker subtracts its step from the

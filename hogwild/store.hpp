@@ -1,12 +1,14 @@
 // The shared parameter store: one memfd segment created by the parent
 // before fork and mapped by every worker, holding the model's flat
-// parameter vector and each worker's progress counters. Workers are
-// stopped by signals (see install_stop_handlers), which the launcher
-// forwards, so the segment needs no stop flag.
+// parameter vector, each worker's progress counters and, for per-epoch
+// evaluation, one snapshot of the parameters per epoch. Workers are stopped
+// by signals (see install_stop_handlers), which the launcher forwards, so
+// the segment needs no stop flag.
 //
 // Workers update the parameters without locks (Hogwild): see
 // `hogwild_apply_update`, the one intentionally unsynchronised function.
-// Everything else in the segment is a proper atomic.
+// Everything else in the segment is a proper atomic, or written by one
+// worker and published to the parent with release/acquire (the snapshots).
 //
 // Beyond one machine: the parameters are one contiguous float vector, so a
 // node leader can later average the store across nodes in place with one
@@ -17,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "hogwild/model.hpp"
@@ -31,15 +34,25 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> batches{0};  // optimiser steps taken
   std::atomic<double> recent_loss{0.0};   // mean loss of the latest batches (moving average)
   std::atomic<int> epoch{0};              // epochs completed
+  // The loss of its latest batch was NaN or infinite; recent_loss then holds that batch's loss.
+  std::atomic<bool> diverged{false};
 };
 
-// The model parameters and the workers' counters in shared memory.
+// How an epoch's snapshot is taken: the last worker to complete the epoch copies the parameters.
+struct alignas(64) EpochMark {
+  std::atomic<int> finished{0};    // workers that have completed the epoch
+  std::atomic<bool> ready{false};  // the snapshot is complete (released by its writer)
+};
+
+// The model parameters, the workers' counters and the epoch snapshots in shared memory.
 class ParameterStore {
  public:
   ParameterStore() = default;
 
-  // A zero-initialised store for `layout` and `workers` workers; an Error with errno otherwise.
-  static Result<ParameterStore> create(const ModelLayout& layout, int workers);
+  // A zero-initialised store for `layout` and `workers` workers, keeping a
+  // snapshot of each of the first `snapshot_epochs` epochs; an Error with
+  // errno otherwise.
+  static Result<ParameterStore> create(const ModelLayout& layout, int workers, int snapshot_epochs = 0);
 
   // The parameters for exclusive use: before the workers start or after they have ended.
   std::span<float> parameters() { return {parameters_, parameter_count_}; }
@@ -50,6 +63,17 @@ class ParameterStore {
   // (Hogwild); see hogwild_apply_update.
   void apply_update(std::span<const float> step, std::size_t offset = 0);
 
+  // Worker `rank` has completed epoch `epoch` (from 1 on): publishes it in
+  // its counters and, when it is the last worker to complete a kept epoch,
+  // copies the parameters into that epoch's snapshot.
+  void complete_epoch(int rank, int epoch);
+  // The parameters as they were when every worker had completed epoch
+  // `epoch`, or nullopt while some worker has not (or when the epoch is not
+  // kept). Safe while workers run: the snapshot is never written again.
+  std::optional<std::span<const float>> epoch_snapshot(int epoch) const;
+  // How many epochs keep a snapshot (create's `snapshot_epochs`).
+  int snapshot_epochs() const { return snapshot_epochs_; }
+
   // Worker `rank`'s counters.
   WorkerCounters& counters(int rank) const { return counters_[rank]; }
   int worker_count() const { return workers_; }
@@ -57,9 +81,12 @@ class ParameterStore {
  private:
   SharedMemory memory_;
   WorkerCounters* counters_ = nullptr;
+  EpochMark* marks_ = nullptr;  // one per kept epoch
   float* parameters_ = nullptr;
+  float* snapshots_ = nullptr;  // snapshot_epochs_ copies of the parameters, epoch 1 first
   std::size_t parameter_count_ = 0;
   int workers_ = 0;
+  int snapshot_epochs_ = 0;
 };
 
 // The Hogwild update `shared[i] -= step[i]` for `count` elements, without

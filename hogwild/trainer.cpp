@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <csignal>
 #include <memory>
 #include <mutex>
@@ -176,8 +177,13 @@ class WorkerLoop {
         if (observer_ && !observer_->failure().empty()) return Error{observer_->failure()};
         outcome.samples += count;
         publish(counters, outcome.samples, loss / static_cast<double>(count));
+        if (!std::isfinite(loss)) {
+          counters.diverged.store(true, std::memory_order_relaxed);
+          outcome.diverged = true;
+          return outcome;
+        }
       }
-      counters.epoch.store(epoch + 1, std::memory_order_relaxed);
+      store_.complete_epoch(setup_.rank, epoch + 1);
     }
     return outcome;
   }
@@ -259,7 +265,9 @@ class WorkerLoop {
   static void publish(WorkerCounters& counters, std::uint64_t samples, double batch_loss) {
     const std::uint64_t batches = counters.batches.load(std::memory_order_relaxed) + 1;
     const double previous = counters.recent_loss.load(std::memory_order_relaxed);
-    const double smoothed = batches == 1 ? batch_loss : 0.95 * previous + 0.05 * batch_loss;
+    // A non-finite loss is shown as it is: the parent names it when it reports the divergence.
+    const bool plain = batches == 1 || !std::isfinite(batch_loss);
+    const double smoothed = plain ? batch_loss : 0.95 * previous + 0.05 * batch_loss;
     counters.recent_loss.store(smoothed, std::memory_order_relaxed);
     counters.batches.store(batches, std::memory_order_relaxed);
     counters.samples.store(samples, std::memory_order_relaxed);

@@ -36,13 +36,16 @@ struct WorkerSetup {
 struct WorkerOutcome {
   std::uint64_t samples = 0;  // training samples processed
   bool stopped = false;       // true when a stop request ended it early
+  bool diverged = false;      // true when a batch's loss became NaN or infinite, which ended it
 };
 
 // Trains as worker `setup.rank`: `settings.epochs` passes over `data`, each
-// in its own order (seed + rank), publishing progress in `store` and
-// stopping after the current batch once a stop is requested (store flag,
-// or SIGINT/SIGTERM after install_stop_handlers()). Returns an Error when a
-// thread cannot be pinned.
+// in its own order (seed + rank), publishing progress and each completed
+// epoch in `store` (ParameterStore::complete_epoch), and stopping after the
+// current batch once a stop is requested (SIGINT/SIGTERM after
+// install_stop_handlers()) or once a batch's loss is NaN or infinite (then
+// marked `diverged` in the outcome and in its counters). Returns an Error
+// when a thread cannot be pinned.
 Result<WorkerOutcome> train_worker(const TrainSettings& settings, const Dataset& data, ParameterStore& store,
                                    const WorkerSetup& setup);
 

@@ -1,5 +1,6 @@
 #include "hogwild/store.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <vector>
@@ -51,4 +52,36 @@ TEST_CASE("creating and dropping a store leaves nothing in /dev/shm", "[hogwild]
     CHECK(dev_shm_entries() == before);
   }
   CHECK(dev_shm_entries() == before);
+}
+
+TEST_CASE("an epoch's snapshot is taken when the last worker completes it", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  auto store = ParameterStore::create(layout, 2, 2);
+  REQUIRE(store.ok());
+  CHECK(store->snapshot_epochs() == 2);
+  auto parameters = store->parameters();
+  std::fill(parameters.begin(), parameters.end(), 1.0f);
+  store->complete_epoch(0, 1);
+  CHECK(store->counters(0).epoch.load() == 1);
+  CHECK_FALSE(store->epoch_snapshot(1).has_value());  // rank 1 has not completed epoch 1
+  std::fill(parameters.begin(), parameters.end(), 2.0f);
+  store->complete_epoch(1, 1);
+  const auto first = store->epoch_snapshot(1);
+  REQUIRE(first.has_value());
+  REQUIRE(first->size() == layout.parameter_count);
+  std::fill(parameters.begin(), parameters.end(), 3.0f);  // later updates leave the snapshot as it was
+  CHECK((*first)[0] == 2.0f);
+  CHECK((*first)[layout.parameter_count - 1] == 2.0f);
+  CHECK_FALSE(store->epoch_snapshot(2).has_value());
+}
+
+TEST_CASE("epochs beyond those kept have no snapshot", "[hogwild]") {
+  auto store = ParameterStore::create(model_layout(ModelKind::logreg), 1, 1);
+  REQUIRE(store.ok());
+  store->complete_epoch(0, 1);
+  store->complete_epoch(0, 2);
+  CHECK(store->epoch_snapshot(1).has_value());
+  CHECK_FALSE(store->epoch_snapshot(2).has_value());
+  CHECK_FALSE(store->epoch_snapshot(0).has_value());
+  CHECK(store->counters(0).epoch.load() == 2);
 }

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -138,4 +139,47 @@ TEST_CASE("evaluation does not depend on the thread count", "[hogwild]") {
   CHECK(one.accuracy == three.accuracy);
   CHECK(one.loss == three.loss);
   CHECK(one.samples == 100);
+}
+
+TEST_CASE("a worker whose loss becomes NaN stops and says it diverged", "[hogwild]") {
+  SyntheticSet set(640, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  TrainSettings settings;
+  settings.model = ModelKind::mlp;
+  settings.learning_rate = 1e30f;
+  const auto layout = model_layout(settings.model);
+  auto store = ParameterStore::create(layout, 1);
+  REQUIRE(store.ok());
+  initialize_parameters(layout, 1, store->parameters());
+  auto outcome = train_worker(settings, *data, *store, WorkerSetup{});
+  REQUIRE(outcome.ok());
+  CHECK(outcome->diverged);
+  CHECK(outcome->samples < static_cast<std::uint64_t>(data->count));
+  CHECK(store->counters(0).diverged.load());
+  CHECK_FALSE(std::isfinite(store->counters(0).recent_loss.load()));
+  CHECK(store->counters(0).epoch.load() == 0);
+}
+
+TEST_CASE("each kept epoch's snapshot is the model at the end of that epoch", "[hogwild]") {
+  SyntheticSet set(128, "train");
+  auto data = load_dataset(set.dir, Split::train);
+  REQUIRE(data.ok());
+  // One worker of one thread trains bit-identically: epoch 1 of a 2-epoch run is a 1-epoch run's model.
+  const auto one_epoch = train_once(ModelKind::mlp, *data, 1);
+  TrainSettings settings;
+  settings.model = ModelKind::mlp;
+  settings.epochs = 2;
+  const auto layout = model_layout(settings.model);
+  auto store = ParameterStore::create(layout, 1, 1);
+  REQUIRE(store.ok());
+  initialize_parameters(layout, 1, store->parameters());
+  auto outcome = train_worker(settings, *data, *store, WorkerSetup{});
+  REQUIRE(outcome.ok());
+  CHECK_FALSE(outcome->diverged);
+  const auto snapshot = store->epoch_snapshot(1);
+  REQUIRE(snapshot.has_value());
+  CHECK(std::vector<float>(snapshot->begin(), snapshot->end()) == one_epoch);
+  const auto final_parameters = store->parameters();
+  CHECK(std::vector<float>(final_parameters.begin(), final_parameters.end()) != one_epoch);
 }
