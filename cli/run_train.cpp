@@ -1,18 +1,23 @@
 // `mptrain run [placement] [training options]`: the built-in Hogwild
 // training. Plan the workers, load the data and the model into shared
 // memory, fork M pinned workers that update the model lock-free, show
-// progress, then evaluate, save and report.
+// progress and each epoch's evaluation, then stop a diverged run, save,
+// evaluate and report.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/progress.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
 #include "hogwild/checkpoint.hpp"
@@ -57,6 +62,13 @@ void add_model_option(CLI::App& command, hogwild::ModelKind& kind, const char* g
       ->group(group);
 }
 
+// --lr's check: at least 0, and no larger than the float the kernels keep it in can hold.
+CLI::Validator learning_rate_range() {
+  constexpr double largest = std::numeric_limits<float>::max();
+  return bounded(fmt::format("from 0 to {:.6g} (the largest float)", largest),
+                 [](double rate) { return rate >= 0 && rate <= largest; });
+}
+
 }  // namespace
 
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
@@ -65,31 +77,37 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   const char* group = "Training (run without -- CMD)";
   command.add_option("--data", options->data, "Directory of MNIST-format IDX files, plain or .gz")
       ->type_name("DIR")
+      ->check(non_empty())
       ->group(group);
   add_model_option(command, settings.model, group);
   command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
-      ->check(at_least(0))
+      ->check(whole_number(0))
       ->group(group);
   command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
-      ->check(CLI::Range(1, 1 << 20, "at least 1"))
+      ->check(whole_number(1, 1 << 20))
       ->group(group);
-  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->check(at_least(0))->group(group);
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->check(learning_rate_range())->group(group);
   command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
       ->check(from_to(0, 1))
       ->group(group);
   command.add_option("--seed", settings.seed, "Seed of initialisation, shuffles (seed + rank) and dropout")
+      ->check(whole_number(0, std::numeric_limits<long long>::max()))
       ->group(group);
-  command.add_option("--save-model", options->save_model, "Write the trained model to PATH (also when interrupted)")
+  command
+      .add_option("--save-model", options->save_model,
+                  "Write the trained model to PATH (also when interrupted or a worker dies)")
       ->type_name("PATH")
+      ->check(non_empty())
       ->group(group);
   command.add_option("--resume", options->resume, "Start from the model saved in PATH")
       ->type_name("PATH")
+      ->check(non_empty())
       ->group(group);
   command.add_flag("--eval-every-epoch", options->eval_every_epoch, "Report test accuracy after every epoch")
       ->group(group);
   command.add_option("--train-limit", options->train_limit, "Use only the first N training samples (0: all)")
       ->type_name("N")
-      ->check(at_least(0))
+      ->check(whole_number(0))
       ->group(group);
   return options;
 }
@@ -97,6 +115,10 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// --eval-every-epoch keeps a copy of the model per epoch in shared memory
+// until the run ends; this bounds their total size.
+constexpr std::size_t max_snapshot_bytes = std::size_t{1} << 30;
 
 // One test-set evaluation after an epoch.
 struct EpochEvaluation {
@@ -112,8 +134,42 @@ struct TrainReport {
   std::vector<std::uint64_t> worker_samples;
   std::vector<double> worker_seconds;  // each worker's wall time
   std::vector<EpochEvaluation> epochs;
-  int interrupted_by = 0;  // the signal that stopped training early, 0: none
+  int interrupted_by = 0;          // the signal that stopped training early, 0: none
+  std::optional<int> failed_rank;  // the worker whose failure stopped training, if any
+  int failure_code = 0;            // its exit code, as a shell reports it
+  std::string failed_worker;       // "rank 1 (pid 1234) killed by SIGKILL"
+  std::string failure;             // what main prints about it
+  std::string saved_model;         // where the model was saved; empty: not saved
+  std::string save_error;          // why --save-model could not be written; empty: no error
 };
+
+// The epochs whose model is kept for evaluation while the workers go on:
+// every epoch but the last with --eval-every-epoch (the last one's model is
+// the final model). A usage failure when their copies would not fit in
+// max_snapshot_bytes.
+int snapshot_epochs(const TrainOptions& options, const hogwild::ModelLayout& layout) {
+  if (!options.eval_every_epoch || options.settings.epochs < 2) return 0;
+  const int kept = options.settings.epochs - 1;
+  const std::size_t bytes = static_cast<std::size_t>(kept) * layout.parameter_count * sizeof(float);
+  if (bytes > max_snapshot_bytes) {
+    usage_failure(
+        "--eval-every-epoch keeps the model of every epoch until it is evaluated: {} of model {} need {} MiB, more "
+        "than the {} MiB allowed; train fewer epochs per run (--epochs, then --resume the saved model)",
+        counted(kept, "epoch"), hogwild::to_string(options.settings.model), bytes >> 20, max_snapshot_bytes >> 20);
+  }
+  return kept;
+}
+
+// Refuses what would fail only after training: a --save-model path that
+// must not be replaced (usage error) or cannot be written, and epoch
+// snapshots that do not fit.
+void check_before_training(const TrainOptions& options, const hogwild::ModelLayout& layout) {
+  if (!options.save_model.empty()) {
+    value_or_fail(check_replaceable(options.save_model), exit_code::usage_error);
+    value_or_fail(check_can_create(options.save_model));
+  }
+  snapshot_epochs(options, layout);
+}
 
 // Loads `split` of --data into shared memory, checking the image size the models need.
 hogwild::Dataset load_split(const TrainOptions& options, hogwild::Split split, long limit) {
@@ -128,7 +184,7 @@ hogwild::Dataset load_split(const TrainOptions& options, hogwild::Split split, l
 // The shared store holding the initial model: freshly initialised, or the checkpoint --resume names.
 hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild::ModelLayout& layout, int workers,
                                       std::uint64_t& resumed_epochs, std::uint64_t& resumed_samples) {
-  auto store = value_or_fail(hogwild::ParameterStore::create(layout, workers));
+  auto store = value_or_fail(hogwild::ParameterStore::create(layout, workers, snapshot_epochs(options, layout)));
   if (options.resume.empty()) {
     hogwild::initialize_parameters(layout, options.settings.seed, store.parameters());
     return store;
@@ -140,60 +196,20 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
   return store;
 }
 
-// Progress on stderr: a bar redrawn in place on a terminal, a plain line every few seconds otherwise.
-class Progress {
- public:
-  Progress(const hogwild::ParameterStore& store, std::uint64_t total)
-      : store_(store), total_(total), terminal_(::isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
-
-  // Shows the workers' published counters and the monitor's live `verdict`
-  // (called on every supervisor tick).
-  void update(const std::string& verdict) {
-    const auto now = Clock::now();
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double since_shown = std::chrono::duration<double>(now - shown_).count();
-    // A changed verdict is shown at once; otherwise redraw a bar 5 times a second, or print a line every 5 s.
-    if (since_shown < (terminal_ ? 0.2 : 5.0) && verdict == shown_verdict_) return;
-    shown_ = now;
-    shown_verdict_ = verdict;
-    std::uint64_t samples = 0;
-    double loss = 0;
-    for (int rank = 0; rank < store_.worker_count(); ++rank) {
-      samples += store_.counters(rank).samples.load(std::memory_order_relaxed);
-      loss += store_.counters(rank).recent_loss.load(std::memory_order_relaxed);
-    }
-    loss /= std::max(1, store_.worker_count());
-    const double rate = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0.0;
-    const double fraction = total_ > 0 ? static_cast<double>(samples) / static_cast<double>(total_) : 1.0;
-    if (terminal_) {
-      const int width = 30;
-      const auto filled = static_cast<std::size_t>(std::clamp(static_cast<int>(fraction * width), 0, width));
-      fmt::print(stderr, "\r[{}{}] {:3.0f}%  {}/{} samples  {:.0f} samples/s  loss {:.4f}  {} ",
-                 std::string(filled, '#'), std::string(width - filled, '.'), 100 * fraction, samples, total_, rate,
-                 loss, verdict);
-      drawn_ = true;
-    } else {
-      fmt::print(stderr, "mptrain: {:3.0f}%  {}/{} samples  {:.0f} samples/s  loss {:.4f}  monitor {}\n",
-                 100 * fraction, samples, total_, rate, loss, verdict);
-    }
-    std::fflush(stderr);
+// The figures the progress display shows, from the workers' published counters.
+ProgressFigures progress_figures(const hogwild::ParameterStore& store, std::uint64_t total, double elapsed,
+                                 std::string verdict) {
+  ProgressFigures figures;
+  figures.total = total;
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    figures.samples += store.counters(rank).samples.load(std::memory_order_relaxed);
+    figures.loss += store.counters(rank).recent_loss.load(std::memory_order_relaxed);
   }
-
-  // Ends the bar's line.
-  void finish() {
-    if (drawn_) fmt::print(stderr, "\n");
-    drawn_ = false;
-  }
-
- private:
-  const hogwild::ParameterStore& store_;
-  std::uint64_t total_;
-  bool terminal_;
-  Clock::time_point start_;
-  Clock::time_point shown_{};
-  std::string shown_verdict_;
-  bool drawn_ = false;
-};
+  figures.loss /= std::max(1, store.worker_count());
+  figures.rate = elapsed > 0 ? static_cast<double>(figures.samples) / elapsed : 0.0;
+  figures.verdict = std::move(verdict);
+  return figures;
+}
 
 // Epochs every worker completed.
 int completed_epochs(const hogwild::ParameterStore& store) {
@@ -204,75 +220,149 @@ int completed_epochs(const hogwild::ParameterStore& store) {
   return store.worker_count() > 0 ? done : 0;
 }
 
-// Evaluates the store after each epoch all workers have completed (--eval-every-epoch), during training.
+// Evaluates, for --eval-every-epoch, the snapshot of each epoch every worker
+// has completed (the store keeps one per epoch, taken by the last worker to
+// complete it), in epoch order, while the workers go on with later epochs.
 class EpochEvaluator {
  public:
-  EpochEvaluator(hogwild::ParameterStore& store, const hogwild::Dataset& test, hogwild::ModelKind kind, int last_epoch)
-      : store_(store), test_(test), kind_(kind), last_epoch_(last_epoch) {}
+  EpochEvaluator(const hogwild::ParameterStore& store, const hogwild::Dataset& test, hogwild::ModelKind kind)
+      : store_(store), test_(test), kind_(kind) {}
 
-  // Evaluates every newly completed epoch except the last (evaluated after the workers end).
-  void update(std::vector<EpochEvaluation>& out, Progress& progress) {
-    const int done = std::min(last_epoch_, completed_epochs(store_));
-    while (evaluated_ < done && evaluated_ + 1 < last_epoch_) {
-      ++evaluated_;
-      std::vector<float> snapshot(store_.parameters().size());
-      store_.snapshot(snapshot);
-      const auto result = hogwild::evaluate(kind_, snapshot, test_, 1);
+  // Evaluates with `threads` threads every snapshot completed since the last call; prints and keeps each result.
+  void update(std::vector<EpochEvaluation>& out, int threads, Progress& progress) {
+    for (auto snapshot = store_.epoch_snapshot(next_); snapshot; snapshot = store_.epoch_snapshot(next_)) {
+      const auto result = hogwild::evaluate(kind_, *snapshot, test_, threads);
       progress.finish();
-      fmt::print(stderr, "mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", evaluated_, result.accuracy,
+      fmt::print(stderr, "mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", next_, result.accuracy,
                  result.loss);
-      out.push_back({evaluated_, result});
+      out.push_back({next_, result});
+      ++next_;
     }
   }
 
  private:
-  hogwild::ParameterStore& store_;
+  const hogwild::ParameterStore& store_;
   const hogwild::Dataset& test_;
   hogwild::ModelKind kind_;
-  int last_epoch_;
-  int evaluated_ = 0;
+  int next_ = 1;  // the next epoch to evaluate
 };
 
-// Forks the workers, shows progress until they end; fails naming the first worker that failed.
-TrainReport train(const affinity::Plan& plan, const TrainOptions& options, const hogwild::Dataset& train_data,
-                  const hogwild::Dataset& test_data, hogwild::ParameterStore& store, RunMonitor& monitor) {
-  const auto& settings = options.settings;
-  TrainReport report;
-  const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
-                     static_cast<std::uint64_t>(train_data.count);
-  Progress progress(store, total);
-  EpochEvaluator evaluator(store, test_data, settings.model, options.eval_every_epoch ? settings.epochs : 0);
-  procmgr::GroupOptions group;
-  group.root = FsRoot::from_env();
-  group.output = procmgr::Output::inherit;
-  group.on_tick = [&](const std::vector<pid_t>& pids) {
-    monitor.observe(pids);
-    progress.update(monitor.live_verdict());
-    evaluator.update(report.epochs, progress);
-  };
-  const auto worker = [&](const procmgr::WorkerSpec& spec) -> int {
-    hogwild::install_stop_handlers();
-    hogwild::WorkerSetup setup{spec.rank, plan.threads_per_process, spec.cpus};
-    auto outcome = hogwild::train_worker(settings, train_data, store, setup);
-    if (!outcome.ok()) {
-      print_error(fmt::format("rank {}: {}", spec.rank, outcome.error().message));
-      return exit_code::runtime_failure;
-    }
-    return exit_code::success;
-  };
-  const auto start = Clock::now();
-  const auto result = value_or_fail(procmgr::run_group(worker_specs(plan), procmgr::ChildFunction(worker), group));
-  report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  progress.finish();
-  for (const auto& warning : result.warnings) print_warning(warning);
-  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result, "training worker "));
+// The worker function: trains as the rank of `spec`; exit code 1 when
+// training diverged (the parent explains it) or a thread cannot be pinned.
+int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Dataset& data,
+                    hogwild::ParameterStore& store, int threads, const procmgr::WorkerSpec& spec) {
+  hogwild::install_stop_handlers();
+  const hogwild::WorkerSetup setup{spec.rank, threads, spec.cpus};
+  const auto outcome = hogwild::train_worker(settings, data, store, setup);
+  if (!outcome.ok()) {
+    print_error(fmt::format("rank {}: {}", spec.rank, outcome.error().message));
+    return exit_code::runtime_failure;
+  }
+  return outcome->diverged ? exit_code::runtime_failure : exit_code::success;
+}
+
+// Records in `report` how the group ended: the signal that stopped it, the
+// worker that failed, and each worker's samples and time.
+void record_group(const procmgr::GroupResult& result, const hogwild::ParameterStore& store, TrainReport& report) {
   report.interrupted_by = result.forwarded_signal;
+  if (result.failed_rank) {
+    report.failed_rank = result.failed_rank;
+    report.failure_code = result.exit_code();
+    report.failed_worker = describe_worker(result.workers.at(static_cast<std::size_t>(*result.failed_rank)));
+    report.failure = failure_message(result, "training worker ");
+  }
   for (int rank = 0; rank < store.worker_count(); ++rank) {
     report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
     report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
     report.samples += report.worker_samples.back();
   }
+}
+
+// Forks the workers and shows progress (and each epoch's evaluation) until
+// they end; a worker's failure is recorded in the report, not thrown, so
+// the shared model can still be saved.
+TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& settings,
+                  const hogwild::Dataset& train_data, hogwild::ParameterStore& store, RunMonitor& monitor,
+                  EpochEvaluator& evaluator, Progress& progress) {
+  TrainReport report;
+  const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
+                     static_cast<std::uint64_t>(train_data.count);
+  const auto start = Clock::now();
+  procmgr::GroupOptions group;
+  group.root = FsRoot::from_env();
+  group.output = procmgr::Output::inherit;
+  group.on_tick = [&](const std::vector<pid_t>& pids) {
+    monitor.observe(pids);
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    progress.update(progress_figures(store, total, elapsed, monitor.live_verdict()));
+    evaluator.update(report.epochs, 1, progress);
+  };
+  const auto worker = [&](const procmgr::WorkerSpec& spec) {
+    return train_as_worker(settings, train_data, store, plan.threads_per_process, spec);
+  };
+  const auto result = value_or_fail(procmgr::run_group(worker_specs(plan), procmgr::ChildFunction(worker), group));
+  report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  progress.finish();
+  for (const auto& warning : result.warnings) print_warning(warning);
+  record_group(result, store, report);
   return report;
+}
+
+// True when every parameter is a finite number.
+bool all_finite(std::span<const float> parameters) {
+  return std::all_of(parameters.begin(), parameters.end(), [](float value) { return std::isfinite(value); });
+}
+
+// What diverged: a worker's NaN or infinite loss, or parameters that are not
+// all finite; empty when training did not diverge.
+std::string divergence(hogwild::ParameterStore& store) {
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    const auto& counters = store.counters(rank);
+    if (!counters.diverged.load(std::memory_order_relaxed)) continue;
+    const double loss = counters.recent_loss.load(std::memory_order_relaxed);
+    return fmt::format("the training loss of rank {} became {} in epoch {}, after {} of its samples", rank,
+                       std::isnan(loss) ? "NaN" : "infinite", counters.epoch.load(std::memory_order_relaxed) + 1,
+                       counters.samples.load(std::memory_order_relaxed));
+  }
+  if (!all_finite(store.parameters())) return "the model's parameters are NaN or infinite";
+  return {};
+}
+
+// Stops a run whose model diverged, before anything is saved (exit 1).
+void refuse_diverged(hogwild::ParameterStore& store, const TrainOptions& options) {
+  const std::string what = divergence(store);
+  if (what.empty()) return;
+  const std::string kept =
+      options.save_model.empty() ? "" : fmt::format("; the model was not saved, {} is as it was", options.save_model);
+  runtime_failure("training diverged: {}{}; lower --lr ({} now) or --momentum ({} now)", what, kept,
+                  options.settings.learning_rate, options.settings.momentum);
+}
+
+// Writes --save-model with the run's totals, recording in `report` where it
+// went or why it could not be written (reported after the report).
+void save_model(const TrainOptions& options, hogwild::ParameterStore& store, std::uint64_t resumed_epochs,
+                std::uint64_t resumed_samples, TrainReport& report) {
+  if (options.save_model.empty()) return;
+  const auto epochs = resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store));
+  const auto saved = hogwild::save_checkpoint(options.save_model, hogwild::model_layout(options.settings.model),
+                                              store.parameters(), epochs, resumed_samples + report.samples);
+  if (saved.ok()) {
+    report.saved_model = options.save_model;
+  } else {
+    report.save_error = saved.error().message;
+  }
+}
+
+// Evaluates the final model and the epochs not yet evaluated; the last
+// epoch's evaluation is the final model's when every worker completed it.
+void evaluate_model(const TrainOptions& options, hogwild::ParameterStore& store, const hogwild::Dataset& test,
+                    int threads, EpochEvaluator& evaluator, Progress& progress, TrainReport& report) {
+  evaluator.update(report.epochs, threads, progress);
+  report.test = hogwild::evaluate(options.settings.model, store.parameters(), test, threads);
+  const int epochs = options.settings.epochs;
+  if (options.eval_every_epoch && epochs > 0 && completed_epochs(store) == epochs) {
+    report.epochs.push_back({epochs, report.test});
+  }
 }
 
 double samples_per_second(const TrainReport& report) {
@@ -294,6 +384,7 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
     text += fmt::format("  interrupted by {}: the workers stopped after their current batch\n",
                         procmgr::signal_name(report.interrupted_by));
   }
+  if (report.failed_rank) text += fmt::format("  stopped early: training worker {}\n", report.failed_worker);
   text += fmt::format("  samples           {}\n", report.samples);
   text += fmt::format("  train seconds     {:.3f}\n", report.train_seconds);
   text += fmt::format("  samples/s         {:.0f}\n", samples_per_second(report));
@@ -306,13 +397,20 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
                         report.worker_samples.at(rank), report.worker_seconds.at(rank), worker_rate(report, rank));
   }
   text += monitor.text();
-  if (!options.save_model.empty()) text += fmt::format("  model saved to    {}\n", options.save_model);
+  if (!report.saved_model.empty()) text += fmt::format("  model saved to    {}\n", report.saved_model);
+  if (!report.save_error.empty())
+    text += fmt::format("  model NOT saved   to {} (see the error below)\n", options.save_model);
   fmt::print("{}", text);
 }
 
 // `value` as the double of its shortest decimal form: --lr 0.01 is reported
 // as 0.01, not as the float's exact 0.009999999776.
 double as_written(float value) { return std::stod(fmt::format("{}", value)); }
+
+// `text` as a JSON string, or null when it is empty.
+nlohmann::json json_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
 
 nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
                            int train_samples, const RunMonitor& monitor) {
@@ -351,9 +449,35 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"seed", settings.seed},
           {"epoch_evaluations", std::move(epochs)},
           {"interrupted_by", interrupted},
-          {"saved_model", options.save_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.save_model)},
+          {"saved_model", json_or_null(report.saved_model)},
+          {"save_error", json_or_null(report.save_error)},
+          {"failed_rank", report.failed_rank ? nlohmann::json(*report.failed_rank) : nlohmann::json(nullptr)},
           {"workers", std::move(workers)},
           {"monitor", monitor.report()}};
+}
+
+// The run's exit code, after the report: a failed worker's own code, else 1
+// for a model that could not be saved, else 128 + the signal that stopped
+// training, else 0. Throws the Failure main prints for the first two.
+int exit_status(const TrainOptions& options, const TrainReport& report) {
+  std::string message;
+  if (report.failed_rank) {
+    message = report.failure;
+    if (!report.saved_model.empty()) {
+      message += fmt::format("\nthe model as the workers left it is saved in {}; go on from it with --resume {}",
+                             report.saved_model, report.saved_model);
+    }
+  }
+  if (!report.save_error.empty()) {
+    if (!message.empty()) message += "\n";
+    message += fmt::format(
+        "cannot save the model: {}; {} is as it was before this run: free some space there or "
+        "choose another --save-model path",
+        report.save_error, options.save_model);
+  }
+  if (report.failed_rank) throw Failure(report.failure_code, message);
+  if (!message.empty()) throw Failure(exit_code::runtime_failure, message);
+  return report.interrupted_by != 0 ? 128 + report.interrupted_by : exit_code::success;
 }
 
 }  // namespace
@@ -362,11 +486,9 @@ int run_training(const RunOptions& options) {
   const TrainOptions& train_options = *options.train;
   const auto& settings = train_options.settings;
   const auto layout = hogwild::model_layout(settings.model);
-  // A checkpoint that cannot be written is found now, not after hours of training.
-  if (!train_options.save_model.empty()) {
-    value_or_fail(check_replaceable(train_options.save_model), exit_code::usage_error);
-    value_or_fail(check_can_create(train_options.save_model));
-  }
+  // What would fail only after training (the checkpoint's path, room for
+  // the epoch snapshots) is found now, not after hours of training.
+  check_before_training(train_options, layout);
   // 1. Plan: M workers, T threads each, their CPUs.
   const auto plan = plan_for_this_machine(options.placement);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker.
@@ -376,27 +498,26 @@ int run_training(const RunOptions& options) {
   std::uint64_t resumed_epochs = 0;
   std::uint64_t resumed_samples = 0;
   auto store = initial_store(train_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
-  // 4. Train: fork the pinned workers, show progress and the monitor's live
-  //    verdict, stop all when one fails.
+  // 4. Train: fork the pinned workers, show progress, the monitor's live
+  //    verdict and each epoch's evaluation; stop all when one fails.
   RunMonitor monitor(plan);
-  auto report = train(plan, train_options, train_data, test_data, store, monitor);
-  // 5. Save (also after SIGINT/SIGTERM) before anything else can go wrong.
-  if (!train_options.save_model.empty()) {
-    value_or_fail(hogwild::save_checkpoint(train_options.save_model, layout, store.parameters(),
-                                           resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store)),
-                                           resumed_samples + report.samples));
-  }
-  // 6. Evaluate the final model on the test set, then report.
-  report.test = hogwild::evaluate(settings.model, store.parameters(), test_data, std::max(1, plan.usable_cpus));
-  if (train_options.eval_every_epoch && report.interrupted_by == 0 && settings.epochs > 0) {
-    report.epochs.push_back({settings.epochs, report.test});
-  }
+  Progress progress;
+  EpochEvaluator evaluator(store, test_data, settings.model);
+  auto report = train(plan, settings, train_data, store, monitor, evaluator, progress);
+  // 5. A model whose loss became NaN or infinite is never saved (exit 1).
+  refuse_diverged(store, train_options);
+  // 6. Save, also after SIGINT/SIGTERM or a worker's death (the shared
+  //    model survives it), before anything else can go wrong.
+  save_model(train_options, store, resumed_epochs, resumed_samples, report);
+  // 7. Evaluate the final model on the test set, then report.
+  evaluate_model(train_options, store, test_data, std::max(1, plan.usable_cpus), evaluator, progress, report);
   if (options.json) {
     print_json(json_report(plan, train_options, report, train_data.count, monitor));
   } else {
     print_text_report(plan, train_options, report, monitor);
   }
-  return report.interrupted_by != 0 ? 128 + report.interrupted_by : exit_code::success;
+  // 8. Exit with the worker's failure, the save's, or the signal's.
+  return exit_status(train_options, report);
 }
 
 }  // namespace mptrain::cli

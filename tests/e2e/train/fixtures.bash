@@ -27,3 +27,28 @@ pids_of_children() { pgrep -P "$1" || true; }
 
 # shm_listing: the names in /dev/shm, sorted.
 shm_listing() { ls -A /dev/shm 2>/dev/null | sort; }
+
+# worker_pids PARENT: the training workers of mptrain PARENT — its children
+# in a process group of their own (its watchdog stays in PARENT's group).
+worker_pids() {
+  local group
+  group=$(ps -o pgid= -p "$1" | tr -d ' ')
+  [[ -n "$group" ]] || return 0
+  ps -o pid=,pgid= --ppid "$1" | awk -v group="$group" '$2 != group { print $1 }'
+}
+
+# wait_for_workers PARENT N: waits (up to 60 s) until mptrain PARENT runs N
+# workers; prints their pids, fails when they do not appear.
+wait_for_workers() {
+  local workers
+  for _ in $(seq 600); do
+    workers=$(worker_pids "$1")
+    if [[ $(wc -w <<<"$workers") -ge $2 ]]; then
+      echo "$workers"
+      return 0
+    fi
+    sleep 0.1
+  done
+  kill -9 "$1" 2>/dev/null
+  fail "mptrain did not start $2 workers"
+}

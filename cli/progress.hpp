@@ -1,0 +1,60 @@
+// The training progress on stderr: on a terminal, a bar redrawn in place
+// that fits the terminal's width (read again when SIGWINCH says it
+// changed); otherwise a plain line every few seconds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace mptrain::cli {
+
+// What one progress update shows.
+struct ProgressFigures {
+  std::uint64_t samples = 0;  // samples trained so far, all workers together
+  std::uint64_t total = 0;    // samples the whole run trains
+  double rate = 0;            // samples per second so far
+  double loss = 0;            // the workers' mean recent batch loss
+  std::string verdict;        // the monitor's live verdict ("healthy")
+};
+
+// The bar's text for `figures` in at most `columns` - 1 characters (the last
+// column stays free, so the terminal never wraps it): the bar, percentage,
+// counts, rate, loss and verdict where they fit, the counts and then the
+// rate left out where not, and below 60 columns only the percentage, loss
+// and verdict (cut at the width on a tiny terminal).
+std::string progress_bar(const ProgressFigures& figures, int columns);
+
+// The plain line printed every few seconds when stderr is not a terminal.
+std::string progress_line(const ProgressFigures& figures);
+
+// Shows progress on stderr. On a terminal it catches SIGWINCH while the bar
+// is shown (the handler only sets a flag), and restores the previous
+// handler when the bar's line ends.
+class Progress {
+ public:
+  Progress();
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Shows `figures` when due: a changed verdict or a resized terminal at
+  // once, otherwise the bar 5 times a second or a line every 5 seconds.
+  // Call it from the parent only, after the workers are forked.
+  void update(const ProgressFigures& figures);
+  // Ends the bar's line (so other text can follow); the next update draws a new one.
+  void finish();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // Redraws the bar in place, as wide as the terminal is now.
+  void draw_bar(const ProgressFigures& figures);
+
+  bool terminal_;
+  bool watching_resize_ = false;  // our SIGWINCH handler is installed
+  std::size_t drawn_ = 0;         // characters of the bar's line on screen (0: none)
+  Clock::time_point shown_{};
+  std::string shown_verdict_;
+};
+
+}  // namespace mptrain::cli
