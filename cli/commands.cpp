@@ -1,15 +1,35 @@
 #include "cli/commands.hpp"
 
-#include <fmt/core.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+
+#include "util/failure.hpp"
 
 namespace mptrain::cli {
 
-void print_json(const nlohmann::json& document) {
-  fmt::print("{}\n", document.dump(2));
-  std::fflush(stdout);
+namespace {
+
+// The errno of the first failed write to stdout (0: none seen).
+int stdout_error = 0;
+
+// Writes `text` to `stream`; the errno of a short write, or 0.
+int write_all(std::FILE* stream, std::string_view text) {
+  if (text.empty() || std::fwrite(text.data(), 1, text.size(), stream) == text.size()) return 0;
+  return errno != 0 ? errno : EIO;
 }
+
+std::string write_failure(int error) {
+  if (error == EBADF) return "cannot write the report to stdout: it is closed; redirect it to a file or pipe";
+  if (error == 0) return "cannot write the report to stdout";
+  return fmt::format("cannot write the report to stdout: {}", std::strerror(error));
+}
+
+}  // namespace
 
 void add_command_words(CLI::App& command, std::vector<std::string>& words, const std::string& description) {
   constexpr int all_words = CLI::detail::expected_max_vector_size;
@@ -19,8 +39,48 @@ void add_command_words(CLI::App& command, std::vector<std::string>& words, const
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-void print_error(std::string_view message) { fmt::print(stderr, "mptrain: error: {}\n", message); }
+void check_command_words(std::span<char* const> args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (std::string_view(args[i]) != "--") continue;
+    if (i + 1 == args.size()) {
+      usage_failure("nothing to run after '--'; give the command after it (mptrain run -- python train.py)");
+    }
+    if (args[i + 1][0] == '\0') usage_failure("the command after '--' is an empty word; give a program to run");
+    return;
+  }
+}
 
-void print_warning(std::string_view message) { fmt::print(stderr, "mptrain: warning: {}\n", message); }
+void print_report(std::string_view text) {
+  const int error = write_all(stdout, text);
+  if (stdout_error == 0) stdout_error = error;
+}
+
+void print_json(const nlohmann::json& document) {
+  print_report(document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  print_report("\n");
+}
+
+int finish_stdout(int code, int write_error) {
+  if (stdout_error == 0) stdout_error = write_error;
+  if (std::fflush(stdout) != 0 && stdout_error == 0) stdout_error = errno;
+  if (stdout_error == 0 && !std::ferror(stdout)) return code;
+  if (stdout_error == EPIPE) return code;  // the reader had enough, as with `| head`
+  print_error(write_failure(stdout_error));
+  return code == exit_code::success ? exit_code::runtime_failure : code;
+}
+
+void reserve_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", O_RDONLY);  // the lowest free number: `fd`
+    if (opened >= 0 && opened != fd) ::close(opened);
+  }
+}
+
+void print_error(std::string_view message) { print_note(fmt::format("mptrain: error: {}\n", message)); }
+
+void print_warning(std::string_view message) { print_note(fmt::format("mptrain: warning: {}\n", message)); }
+
+void print_note(std::string_view text) { write_all(stderr, text); }
 
 }  // namespace mptrain::cli

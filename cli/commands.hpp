@@ -1,11 +1,16 @@
 // The subcommands of mptrain. Each file under cli/ registers one command's
 // options on the CLI11 app and, when that command is chosen, sets the runner
 // that main() calls after parsing. Commands throw mptrain::Failure on error.
+//
+// Reports go to stdout through print_report and print_json only; main()
+// calls finish_stdout once at exit, so a report that could not be written
+// (a full disk, a closed descriptor) is an error, never a silent success.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +34,35 @@ void add_doctor_command(CLI::App& app, Runner& runner);
 // Registers the positional `command`: every word after "--", taken verbatim
 // into `words` (CLI11 would otherwise split a word such as "[a,b]").
 void add_command_words(CLI::App& command, std::vector<std::string>& words, const std::string& description);
+// Throws a usage Failure when `args` (argv without argv[0]) end with the
+// first "--" (nothing after it to run), or when the command after it is the
+// empty word: CLI11 cannot tell `run --` from `run`.
+void check_command_words(std::span<char* const> args);
 
-// Prints `document` as the one JSON document on stdout (pretty, newline-terminated).
+// Writes `text` to stdout, where reports go. Never throws: a failed write
+// is remembered by stdout's error flag and reported by finish_stdout.
+void print_report(std::string_view text);
+// Writes `document` as the one JSON document on stdout (pretty,
+// newline-terminated) through print_report. Bytes of its strings that are not
+// UTF-8 (a file name, a command's argument) are written as U+FFFD, so a
+// finished report is never lost to them.
 void print_json(const nlohmann::json& document);
-// Prints "mptrain: error: `message`" on stderr.
+// Flushes stdout and returns `code`; when a write of the report failed (or
+// `write_error`, the errno of a failed write the caller caught, is set),
+// prints "mptrain: error: cannot write the report to stdout: …" and returns
+// 1, or `code` when that already says the command failed. A reader that
+// closed the pipe (EPIPE) is no error: nothing is printed. Call once, at exit.
+int finish_stdout(int code, int write_error = 0);
+// Makes descriptors 0, 1 and 2 refer to something, so no file mptrain opens
+// later takes their number: a closed one is opened read-only on /dev/null,
+// which keeps a write to a closed stdout failing (EBADF) as it would have.
+void reserve_standard_streams();
+
+// Prints "mptrain: error: `message`" on stderr; never throws.
 void print_error(std::string_view message);
-// Prints "mptrain: warning: `message`" on stderr.
+// Prints "mptrain: warning: `message`" on stderr; never throws.
 void print_warning(std::string_view message);
+// Prints `text` on stderr (progress, notes); never throws, a failed write is ignored.
+void print_note(std::string_view text);
 
 }  // namespace mptrain::cli

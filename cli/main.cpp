@@ -1,26 +1,66 @@
 // mptrain's entry point: parse the command line, run the chosen command, and
-// turn any failure into "mptrain: error: …" and the spec's exit code.
+// turn any failure into "mptrain: error: …" and the spec's exit code; then
+// make sure the report reached stdout (finish_stdout).
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <exception>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/failure.hpp"
 
-int main(int argc, char** argv) {
-  using namespace mptrain;
-  CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
-  app.set_version_flag("--version", "mptrain " MPTRAIN_VERSION);
-  app.require_subcommand(1);
-  app.footer("Run 'mptrain COMMAND --help' for a command's options. See mptrain(1).");
-  cli::use_help_style(app);
-  cli::Runner runner;
-  cli::add_topo_command(app, runner);
-  cli::add_plan_command(app, runner);
-  cli::add_run_command(app, runner);
-  cli::add_doctor_command(app, runner);
+namespace {
+
+using namespace mptrain;
+
+// "topo, plan, run and doctor": the commands `app` knows.
+std::string command_names(const CLI::App& app) {
+  std::string names;
+  const auto commands = app.get_subcommands({});
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    if (i > 0) names += i + 1 == commands.size() ? " and " : ", ";
+    names += commands[i]->get_name();
+  }
+  return names;
+}
+
+bool is_command(const CLI::App& app, std::string_view word) {
+  for (const CLI::App* command : app.get_subcommands({})) {
+    if (command->get_name() == word) return true;
+  }
+  return false;
+}
+
+// What to say for a parse `error` of `args`: CLI11's words, except when no
+// command was chosen, where CLI11 would say only "A subcommand is required".
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error, std::span<char* const> args) {
+  const std::string see = " (see 'mptrain --help')";
+  if (app.get_subcommands().empty() && !args.empty()) {
+    const std::string_view first = args.front();
+    if (first.starts_with('-')) {
+      return fmt::format("unknown option '{}' before any command; the commands are {}, each with its own options{}",
+                         first, command_names(app), see);
+    }
+    if (!is_command(app, first)) {
+      return fmt::format("unknown command '{}'; the commands are {}{}", first, command_names(app), see);
+    }
+  }
+  if (std::string_view(error.what()).starts_with("A subcommand")) {
+    return fmt::format("no command given; the commands are {}{}", command_names(app), see);
+  }
+  return error.what() + see;
+}
+
+// Parses `args` and runs the chosen command; returns the exit code. A failed
+// write of the report that escaped as an exception is stored in `write_error`.
+int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* const> args, int& write_error) {
   try {
-    app.parse(argc, argv);
+    cli::check_command_words(args.subspan(1));
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -28,7 +68,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    cli::print_error(std::string(e.what()) + " (see 'mptrain --help')");
+    cli::print_error(parse_error_message(app, e, args.subspan(1)));
     return exit_code::usage_error;
   } catch (const Failure& e) {
     cli::print_error(e.what());
@@ -40,7 +80,31 @@ int main(int argc, char** argv) {
     cli::print_error(e.what());
     return e.exit_code();
   } catch (const std::exception& e) {
+    if (const auto* system = dynamic_cast<const std::system_error*>(&e); system != nullptr && std::ferror(stdout)) {
+      write_error = system->code().value();  // fmt::print to stdout failed: finish_stdout says so
+      return exit_code::success;
+    }
     cli::print_error(e.what());
     return exit_code::runtime_failure;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::reserve_standard_streams();
+  CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
+  app.set_version_flag("--version", "mptrain " MPTRAIN_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'mptrain COMMAND --help' for a command's options. See mptrain(1).");
+  cli::use_help_style(app);
+  cli::Runner runner;
+  cli::add_topo_command(app, runner);
+  cli::add_plan_command(app, runner);
+  cli::add_run_command(app, runner);
+  cli::add_doctor_command(app, runner);
+  int write_error = 0;
+  const int code =
+      parse_and_run(app, runner, std::span<char* const>(argv, static_cast<std::size_t>(argc)), write_error);
+  return cli::finish_stdout(code, write_error);
 }

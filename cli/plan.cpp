@@ -1,5 +1,5 @@
 // `mptrain plan`: computes the placement for M workers without running anything.
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <memory>
 
@@ -28,7 +28,7 @@ int run_plan(const PlanOptions& options) {
     document["topology"] = machine.topology.source;
     print_json(document);
   } else {
-    fmt::print("Topology: {}\n{}", machine.topology.source, plan_table(plan));
+    print_report(fmt::format("Topology: {}\n{}", machine.topology.source, plan_table(plan)));
   }
   return exit_code::success;
 }

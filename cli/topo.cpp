@@ -116,7 +116,7 @@ int run_topo(const TopoOptions& options) {
   if (options.json) {
     print_json(topo_json(machine, defaults));
   } else {
-    fmt::print("{}", topo_text(machine, defaults));
+    print_report(topo_text(machine, defaults));
   }
   return exit_code::success;
 }
