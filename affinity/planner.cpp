@@ -179,11 +179,14 @@ int choose_processes(const Pool& pool, const PlacementRequest& request, std::vec
   return m;
 }
 
+// "use -n 3 or fewer" (or "use -n 1" when one is the most that fits).
+std::string fewer_processes(int most) { return most == 1 ? "use -n 1" : fmt::format("use -n {} or fewer", most); }
+
 Error too_many_processes(const Pool& pool, int m) {
   return Error{
-      fmt::format("{} workers on {} would leave less than one CPU per worker and oversubscribe "
-                  "them; use -n {} or fewer, or add --allow-oversubscribe to plan it anyway",
-                  m, counted(pool.n, "usable CPU"), pool.n)};
+      fmt::format("{} on {} would leave less than one CPU per worker and oversubscribe "
+                  "them; {}, or add --allow-oversubscribe to plan it anyway",
+                  counted(m, "worker"), counted(pool.n, "usable CPU"), fewer_processes(pool.n))};
 }
 
 Error too_many_threads(const Pool& pool, int m, int t) {
@@ -191,9 +194,9 @@ Error too_many_threads(const Pool& pool, int m, int t) {
   std::string fix = fmt::format("use -t {} (floor({}/{}))", std::max(1, pool.n / m), pool.n, m);
   if (pool.n / t >= 1) fix += fmt::format(" or -n {}", pool.n / t);
   return Error{
-      fmt::format("-n {} x -t {} = {} threads exceed the {} and would oversubscribe them; {}, "
+      fmt::format("-n {} x -t {} = {} exceed the {} and would oversubscribe them; {}, "
                   "or add --allow-oversubscribe to plan it anyway",
-                  m, t, m * t, counted(pool.n, "usable CPU"), fix)};
+                  m, t, counted(static_cast<long long>(m) * t, "thread"), counted(pool.n, "usable CPU"), fix)};
 }
 
 // T: as requested or floor(N/M); refuses M×T > N unless oversubscription is allowed.
@@ -210,17 +213,24 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   plan.oversubscribed = static_cast<long long>(m) * t > pool.n;
   if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t);
   if (plan.oversubscribed) {
-    plan.notes.push_back(fmt::format("oversubscribed: {} workers x {} threads = {} threads on {}", m, t, m * t,
-                                     counted(pool.n, "usable CPU")));
+    plan.notes.push_back(fmt::format("oversubscribed: {} x {} = {} on {}", counted(m, "worker"), counted(t, "thread"),
+                                     counted(static_cast<long long>(m) * t, "thread"), counted(pool.n, "usable CPU")));
   }
   return t;
 }
 
+Error too_much_reserved(int reserve, int t) {
+  const std::string fix = t == 1 ? "leave out --reserve" : fmt::format("use --reserve {} or less", t - 1);
+  return Error{fmt::format("--reserve {} leaves no compute thread of the {} per worker; {}, or raise -t", reserve,
+                           counted(t, "PU"), fix)};
+}
+
 BindChoice binding_for(bool quota_limited, double quota_cpus, int n, const CpuSet& cpus) {
   if (!quota_limited) return {Bind::core, "default: each worker is pinned to its own PUs, close together"};
-  return {Bind::none, fmt::format("a CPU quota of {:g} CPUs limits N to {} of the {} CPUs {}, so no CPU is ours "
-                                  "alone; workers are not pinned (give --bind core to pin them anyway)",
-                                  quota_cpus, n, cpus.size(), cpus.to_string())};
+  return {Bind::none,
+          fmt::format("a CPU quota of {:g} {} limits N to {} of the {} {}, so no CPU is ours "
+                      "alone; workers are not pinned (give --bind core to pin them anyway)",
+                      quota_cpus, quota_cpus == 1 ? "CPU" : "CPUs", n, counted(cpus.size(), "CPU"), cpus.to_string())};
 }
 
 Bind choose_bind(const Pool& pool, const UsableCpus& usable, const PlacementRequest& request, Plan& plan) {
@@ -308,17 +318,12 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.num_processes = choose_processes(*pool, request, plan.notes);
   auto t = choose_threads(*pool, plan.num_processes, request, plan);
   if (!t.ok()) return t.error();
-  if (request.reserve >= *t) {
-    return Error{
-        fmt::format("--reserve {} leaves no compute thread of the {} PUs per worker; use --reserve {} or "
-                    "less, or raise -t",
-                    request.reserve, *t, *t - 1)};
-  }
+  if (request.reserve >= *t) return too_much_reserved(request.reserve, *t);
   plan.cpus_per_process = pus_per_worker(*pool, plan.num_processes, *t);
   plan.threads_per_process = *t - request.reserve;
   if (request.reserve > 0) {
-    plan.notes.push_back(
-        fmt::format("--reserve {}: {} compute threads per worker", request.reserve, plan.threads_per_process));
+    plan.notes.push_back(fmt::format("--reserve {}: {} per worker", request.reserve,
+                                     counted(plan.threads_per_process, "compute thread")));
   }
   plan.bind = choose_bind(*pool, usable, request, plan);
   plan.workers = place_workers(*pool, plan);

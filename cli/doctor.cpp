@@ -3,16 +3,20 @@
 //
 // Exit code: 3 when the verdict reaches --fail-on; with `-- CMD`, a failing
 // CMD's own code (128+signal) takes precedence over 3, so a crash is never
-// reported as a performance problem; otherwise 0.
+// reported as a performance problem; otherwise 0. SIGINT, SIGTERM or SIGHUP
+// stop the sampling (with `-- CMD`, they are forwarded to CMD): the report of
+// what was seen is still printed, then the exit code is CMD's failing code
+// or 128+signal.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -21,8 +25,10 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "monitor/live.hpp"
+#include "monitor/procfs.hpp"
 #include "monitor/report.hpp"
 #include "procmgr/group.hpp"
+#include "procmgr/signals.hpp"
 #include "util/failure.hpp"
 
 namespace mptrain::cli {
@@ -33,7 +39,7 @@ namespace {
 struct DoctorOptions {
   double duration_s = 3;
   std::vector<int> pids;
-  double interval_ms = static_cast<double>(monitor::default_interval.count());
+  double interval_s = std::chrono::duration<double>(monitor::default_interval).count();
   bool json = false;
   std::string fail_on = "oversubscribed";
   int usable_cpus = 0;  // 0: detect
@@ -47,17 +53,42 @@ constexpr double max_duration_s = 86400;
 constexpr std::chrono::milliseconds min_interval{10};
 constexpr std::chrono::seconds max_interval{60};
 
+// How the watched job ended: CMD's shell code (0 without `-- CMD`) and the
+// signal that stopped the watch (0: none).
+struct WatchOutcome {
+  int command_code = 0;
+  int signal = 0;
+};
+
+// Refuses (runtime failure) a root under which /proc cannot be read: the
+// doctor would otherwise sample nothing and call it healthy.
+void check_proc_readable(const FsRoot& root) {
+  const auto stat = root.read("/proc/stat");
+  if (stat.ok()) return;
+  const char* variable = std::getenv("MPTRAIN_FSROOT");
+  if (variable == nullptr || *variable == '\0') runtime_failure("{}; the doctor needs /proc", stat.error().message);
+  runtime_failure("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
+                  variable, stat.error().message);
+}
+
 // The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),
-// or `override_count` of them when given.
-monitor::Capacity usable_capacity(int override_count) {
-  auto usable = affinity::read_usable_cpus(FsRoot::from_env());
+// or `override_count` of them when given; a usage Failure when
+// `override_count` exceeds the CPUs online.
+monitor::Capacity usable_capacity(const FsRoot& root, int override_count) {
+  auto usable = affinity::read_usable_cpus(root);
   monitor::Capacity capacity;
+  int online = static_cast<int>(std::thread::hardware_concurrency());
   if (usable.ok()) {
     capacity = {usable->count, usable->cpus};
+    online = usable->online.size();
   } else {
     print_warning(fmt::format("{}; using this process's affinity mask for N", usable.error().message));
     const CpuSet mask = affinity::current_affinity(0).value_or(CpuSet({0}));
     capacity = {mask.size(), mask};
+  }
+  if (override_count > online && online > 0) {
+    usage_failure("--usable-cpus {}: this machine has only {} online; give at most {}", override_count,
+                  counted(online, "CPU"), online);
   }
   if (override_count > 0) capacity.usable_cpus = override_count;
   return capacity;
@@ -80,19 +111,11 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
 }
 
-// --interval: a duration such as 500ms or 0.5s (a bare number is milliseconds), stored in `ms`.
-void add_interval_option(CLI::App& command, double& ms) {
-  const std::map<std::string, double> units{{"ms", 1}, {"s", 1000}};
-  command.add_option("--interval", ms, "Sampling interval, e.g. 500ms or 0.5s")
+// --interval: seconds ("0.5") or a duration with a unit ("250ms", "1s"), stored in `seconds`.
+void add_interval_option(CLI::App& command, double& seconds) {
+  command.add_option("--interval", seconds, "Sampling interval in seconds, or with a unit: 0.5, 250ms, 1s")
       ->type_name("DURATION")
-      ->transform(CLI::AsNumberWithUnit(units, CLI::AsNumberWithUnit::CASE_SENSITIVE).description(""))
-      ->check(bounded(
-          fmt::format("from {} to {}", min_interval, max_interval),
-          [](double value) {
-            return value >= static_cast<double>(min_interval.count()) &&
-                   value <= static_cast<double>(std::chrono::milliseconds(max_interval).count());
-          },
-          "ms"))
+      ->transform(duration(min_interval, max_interval))
       ->default_str(fmt::format("{}", monitor::default_interval));
 }
 
@@ -102,28 +125,52 @@ monitor::MonitorOptions monitor_options(const DoctorOptions& o) {
             : o.pids.empty()   ? monitor::Scope::machine
                                : monitor::Scope::processes;
   for (int pid : o.pids) m.pids.push_back(static_cast<pid_t>(pid));
-  m.interval = std::chrono::milliseconds(std::lround(o.interval_ms));
-  m.capacity = usable_capacity(o.usable_cpus);
-  m.thresholds = o.thresholds;
+  m.interval = std::chrono::milliseconds(std::lround(o.interval_s * 1000));
   m.root = FsRoot::from_env();
+  m.capacity = usable_capacity(m.root, o.usable_cpus);
+  m.thresholds = o.thresholds;
   return m;
 }
 
-// Samples `monitor` every interval for `duration_s` seconds, or until every watched process is gone.
-void watch_for(monitor::LiveMonitor& monitor, double duration_s) {
+// Waits up to `seconds` for SIGINT, SIGTERM or SIGHUP on `relay`; returns it, or 0 when none came.
+int wait_for_stop_signal(procmgr::SignalRelay& relay, double seconds) {
+  const double end = monitor::monotonic_seconds() + seconds;
+  for (double left = seconds; left > 0; left = end - monitor::monotonic_seconds()) {
+    pollfd ready{relay.fd(), POLLIN, 0};
+    if (::poll(&ready, 1, static_cast<int>(std::ceil(left * 1000))) <= 0) continue;  // timeout or EINTR
+    for (int signal : relay.take()) {
+      if (signal != SIGCHLD) return signal;
+    }
+  }
+  return 0;
+}
+
+// Samples `monitor` every interval for `duration_s` seconds, until every
+// watched process is gone, or until a stop signal arrives on `relay`, which
+// ends the watch with one last sample; returns that signal (0: none).
+int watch_for(monitor::LiveMonitor& monitor, double duration_s, procmgr::SignalRelay& relay) {
   const double end = monitor::monotonic_seconds() + duration_s;
   monitor.sample_now();
   while (!monitor.all_gone()) {
     const double now = monitor::monotonic_seconds();
     if (now >= end) break;
-    const double wait = std::min(monitor.seconds_until_due(), end - now);
-    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    const int signal = wait_for_stop_signal(relay, std::min(monitor.seconds_until_due(), end - now));
     monitor.sample_now();
+    if (signal != 0) return signal;
   }
+  return 0;
 }
 
-// Runs the command under procmgr, feeding the monitor from its ticks; returns CMD's shell exit code.
-int watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
+// Watches the machine or the --pid processes for --duration; a signal stops it early.
+WatchOutcome watch_processes(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
+  const auto relay = value_or_fail(procmgr::SignalRelay::install());
+  if (!o.json) print_note(fmt::format("mptrain doctor: sampling for {:g} s…\n", o.duration_s));
+  return {0, watch_for(monitor, o.duration_s, *relay)};
+}
+
+// Runs the command under procmgr (which forwards signals to it), feeding the
+// monitor from its ticks, until it exits.
+WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   procmgr::GroupOptions group;
   group.root = FsRoot::from_env();
   group.output = o.json ? procmgr::Output::tagged : procmgr::Output::inherit;
@@ -132,51 +179,76 @@ int watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   procmgr::WorkerSpec spec;
   auto result = procmgr::run_group({spec}, procmgr::Program{o.command}, group);
   if (!result.ok()) throw Failure(exit_code::runtime_failure, result.error().message);
-  return result->exit_code();
+  return {result->exit_code(), result->forwarded_signal};
 }
 
-// The exit code for verdict `verdict` under --fail-on `fail_on` and the command's own `command_code`.
-int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, int command_code) {
-  if (command_code != 0) return command_code;
+// The exit code for verdict `verdict` under --fail-on `fail_on` and how the watch ended, `outcome`.
+int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, const WatchOutcome& outcome) {
+  if (outcome.command_code != 0) return outcome.command_code;
+  if (outcome.signal != 0) return 128 + outcome.signal;
   if (fail_on == "never") return exit_code::success;
   const auto threshold = value_or_fail(monitor::parse_verdict(fail_on), exit_code::usage_error);
   return verdict >= threshold ? exit_code::doctor_found : exit_code::success;
 }
 
+// Refuses a warning threshold above its maximum, naming both options.
+void check_thresholds(const monitor::Thresholds& t) {
+  struct Pair {
+    const char* name;
+    double warn, max;
+  };
+  for (const auto& [name, warn, max] : {Pair{"demand-ratio", t.warn_demand_ratio, t.max_demand_ratio},
+                                        Pair{"run-delay-ratio", t.warn_run_delay_ratio, t.max_run_delay_ratio},
+                                        Pair{"throttle-ratio", t.warn_throttle_ratio, t.max_throttle_ratio}}) {
+    if (warn > max) {
+      usage_failure("--warn-{0} {1:g} is above --max-{0} {2:g}; give a warning threshold at most the maximum", name,
+                    warn, max);
+    }
+  }
+}
+
 void check_options(const DoctorOptions& o) {
   if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
-  for (int pid : o.pids) {
-    if (pid <= 0) usage_failure("--pid {}: not a process id", pid);
+  check_thresholds(o.thresholds);
+}
+
+// Refuses a --pid that is gone or a zombie: there would be nothing to watch.
+void check_pids(const monitor::MonitorOptions& options) {
+  for (pid_t pid : options.pids) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) usage_failure("--pid {}: no such process", pid);
+    const auto stat = monitor::read_process_stat(options.root, pid);
+    if (stat.ok() && stat->state == 'Z') {
+      usage_failure(
+          "--pid {}: process {} ({}) is a zombie: it has exited and waits for its parent (pid {}) to "
+          "reap it, so nothing is left to watch",
+          pid, pid, stat->comm, stat->ppid);
+    }
   }
-  const auto& t = o.thresholds;
-  if (t.warn_demand_ratio > t.max_demand_ratio || t.warn_run_delay_ratio > t.max_run_delay_ratio ||
-      t.warn_throttle_ratio > t.max_throttle_ratio) {
-    usage_failure("a --warn-* threshold is above its --max-* threshold");
+}
+
+// Prints `diagnosis` as text or JSON; a watch stopped by a signal (`outcome`) is said so.
+void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& outcome, bool json) {
+  const std::string signal = outcome.signal != 0 ? procmgr::signal_name(outcome.signal) : std::string();
+  if (json) {
+    auto document = monitor::to_json(diagnosis);
+    document["interrupted_by"] = signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(signal);
+    print_json(document);
+    return;
   }
+  if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
+  print_report(monitor::to_text(diagnosis));
 }
 
 int run_doctor(const DoctorOptions& o) {
   check_options(o);
-  auto options = monitor_options(o);
-  for (pid_t pid : options.pids) {
-    if (::kill(pid, 0) != 0 && errno == ESRCH) usage_failure("--pid {}: no such process", pid);
-  }
+  check_proc_readable(FsRoot::from_env());
+  const auto options = monitor_options(o);
+  check_pids(options);
   monitor::LiveMonitor monitor(options);
-  int command_code = 0;
-  if (o.command.empty()) {
-    if (!o.json) fmt::print(stderr, "mptrain doctor: sampling for {:g} s…\n", o.duration_s);
-    watch_for(monitor, o.duration_s);
-  } else {
-    command_code = watch_command(monitor, o);
-  }
+  const auto outcome = o.command.empty() ? watch_processes(monitor, o) : watch_command(monitor, o);
   const auto diagnosis = monitor.diagnosis();
-  if (o.json) {
-    print_json(monitor::to_json(diagnosis));
-  } else {
-    fmt::print("{}", monitor::to_text(diagnosis));
-    std::fflush(stdout);
-  }
-  return exit_code_for(diagnosis.verdict, o.fail_on, command_code);
+  print_diagnosis(diagnosis, outcome, o.json);
+  return exit_code_for(diagnosis.verdict, o.fail_on, outcome);
 }
 
 }  // namespace
@@ -188,13 +260,13 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes")
       ->check(bounded(fmt::format("above 0 and at most {}", max_duration_s),
                       [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
-  command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)");
-  add_interval_option(*command, o->interval_ms);
+  command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)")->check(whole_number(1));
+  add_interval_option(*command, o->interval_s);
   command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
       ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
-      ->check(CLI::Range(1, 1 << 20, "at least 1"))
+      ->check(whole_number(1))
       ->default_str("this process's usable CPUs");
   add_thresholds(*command, o->thresholds);
   add_command_words(*command, o->command, "Command and arguments to run and watch, after --");

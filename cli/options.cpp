@@ -1,7 +1,9 @@
 #include "cli/options.hpp"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "util/text.hpp"
@@ -32,11 +34,12 @@ void use_help_style(CLI::App& app) {
   app.option_defaults()->always_capture_default();
 }
 
-CLI::Validator bounded(std::string bounds, std::function<bool(double)> within, std::string unit) {
-  auto check = [bounds, within = std::move(within), unit = std::move(unit)](const std::string& text) -> std::string {
+CLI::Validator bounded(std::string bounds, std::function<bool(double)> within) {
+  auto check = [bounds, within = std::move(within)](const std::string& text) -> std::string {
     const auto value = parse_double(text);
     if (!value.ok()) return fmt::format("{} is not a number", text);
-    if (!within(*value)) return fmt::format("{}{} is not {}", text, unit, bounds);
+    if (!std::isfinite(*value)) return fmt::format("{} is not a finite number", text);
+    if (!within(*value)) return fmt::format("{} is not {}", text, bounds);
     return {};
   };
   return CLI::Validator(std::move(check), std::move(bounds));
@@ -49,6 +52,73 @@ CLI::Validator at_least(double min) {
 CLI::Validator from_to(double min, double max) {
   return bounded(fmt::format("from {} to {}", min, max),
                  [min, max](double value) { return value >= min && value <= max; });
+}
+
+namespace {
+
+// Why `text`, which is not an integer in digits, is refused by whole_number.
+std::string not_whole(const std::string& text, const std::string& bounds) {
+  const auto number = parse_double(text);
+  if (!number.ok() || !std::isfinite(*number) || *number != std::floor(*number)) {
+    return fmt::format("{} is not a whole number", text);
+  }
+  if (std::fabs(*number) > 1e18) return fmt::format("{} is not {}", text, bounds);
+  return fmt::format("{} is not written as a whole number; write {:.0f}", text, *number);
+}
+
+}  // namespace
+
+CLI::Validator whole_number(long long min, long long max) {
+  std::string bounds =
+      max == std::numeric_limits<int>::max() ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
+  auto check = [bounds, min, max](const std::string& text) -> std::string {
+    const auto value = parse_int(text);
+    if (!value.ok()) return not_whole(text, bounds);
+    if (*value < min || *value > max) return fmt::format("{} is not {}", text, bounds);
+    return {};
+  };
+  return CLI::Validator(std::move(check), std::move(bounds));
+}
+
+namespace {
+
+// `text` as seconds: a bare number, or a number ending in "ms" or "s".
+Result<double> parse_seconds(std::string_view text) {
+  double scale = 1;
+  if (text.ends_with("ms")) {
+    text.remove_suffix(2);
+    scale = 0.001;
+  } else if (text.ends_with('s')) {
+    text.remove_suffix(1);
+  }
+  auto value = parse_double(text);
+  if (!value.ok()) return value.error();
+  return *value * scale;
+}
+
+}  // namespace
+
+CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds max) {
+  std::string bounds = fmt::format("from {} to {}", min, std::chrono::duration_cast<std::chrono::seconds>(max));
+  const double low = std::chrono::duration<double>(min).count();
+  const double high = std::chrono::duration<double>(max).count();
+  auto check = [bounds, low, high](std::string& text) -> std::string {
+    const auto seconds = parse_seconds(text);
+    if (!seconds.ok()) return fmt::format("{} is not a duration such as 0.5, 250ms or 1s", text);
+    if (!std::isfinite(*seconds) || *seconds < low || *seconds > high) {
+      return fmt::format("{} is not {}", text, bounds);
+    }
+    text = fmt::format("{}", *seconds);
+    return {};
+  };
+  return CLI::Validator(std::move(check), std::move(bounds));
+}
+
+CLI::Validator non_empty() {
+  auto check = [](const std::string& text) -> std::string {
+    return text.empty() ? "the value is empty; give one or leave the option out" : std::string();
+  };
+  return CLI::Validator(std::move(check), "");
 }
 
 }  // namespace mptrain::cli

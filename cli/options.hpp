@@ -4,7 +4,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace mptrain::cli {
@@ -16,14 +18,25 @@ namespace mptrain::cli {
 // empty string or list, which shows none.
 void use_help_style(CLI::App& app);
 
-// A check that an option's value is a number `within` accepts; --help shows
-// `bounds` ("from 10ms to 60s"), and any other value fails with "VALUE is
-// not BOUNDS", VALUE followed by `unit` (the unit a transform before this
-// check converted the value to; "" for none).
-CLI::Validator bounded(std::string bounds, std::function<bool(double)> within, std::string unit = {});
+// A check that an option's value is a finite number `within` accepts; --help
+// shows `bounds` ("from 0 to 1"), and any other value fails with "VALUE is
+// not BOUNDS" (or "is not a number", "is not a finite number").
+CLI::Validator bounded(std::string bounds, std::function<bool(double)> within);
 // A check that an option's value is a number of at least `min` ("at least 0").
 CLI::Validator at_least(double min);
 // A check that an option's value is a number from `min` to `max`, both included ("from 0 to 1").
 CLI::Validator from_to(double min, double max);
+// A check for a count or an id: a whole number written in digits from `min`
+// to `max` ("1.5 is not a whole number", "0 is not from 1 to 65535"); --help
+// shows "at least MIN" when `max` is left at its default.
+CLI::Validator whole_number(long long min, long long max = std::numeric_limits<int>::max());
+// A check for a duration from `min` to `max`: seconds as a bare number
+// ("0.5") or with a unit, ms or s ("250ms", "1s"). It rewrites the value as
+// seconds, so the option binds a double of seconds: add it with transform(),
+// as check() would drop the rewrite.
+CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds max);
+// A check that an option's value is not the empty word (`--cpus ""`), which
+// would otherwise read as "not given".
+CLI::Validator non_empty();
 
 }  // namespace mptrain::cli

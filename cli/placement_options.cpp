@@ -9,25 +9,33 @@
 
 namespace mptrain::cli {
 
+namespace {
+
+// The most workers or threads per worker -n and -t accept.
+constexpr long long max_count = 1 << 20;
+
+}  // namespace
+
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
-  const CLI::Range at_least_one(1, 1 << 20, "at least 1");
   command.add_option("-n,--num-processes", options.num_processes, "Worker processes M")
-      ->check(at_least_one)
+      ->check(whole_number(1, max_count))
       ->default_str("one per package")
       ->group("Placement");
   command.add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T")
-      ->check(at_least_one)
+      ->check(whole_number(1, max_count))
       ->default_str("floor(N/M)")
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
       ->check(CLI::IsMember({"core", "numa", "package", "none"}))
       ->default_str("core")
       ->group("Placement");
-  command.add_option("--cpus", options.cpus, "Use only these CPUs, a list such as 0-3,8")->group("Placement");
+  command.add_option("--cpus", options.cpus, "Use only these CPUs, a list such as 0-3,8")
+      ->check(non_empty())
+      ->group("Placement");
   command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
       ->group("Placement");
   command.add_option("--reserve", options.reserve, "PUs of each worker's set left for helper threads")
-      ->check(at_least(0))
+      ->check(whole_number(0))
       ->group("Placement");
   command.add_flag("--allow-oversubscribe", options.allow_oversubscribe, "Plan M x T > N anyway (for demonstrations)")
       ->group("Placement");
@@ -66,11 +74,13 @@ void add_topology_options(CLI::App& command, TopologyOptions& options) {
                   .add_option("--topology", options.xml_file,
                               "Plan for the machine in this hwloc XML file (lstopo --of xml FILE); all its PUs count "
                               "as usable")
+                  ->check(non_empty())
                   ->group("Topology");
   auto* synthetic = command
                         .add_option("--topology-synthetic", options.synthetic,
                                     "Plan for a synthetic machine such as \"package:2 core:8 pu:2\"; all its PUs "
                                     "count as usable")
+                        ->check(non_empty())
                         ->group("Topology");
   xml->excludes(synthetic);
   synthetic->excludes(xml);

@@ -3,9 +3,13 @@
 // one fails, and report per worker.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -16,6 +20,7 @@
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
 #include "util/failure.hpp"
+#include "util/fd.hpp"
 
 namespace mptrain::cli {
 
@@ -33,14 +38,16 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
   auto options = std::make_shared<LaunchOptions>();
   const char* group = "Launcher (run -- CMD)";
   command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers")
+      ->check(non_empty())
       ->type_name("ADDR")
       ->group(group);
   command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers")
-      ->check(from_to(1, 65535))
+      ->check(whole_number(1, 65535))
       ->type_name("PORT")
       ->default_str("a free port")
       ->group(group);
   command.add_option("--log-dir", options->log_dir, "Write each rank's output to DIR/rank-R.out and rank-R.err")
+      ->check(non_empty())
       ->type_name("DIR")
       ->group(group);
   command.add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping")
@@ -48,7 +55,7 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
       ->type_name("SECONDS")
       ->group(group);
   command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")
-      ->check(at_least(0))
+      ->check(whole_number(0))
       ->type_name("K")
       ->group(group);
   command
@@ -61,6 +68,22 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
 
 namespace {
 
+// True when a socket on this machine holds TCP `port`, so rank 0 of a
+// torch.distributed job could not listen there. SO_REUSEADDR, as a TCP store
+// sets it, so connections in TIME_WAIT do not count.
+bool port_in_use(int port) {
+  const UniqueFd socket_fd(::socket(AF_INET, SOCK_STREAM, 0));
+  if (!socket_fd.valid()) return false;
+  const int yes = 1;
+  ::setsockopt(socket_fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  return ::bind(socket_fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) < 0 &&
+         errno == EADDRINUSE;
+}
+
 // The rendezvous and thread settings every worker shares.
 procmgr::WorldInfo world_info(const affinity::Plan& plan, const LaunchOptions& launch) {
   procmgr::WorldInfo world;
@@ -68,7 +91,14 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const LaunchOptions& l
   world.threads = plan.threads_per_process;
   world.master_addr = launch.master_addr;
   world.master_port = launch.master_port;
-  if (world.master_port == 0) world.master_port = value_or_fail(procmgr::find_free_port());
+  if (world.master_port == 0) {
+    world.master_port = value_or_fail(procmgr::find_free_port());
+  } else if (port_in_use(world.master_port)) {
+    print_warning(
+        fmt::format("--master-port {} is already in use on this machine; unless that is your own "
+                    "rendezvous, rank 0 cannot listen there: pick another port or leave --master-port out",
+                    world.master_port));
+  }
   return world;
 }
 
@@ -121,7 +151,7 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
                         worker.cpu_seconds, worker.status.describe());
   }
   text += monitor.text();
-  fmt::print(stderr, "{}", text);
+  print_note(text);
 }
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "util/text.hpp"
+
 namespace mptrain::monitor {
 
 namespace {
@@ -82,7 +84,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   std::string out = fmt::format("verdict: {}\n", to_string(d.verdict));
   out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
                      d.capacity.usable_cpu_list.to_string());
-  out += fmt::format("  watched for:            {:.1f} s ({} intervals)\n", d.duration_s, d.intervals);
+  out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));
   out += fmt::format("  runnable threads (avg): {:.2f}\n", d.runnable_threads_avg);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
   out += fmt::format("  involuntary switches:   {:.0f}/s\n", d.nonvoluntary_switches_per_second);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,46 @@ std::string not_runnable(std::string_view name, std::string_view path, int error
   if (error == EISDIR) return fmt::format("cannot run '{}': '{}' is a directory", name, path);
   if (error == EACCES) return fmt::format("cannot run '{}': '{}' is not executable (permission denied)", name, path);
   return fmt::format("cannot run '{}': {}", name, std::strerror(error));
+}
+
+// The interpreter named by the "#!" line of file `path` ("" when it has
+// none), read as the kernel reads it: after spaces and tabs, up to the next
+// space, tab or newline (so a carriage return stays part of it).
+std::string shebang_interpreter(const std::string& path) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  char head[256];
+  const ssize_t n = fd.valid() ? ::read(fd.get(), head, sizeof head) : -1;
+  if (n < 2 || head[0] != '#' || head[1] != '!') return {};
+  std::string_view line(head + 2, static_cast<std::size_t>(n - 2));
+  line.remove_prefix(std::min(line.size(), line.find_first_not_of(" \t")));
+  return std::string(line.substr(0, line.find_first_of(" \t\n")));
+}
+
+// Why execve of `path`, an existing file, failed with ENOENT: what it needs
+// to start is missing, its #! interpreter or (for a program) its loader.
+std::string missing_interpreter(const std::string& path) {
+  const std::string interpreter = shebang_interpreter(path);
+  if (interpreter.empty()) {
+    return "a file it needs to start is missing (a program's dynamic loader: was it built for another system?)";
+  }
+  if (interpreter.ends_with('\r')) {
+    return fmt::format(
+        "its #! line ends in a carriage return (Windows line endings), so its interpreter '{}\\r' "
+        "does not exist; convert the script with dos2unix",
+        interpreter.substr(0, interpreter.size() - 1));
+  }
+  return fmt::format("its interpreter '{}' (from its #! line) does not exist; fix the #! line or install it",
+                     interpreter);
+}
+
+// Why the child's `step` failed with `error`: strerror, or for an exec that
+// found no file although the program exists, what is missing.
+std::string failure_cause(Step step, int error, const ChildTarget& target) {
+  struct stat info {};
+  if (step == Step::exec && error == ENOENT && ::stat(target.path.c_str(), &info) == 0) {
+    return missing_interpreter(target.path);
+  }
+  return std::strerror(error);
 }
 
 std::vector<char*> to_pointers(const std::vector<std::string>& strings) {
@@ -224,7 +265,7 @@ Status await_start(StartedChild& child, const ChildTarget& target, const WorkerS
     if (n < 0) return errno_error("cannot read the start report of pid", std::to_string(child.pid));
     if (n == 0) break;
     const std::string message = fmt::format("{} (pid {}): {}", describe_failure(record.step, target, spec), child.pid,
-                                            std::strerror(record.error));
+                                            failure_cause(record.step, record.error, target));
     if (record.step != Step::memory_policy) return Error{message};
     warnings.push_back(message);
   }

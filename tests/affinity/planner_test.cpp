@@ -36,6 +36,13 @@ PlacementRequest processes(int m) {
   return request;
 }
 
+bool has_note(const Plan& plan, const std::string& text) {
+  for (const auto& note : plan.notes) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
 bool pairwise_disjoint(const Plan& plan) {
   CpuSet seen;
   for (const auto& worker : plan.workers) {
@@ -284,4 +291,43 @@ TEST_CASE("an explicit core binding is kept under a quota", "[affinity][planner]
   CHECK(plan->bind == Bind::core);
   CHECK(plan->workers[0].cpus.size() == 1);
   CHECK(plan->unused_cpus.size() == 2);
+}
+
+TEST_CASE("two workers on one CPU are told to use -n 1, not '-n 1 or fewer'", "[affinity][planner]") {
+  const std::string message = refusal("package:1 core:1 pu:1", processes(2));
+  CHECK(message.find("2 workers on 1 usable CPU would") != std::string::npos);
+  CHECK(message.find("use -n 1,") != std::string::npos);
+  CHECK(message.find("or fewer") == std::string::npos);
+}
+
+TEST_CASE("a reserve on one thread per worker says to leave --reserve out", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.threads_per_process = 1;
+  request.reserve = 1;
+  const std::string message = refusal("package:1 core:2 pu:1", request);
+  CHECK(message.find("of the 1 PU per worker") != std::string::npos);
+  CHECK(message.find("leave out --reserve") != std::string::npos);
+  CHECK(message.find("--reserve 0") == std::string::npos);
+}
+
+TEST_CASE("notes count in the singular where there is one", "[affinity][planner]") {
+  PlacementRequest request = processes(1);
+  request.threads_per_process = 3;
+  request.oversubscribe = Oversubscribe::allow;
+  CHECK(has_note(plan_for("package:1 core:2 pu:1", request),
+                 "oversubscribed: 1 worker x 3 threads = 3 threads on 2 usable CPUs"));
+  request.threads_per_process = 2;
+  request.oversubscribe = Oversubscribe::refuse;
+  request.reserve = 1;
+  CHECK(has_note(plan_for("package:1 core:2 pu:1", request), "--reserve 1: 1 compute thread per worker"));
+}
+
+TEST_CASE("a quota of one CPU is named in the singular", "[affinity][planner]") {
+  const Topology topology = synthetic("package:1 core:2 pu:1");
+  CgroupCpuLimits cgroup;
+  cgroup.quota_cpus = 1.0;
+  auto usable = combine_usable_cpus(CpuSet::range(0, 1), CpuSet::range(0, 1), cgroup);
+  REQUIRE(usable.ok());
+  const auto choice = default_binding(*usable);
+  CHECK(choice.reason.find("a CPU quota of 1 CPU limits N to 1 of the 2 CPUs") != std::string::npos);
 }

@@ -269,3 +269,12 @@ TEST_CASE("verdict names round-trip", "[monitor]") {
   CHECK(parse_verdict("oversubscribed").value_or(Verdict::healthy) == Verdict::oversubscribed);
   CHECK_FALSE(parse_verdict("sick").ok());
 }
+
+TEST_CASE("the text report counts one interval in the singular", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 0, 0.5, 0}};
+  m.intervals = 1;
+  CHECK(to_text(run(m)).find("(1 interval)\n") != std::string::npos);
+  m.intervals = 2;
+  CHECK(to_text(run(m)).find("(2 intervals)\n") != std::string::npos);
+}

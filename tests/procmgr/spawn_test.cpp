@@ -1,12 +1,13 @@
 #include "procmgr/spawn.hpp"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
-using mptrain::procmgr::resolve_program;
+using namespace mptrain::procmgr;
 
 namespace {
 
@@ -19,6 +20,22 @@ std::filesystem::path make_temp_dir() {
 void write_file(const std::filesystem::path& path, const char* text, mode_t mode) {
   std::ofstream(path) << text;
   ::chmod(path.c_str(), mode);
+}
+
+// Why `program` could not be started as a child (the child is reaped).
+std::string start_error(const std::filesystem::path& program) {
+  const ChildTarget target{program.string(), {program.string()}};
+  const WorkerSpec spec;
+  ChildSetup setup;
+  setup.spec = &spec;
+  auto child = start_child(target, setup);
+  REQUIRE(child.ok());
+  std::vector<std::string> warnings;
+  const auto started = await_start(*child, target, spec, warnings);
+  int status = 0;
+  ::waitpid(child->pid, &status, 0);
+  REQUIRE_FALSE(started.ok());
+  return started.error().message;
 }
 
 }  // namespace
@@ -51,5 +68,25 @@ TEST_CASE("a non-executable file in PATH is named") {
   auto path = resolve_program("tool", dir.string());
   REQUIRE_FALSE(path.ok());
   CHECK(path.error().message.find("is not executable") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a script whose #! interpreter is missing names the interpreter") {
+  const auto dir = make_temp_dir();
+  write_file(dir / "script", "#!/nonexistent/interp -x\necho hi\n", 0755);
+  const std::string message = start_error(dir / "script");
+  CHECK(message.find("its interpreter '/nonexistent/interp' (from its #! line) does not exist") != std::string::npos);
+  CHECK(message.find("No such file") == std::string::npos);
+  write_file(dir / "spaced", "#!  /nonexistent/other\n", 0755);
+  CHECK(start_error(dir / "spaced").find("'/nonexistent/other'") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a script with Windows line endings is named as such") {
+  const auto dir = make_temp_dir();
+  write_file(dir / "script", "#!/bin/sh\r\necho hi\r\n", 0755);
+  const std::string message = start_error(dir / "script");
+  CHECK(message.find("carriage return") != std::string::npos);
+  CHECK(message.find("'/bin/sh\\r'") != std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,69 @@
+# Odd values are refused with a message that says what to do: nothing or an
+# empty word after --, --usable-cpus above the CPUs online, a --pid that is no
+# number or a zombie, a /proc that cannot be read under MPTRAIN_FSROOT, an
+# --interval out of bounds, a --warn-* threshold above its --max-*. A bare
+# --interval number is seconds.
+# ctest: timeout 90
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../launch/common.bash"
+# Whatever this script started in the background goes when it ends.
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# refused CODE PATTERN ARGS...: `mptrain doctor ARGS` exits CODE with "mptrain: error: …PATTERN".
+refused() {
+  local expected=$1 pattern=$2
+  shift 2
+  run_mptrain doctor "$@"
+  expect_code "$expected"
+  expect_stderr "^mptrain: error: .*$pattern"
+  [[ ! -s "$WORK/out" ]] || { cat "$WORK/out" >&2; fail "doctor $* printed a report"; }
+}
+
+refused 2 "nothing to run after '--'" --
+refused 2 "nothing to run after '--'" --json --duration 0.1 --
+refused 2 "the command after '--' is an empty word" -- ''
+
+online=$(getconf _NPROCESSORS_ONLN)
+refused 2 "--usable-cpus $((online + 1)): this machine has only $online CPUs? online; give at most $online" \
+  --usable-cpus $((online + 1)) --duration 0.1
+refused 2 "--usable-cpus 999" --usable-cpus 999 --duration 0.1
+refused 2 "1.5 is not a whole number" --usable-cpus 1.5
+refused 2 "--pid.*1.5 is not a whole number" --pid 1.5
+refused 2 "--pid.*0 is not at least 1" --pid 0
+refused 2 "--pid.*abc is not a whole number" --pid abc
+refused 2 "--pid.*-3 is not at least 1" --pid=-3
+
+# A zombie: `sleep 0` exits and its parent, now `sleep 600`, never reaps it.
+bash -c 'sleep 0 & echo $! >"$1"; exec sleep 600' zombie-maker "$WORK/zombie" >/dev/null 2>&1 &
+maker=$!
+is_zombie() { [[ -s "$WORK/zombie" && $(awk '{print $3}' "/proc/$(cat "$WORK/zombie")/stat" 2>/dev/null) == Z ]]; }
+wait_for 30 is_zombie || fail "no zombie was made"
+zombie=$(cat "$WORK/zombie")
+refused 2 "--pid $zombie: process $zombie \(sleep\) is a zombie.*parent \(pid $maker\)" --pid "$zombie" --duration 0.1
+kill "$maker"
+
+# No /proc under MPTRAIN_FSROOT: a failure naming the variable, not "healthy".
+MPTRAIN_FSROOT=/nonexistent refused 1 "MPTRAIN_FSROOT=/nonexistent: .*proc/stat" --duration 0.1
+mkdir "$WORK/empty-root"
+MPTRAIN_FSROOT="$WORK/empty-root" refused 1 "MPTRAIN_FSROOT=$WORK/empty-root: " --duration 0.1 --json
+MPTRAIN_FSROOT=/nonexistent refused 1 "MPTRAIN_FSROOT=/nonexistent" --fail-on never -- true
+
+# --interval: seconds, or a number with ms or s; 10ms to 60s.
+for interval in 0.5 0.05 250ms 1s; do
+  run_mptrain doctor --duration 0.2 --interval "$interval" --fail-on never --json
+  expect_code 0
+  expect_json '.verdict'
+done
+for interval in 0.001 5ms 61 61s nan nans inf -1 '' 1m 0.5h; do
+  refused 2 "--interval" --interval "$interval" --duration 0.1
+done
+refused 2 "5ms is not from 10ms to 60s" --interval 5ms
+refused 2 "0.001 is not from 10ms to 60s" --interval 0.001
+
+# A warning threshold above its maximum is named with both values.
+refused 2 "--warn-demand-ratio 5 is above --max-demand-ratio 2" --warn-demand-ratio 5 --max-demand-ratio 2
+refused 2 "--warn-run-delay-ratio 0.9 is above --max-run-delay-ratio 0.5" \
+  --warn-run-delay-ratio 0.9 --max-run-delay-ratio 0.5
+refused 2 "--warn-throttle-ratio 0.8 is above --max-throttle-ratio 0.1" \
+  --warn-throttle-ratio 0.8 --max-throttle-ratio 0.1
+refused 2 "--warn-demand-ratio.*inf is not a finite number" --warn-demand-ratio inf
