@@ -2,9 +2,9 @@
 // reaches only the workers themselves, so when mptrain is SIGKILLed (or
 // crashes) whatever the workers started — a shell script's `sleep`, a
 // DataLoader's processes, torchrun's own children — would live on under
-// init. A tiny watchdog process, forked once, learns the workers' process
-// group over a pipe and kills that whole group when the pipe closes without
-// a goodbye. A descendant that leaves the group (setsid, setpgid) escapes
+// init. A tiny watchdog process ("mptrain-watch" in ps), forked once,
+// learns the workers' process group over a socket and kills that whole
+// group when the socket closes without a goodbye. A descendant that leaves the group (setsid, setpgid) escapes
 // it; mptrain-run(1) says so. Linux code in watchdog_linux.cpp.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 namespace mptrain::procmgr {
 
-// The watchdog process and the pipe that keeps it waiting.
+// The watchdog process and the socket that keeps it waiting.
 class GroupWatchdog {
  public:
   // Forks the watchdog; an Error naming the call that failed otherwise.

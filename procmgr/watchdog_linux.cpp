@@ -2,6 +2,7 @@
 // socket for the workers' process group and kills it when the socket closes
 // without a goodbye.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@ void close_all_but(int keep) {
 // The watchdog itself: only async-signal-safe calls, as after any fork of a
 // process that may have other threads.
 [[noreturn]] void run_watchdog(int socket) {
+  ::prctl(PR_SET_NAME, "mptrain-watch");  // how ps and pgrep show it (at most 15 characters)
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   // The terminal's and the user's signals are for the supervisor, which forwards them; the watchdog outlives it.
