@@ -17,6 +17,8 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDe
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-fuzz.XXXXXX")
+# Leaks inside libraries we cannot fix (reasons in the file) are not ours to report.
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0"
 failed=0
 for target in "${targets[@]}"; do
   mkdir -p "$scratch/$target"
