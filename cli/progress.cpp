@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <initializer_list>
 
+#include "cli/commands.hpp"
+
 namespace mptrain::cli {
 
 namespace {
@@ -109,7 +111,7 @@ void Progress::update(const ProgressFigures& figures) {
   if (terminal_) {
     draw_bar(figures);
   } else {
-    fmt::print(stderr, "{}\n", progress_line(figures));
+    print_note(progress_line(figures) + "\n");
   }
   std::fflush(stderr);
 }
@@ -129,15 +131,12 @@ void Progress::draw_bar(const ProgressFigures& figures) {
   // Spaces over the rest of a longer line drawn before, within the width.
   const std::size_t cover = std::min(drawn_, static_cast<std::size_t>(std::max(1, columns - 1)));
   const std::size_t pad = cover > line.size() ? cover - line.size() : 0;
-  fmt::print(stderr, "\r{}{}", line, std::string(pad, ' '));
+  print_note(fmt::format("\r{}{}", line, std::string(pad, ' ')));
   drawn_ = line.size();
 }
 
 void Progress::finish() {
-  if (drawn_ > 0) {
-    std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
+  if (drawn_ > 0) print_note("\n");
   drawn_ = 0;
   if (watching_resize_) ::sigaction(SIGWINCH, &previous_resize_action, nullptr);
   watching_resize_ = false;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <span>
@@ -233,8 +232,8 @@ class EpochEvaluator {
     for (auto snapshot = store_.epoch_snapshot(next_); snapshot; snapshot = store_.epoch_snapshot(next_)) {
       const auto result = hogwild::evaluate(kind_, *snapshot, test_, threads);
       progress.finish();
-      fmt::print(stderr, "mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", next_, result.accuracy,
-                 result.loss);
+      print_note(fmt::format("mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", next_, result.accuracy,
+                             result.loss));
       out.push_back({next_, result});
       ++next_;
     }
@@ -400,7 +399,7 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   if (!report.saved_model.empty()) text += fmt::format("  model saved to    {}\n", report.saved_model);
   if (!report.save_error.empty())
     text += fmt::format("  model NOT saved   to {} (see the error below)\n", options.save_model);
-  fmt::print("{}", text);
+  print_report(text);
 }
 
 // `value` as the double of its shortest decimal form: --lr 0.01 is reported
