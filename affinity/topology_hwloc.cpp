@@ -68,17 +68,21 @@ Topology flatten(hwloc_topology_t topology, std::string source) {
 }
 
 // The PUs a synthetic description asks for: the product of its levels'
-// arities ("core:8" or a bare "8"; memory levels in brackets and attributes
-// in parentheses add none), or nullopt when a level has no readable arity
-// (hwloc then says what is wrong). Stops counting once past `limit`.
+// arities ("core:8" or a bare "8", in decimal; memory levels in brackets
+// and attributes in parentheses add none), or nullopt when a level's arity
+// is not such a number — then the description is refused before hwloc sees
+// it, so nothing hwloc would count differently (a NUL byte, "0x10") slips
+// past the bound. Stops counting once past `limit`.
 std::optional<long> synthetic_pus(std::string_view description, long limit) {
+  if (description.find('\0') != std::string_view::npos) return std::nullopt;
   long product = 1;
   for (std::string_view level : split_words(description)) {
     if (level.starts_with('[')) continue;
     const auto colon = level.find(':');
     std::string_view arity = colon == std::string_view::npos ? level : level.substr(colon + 1);
-    arity = arity.substr(0, arity.find_first_not_of("0123456789"));
-    const auto count = parse_u64(arity);
+    const auto digits = arity.find_first_not_of("0123456789");
+    if (digits != std::string_view::npos && arity[digits] != '(') return std::nullopt;
+    const auto count = parse_u64(arity.substr(0, digits));
     if (!count) return std::nullopt;
     product *= static_cast<long>(std::min<std::uint64_t>(*count, static_cast<std::uint64_t>(limit) + 1));
     if (product > limit) return product;
@@ -121,11 +125,12 @@ Result<Topology> load_synthetic_topology(std::string_view description) {
   auto topology = new_topology();
   if (!topology.ok()) return topology.error();
   const std::string text(description);
-  if (const auto pus = synthetic_pus(text, max_synthetic_pus); pus && *pus > max_synthetic_pus) {
+  const auto pus = synthetic_pus(text, max_synthetic_pus);
+  if (pus && *pus > max_synthetic_pus) {
     return Error{fmt::format("synthetic topology '{}' has more than {} PUs, the most mptrain plans for", text,
                              max_synthetic_pus)};
   }
-  if (text.find_first_not_of(" \t") == std::string::npos ||
+  if (!pus || text.find_first_not_of(" \t") == std::string::npos ||
       hwloc_topology_set_synthetic(topology->get(), text.c_str()) != 0) {
     return Error{"bad synthetic topology '" + text +
                  "': give levels and counts from the top down, such as \"package:2 core:8 pu:2\" or "

@@ -17,3 +17,8 @@ expect_json '.usable_cpus == 4096 and (.workers | length) == 4096 and .unused_cp
 run_mptrain plan --topology-synthetic "package:4 numa:2 core:256 pu:2" --json
 expect_code 0
 expect_json '.num_processes == 4 and .threads_per_process == 1024'
+
+# An arity hwloc might read differently (hexadecimal) is refused before hwloc sees it.
+run_mptrain plan --topology-synthetic "core:0x1000 pu:2"
+expect_code 2
+expect_stderr 'bad synthetic topology'
