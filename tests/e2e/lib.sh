@@ -31,3 +31,8 @@ expect_json() {
 expect_stderr() {
   grep -Eq -- "$1" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr does not match: $1"; }
 }
+# expect_usage_error PATTERN: the last run exited 2 with "mptrain: error: …PATTERN" on stderr.
+expect_usage_error() {
+  expect_code 2
+  expect_stderr "^mptrain: error: .*$1"
+}

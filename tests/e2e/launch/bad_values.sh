@@ -9,8 +9,7 @@ refused() {
   local pattern=$1
   shift
   run_mptrain run "$@"
-  expect_code 2
-  expect_stderr "^mptrain: error: .*$pattern"
+  expect_usage_error "$pattern"
   [[ ! -e "$WORK/ran" ]] || fail "run $* ran the command"
   ! grep -q 'samples' "$WORK/err" "$WORK/out" || fail "run $* started training"
 }

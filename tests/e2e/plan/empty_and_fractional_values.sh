@@ -8,8 +8,7 @@ check() {  # check PATTERN ARGS...: exit 2, stderr matching PATTERN, no plan on 
   local pattern=$1
   shift
   run_mptrain plan "$@"
-  expect_code 2
-  expect_stderr "^mptrain: error: .*$pattern"
+  expect_usage_error "$pattern"
   [[ ! -s "$WORK/out" ]] || fail "plan $* printed a plan"
 }
 

@@ -6,8 +6,7 @@ check() {  # check PATTERN ARGS...: exit 2, stderr matching PATTERN
   local pattern=$1
   shift
   run_mptrain plan "$@"
-  expect_code 2
-  expect_stderr "^mptrain: error: .*$pattern"
+  expect_usage_error "$pattern"
 }
 
 check 'bad synthetic topology' --topology-synthetic "sockets:two"
