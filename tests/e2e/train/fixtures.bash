@@ -22,10 +22,6 @@ make_idx_set() {
     >"$dir/$prefix-labels-idx1-ubyte"
 }
 
-# pids_of_children PID: the direct children of PID that are workers (not
-# mptrain's watchdog, which ps shows as mptrain-watch).
-pids_of_children() { pgrep -P "$1" | while read -r pid; do [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mptrain-watch ]] || echo "$pid"; done; true; }
-
 # shm_listing: the names in /dev/shm, sorted.
 shm_listing() { ls -A /dev/shm 2>/dev/null | sort; }
 

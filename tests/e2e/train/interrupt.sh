@@ -9,10 +9,7 @@ make_idx_set "$WORK/data" t10k 32
 "$MPTRAIN" run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 --save-model "$WORK/model.ckpt" \
   --json >"$WORK/out" 2>"$WORK/err" &
 parent=$!
-for _ in $(seq 100); do
-  [[ $(pids_of_children "$parent" | wc -w) -ge 2 ]] && break
-  sleep 0.1
-done
+wait_for_workers "$parent" 2 >/dev/null || exit 1
 sleep 0.5
 kill -INT "$parent"
 wait "$parent"

@@ -9,14 +9,9 @@ make_idx_set "$WORK/data" t10k 32
 before=$(shm_listing)
 "$MPTRAIN" run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 >"$WORK/out" 2>"$WORK/err" &
 parent=$!
-for _ in $(seq 100); do
-  workers=$(pids_of_children "$parent")
-  [[ $(wc -w <<<"$workers") -ge 2 ]] && break
-  sleep 0.1
-done
-[[ $(wc -w <<<"$workers") -ge 2 ]] || { kill -9 "$parent"; fail "the workers did not start"; }
+workers=$(wait_for_workers "$parent" 2) || exit 1
 sleep 0.3
-victim=$(awk '{print $NF}' <<<"$workers" | tail -n 1)
+victim=$(tail -n 1 <<<"$workers")
 kill -9 "$victim"
 start=$SECONDS
 wait "$parent"
