@@ -1,6 +1,7 @@
 #include "monitor/evidence.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace mptrain::monitor {
@@ -33,6 +34,7 @@ std::optional<ThreadSample> thread_delta(const ThreadSample& thread, const Threa
   ThreadSample d = thread;
   d.on_cpu_ns = delta(previous->on_cpu_ns, thread.on_cpu_ns);
   d.wait_ns = delta(previous->wait_ns, thread.wait_ns);
+  d.timeslices = delta(previous->timeslices, thread.timeslices);
   d.voluntary_switches = delta(previous->voluntary_switches, thread.voluntary_switches);
   d.nonvoluntary_switches = delta(previous->nonvoluntary_switches, thread.nonvoluntary_switches);
   return d;
@@ -44,6 +46,8 @@ void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample
   const double wait = static_cast<double>(d.wait_ns) * ns;
   evidence.on_cpu_s += on;
   evidence.wait_s += wait;
+  evidence.timeslices += d.timeslices;
+  if (d.timeslices > 0) evidence.slice_waits.add(wait / static_cast<double>(d.timeslices));
   evidence.voluntary_switches += d.voluntary_switches;
   evidence.nonvoluntary_switches += d.nonvoluntary_switches;
   process.on_cpu_s += on;
@@ -51,7 +55,12 @@ void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample
   process.voluntary_switches += d.voluntary_switches;
   process.nonvoluntary_switches += d.nonvoluntary_switches;
   auto& thread = evidence.threads[d.tid];
-  thread = ThreadEvidence{process.pid, d.tid, on, wait, dt, d.nonvoluntary_switches, d.last_cpu, d.cpus_allowed};
+  thread = ThreadEvidence{process.pid,        d.tid,
+                          d.comm,             on,
+                          wait,               dt,
+                          d.timeslices,       d.voluntary_switches,
+                          d.nonvoluntary_switches, d.last_cpu,
+                          d.cpus_allowed};
   if (d.last_cpu >= 0) {
     auto& cpu = evidence.cpus[d.last_cpu];
     cpu.job_on_s += on;
@@ -102,6 +111,34 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
 
 }  // namespace
 
+void SliceWaitHistogram::add(double seconds) {
+  int bucket = 0;
+  if (seconds > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(seconds / lowest_s) * per_decade - 1e-9));
+  ++counts_[static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1))];
+  ++count_;
+}
+
+void SliceWaitHistogram::merge(const SliceWaitHistogram& other) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  count_ += other.count_;
+}
+
+double SliceWaitHistogram::middle(std::size_t bucket) {
+  return lowest_s * std::pow(10.0, (static_cast<double>(bucket) - 0.5) / per_decade);
+}
+
+double SliceWaitHistogram::quantile(double q) const {
+  if (count_ == 0) return 0;
+  const auto rank = static_cast<std::uint64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    // Bucket i > 0 holds (lowest·10^((i−1)/d), lowest·10^(i/d)]: report its geometric middle.
+    if (seen >= std::max<std::uint64_t>(rank, 1)) return i == 0 ? lowest_s : middle(i);
+  }
+  return middle(static_cast<std::size_t>(buckets - 1));
+}
+
 Evidence between(const Snapshot& before, const Snapshot& after) {
   Evidence evidence;
   const double dt = std::max(0.0, after.time_s - before.time_s);
@@ -125,6 +162,8 @@ void merge(Evidence& into, const Evidence& more) {
   into.intervals += more.intervals;
   into.on_cpu_s += more.on_cpu_s;
   into.wait_s += more.wait_s;
+  into.timeslices += more.timeslices;
+  into.slice_waits.merge(more.slice_waits);
   into.voluntary_switches += more.voluntary_switches;
   into.nonvoluntary_switches += more.nonvoluntary_switches;
   for (const auto& [tid, thread] : more.threads) {
@@ -133,7 +172,10 @@ void merge(Evidence& into, const Evidence& more) {
     it->second.on_cpu_s += thread.on_cpu_s;
     it->second.wait_s += thread.wait_s;
     it->second.observed_s += thread.observed_s;
+    it->second.timeslices += thread.timeslices;
+    it->second.voluntary_switches += thread.voluntary_switches;
     it->second.nonvoluntary_switches += thread.nonvoluntary_switches;
+    it->second.comm = thread.comm;
     it->second.last_cpu = thread.last_cpu;
     it->second.cpus_allowed = thread.cpus_allowed;
   }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,16 +16,45 @@
 
 namespace mptrain::monitor {
 
+// The distribution of wait per time slice over (thread, interval) pairs in
+// which the thread ran, in log-spaced buckets: mergeable, fixed size, and
+// within 12% of the true quantile (10 buckets per decade, 1 µs to 10 s).
+class SliceWaitHistogram {
+ public:
+  static constexpr int per_decade = 10;
+  static constexpr double lowest_s = 1e-6;                 // below: counted in the first bucket
+  static constexpr int buckets = 7 * per_decade + 1;       // 1 µs … 10 s, and one above
+  // Counts one interval of one thread whose mean wait per slice was `seconds`.
+  void add(double seconds);
+  void merge(const SliceWaitHistogram& other);
+  std::uint64_t count() const { return count_; }
+  // The wait per slice (s) below which a fraction `q` of the counted pairs lie; 0 when none were counted.
+  double quantile(double q) const;
+
+ private:
+  static double middle(std::size_t bucket);  // the geometric middle of bucket > 0, in seconds
+  std::array<std::uint64_t, buckets> counts_{};
+  std::uint64_t count_ = 0;
+};
+
 // One thread over the evidence window.
 struct ThreadEvidence {
   pid_t pid = 0;
   pid_t tid = 0;
+  std::string comm;
   double on_cpu_s = 0;
   double wait_s = 0;      // run-queue wait
   double observed_s = 0;  // how long it was watched
+  std::uint64_t timeslices = 0;  // times it was put on a CPU
+  std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
   int last_cpu = -1;
   std::string cpus_allowed;
+
+  // True when it spent any time on a CPU in the window.
+  bool ran() const { return on_cpu_s > 0 || timeslices > 0; }
+  // Mean run-queue wait per time slice in seconds (0 without slices).
+  double wait_per_slice() const { return timeslices > 0 ? wait_s / static_cast<double>(timeslices) : 0; }
 
   // (time on CPU + wait) ÷ time watched: 1.0 for a thread that always wants a CPU.
   double demand() const { return observed_s > 0 ? (on_cpu_s + wait_s) / observed_s : 0; }
@@ -69,6 +99,8 @@ struct Evidence {
   int intervals = 0;
   double on_cpu_s = 0;  // Σ over watched threads
   double wait_s = 0;    // Σ over watched threads
+  std::uint64_t timeslices = 0;  // Σ over watched threads
+  SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
   std::map<pid_t, ThreadEvidence> threads;  // by tid

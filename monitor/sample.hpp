@@ -18,10 +18,12 @@ namespace mptrain::monitor {
 // One thread's counters at one instant.
 struct ThreadSample {
   pid_t tid = 0;
+  std::string comm;                         // the thread's name (stat field 2), e.g. "python3" or "omp_worker"
   char state = '?';                         // from stat field 3
   int last_cpu = -1;                        // stat field 39
   std::uint64_t on_cpu_ns = 0;              // schedstat field 1
   std::uint64_t wait_ns = 0;                // schedstat field 2 (run-queue wait)
+  std::uint64_t timeslices = 0;             // schedstat field 3 (times it was put on a CPU)
   std::uint64_t voluntary_switches = 0;     // status voluntary_ctxt_switches
   std::uint64_t nonvoluntary_switches = 0;  // status nonvoluntary_ctxt_switches
   std::string cpus_allowed;                 // status Cpus_allowed_list, e.g. "1"

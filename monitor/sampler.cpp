@@ -77,7 +77,7 @@ struct Sampler::State {
   void forget(const TaskFiles& files) { open_fds -= open_count(files); }
   void forget(const ProcessState& process);
   bool sample_process(pid_t pid, ProcessState& process, ProcessSample& out);
-  bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status);
+  bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out);
   void sample_machine(MachineSample& out);
 };
 
@@ -86,7 +86,6 @@ Sampler::Sampler(FsRoot root, Scope scope, std::vector<pid_t> pids, SamplerOptio
   state_->root = std::move(root);
   state_->scope = scope;
   state_->options = options;
-  state_->options.status_every = std::max(1, options.status_every);
   if (auto locator = CgroupLocator::open(state_->root); locator.ok()) state_->locator = std::move(*locator);
   set_roots(std::move(pids));
 }
@@ -189,7 +188,7 @@ void Sampler::State::discover() {
   }
 }
 
-bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out, bool read_status) {
+bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out) {
   auto path = [pid, tid](const char* name) { return [=] { return task_dir(pid, tid) + "/" + name; }; };
   std::string scratch;
   auto sched_text = read_kept(files.schedstat, path("schedstat"), scratch);
@@ -197,20 +196,23 @@ bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadS
   auto sched = parse_schedstat(*sched_text);
   if (!sched.ok()) return false;
   ThreadSample& last = files.last;
-  // A thread whose counters did not move has not run: its stat (state, last CPU) is unchanged too.
-  const bool ran = last.tid != tid || sched->on_cpu_ns != last.on_cpu_ns || sched->wait_ns != last.wait_ns;
+  // A thread whose counters did not move has not run: its stat and status are unchanged too (SamplerOptions).
+  const bool ran = last.tid != tid || sched->on_cpu_ns != last.on_cpu_ns || sched->wait_ns != last.wait_ns ||
+                   sched->timeslices != last.timeslices;
   if (ran) {
     auto stat_text = read_kept(files.stat, path("stat"), scratch);
     if (!stat_text.ok()) return false;
     auto stat = parse_task_stat(*stat_text);
     if (!stat.ok()) return false;
+    last.comm = std::move(stat->comm);
     last.state = stat->state;
     last.last_cpu = stat->last_cpu;
   }
   last.tid = tid;
   last.on_cpu_ns = sched->on_cpu_ns;
   last.wait_ns = sched->wait_ns;
-  if (read_status || last.cpus_allowed.empty()) {
+  last.timeslices = sched->timeslices;
+  if (ran) {
     auto status_text = read_kept(files.status, path("status"), scratch);
     if (!status_text.ok()) return false;
     const ProcStatus status = parse_status(*status_text);
@@ -234,7 +236,6 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   process.info.comm = stat->comm;
   auto tids = list_tasks(root, pid);
   if (!tids.ok()) return false;
-  const bool read_status = samples % options.status_every == 0;
   std::unordered_set<pid_t> listed(tids->begin(), tids->end());
   std::erase_if(process.tasks, [&](auto& entry) {
     const bool gone = !listed.contains(entry.first);
@@ -246,7 +247,7 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   out.threads.reserve(tids->size());
   for (const pid_t tid : *tids) {
     ThreadSample thread;
-    if (sample_task(pid, tid, process.tasks[tid], thread, read_status)) out.threads.push_back(std::move(thread));
+    if (sample_task(pid, tid, process.tasks[tid], thread)) out.threads.push_back(std::move(thread));
   }
   return !out.threads.empty() || stat->state == 'Z';
 }

@@ -20,12 +20,11 @@ enum class Scope {
   trees,      // the given pids, their threads and all their descendants
 };
 
-// How often a thread's status file (switch counters, allowed CPUs) is re-read:
-// it is the costliest file, and its counters are cumulative, so reading it
-// every k-th sample loses no totals.
-struct SamplerOptions {
-  int status_every = 4;  // read task status every `status_every` samples (>= 1)
-};
+// Which files are read for a thread: schedstat every sample; stat and status
+// (state, last CPU, switch counters, allowed CPUs) only when schedstat moved,
+// since a thread that did not run cannot have switched or changed CPU. The
+// switch counters are therefore exact at every sample.
+struct SamplerOptions {};
 
 // Takes Snapshots of a watched set; keeps open files between samples.
 class Sampler {
