@@ -315,6 +315,19 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
   return out;
 }
 
+std::vector<ThreadSummary> summarize_threads(const Context& c) {
+  std::vector<ThreadSummary> out;
+  for (const auto& [tid, t] : c.evidence.threads) {
+    if (!t.ran()) continue;
+    out.push_back(ThreadSummary{t.pid, tid, t.comm, t.on_cpu_s, t.wait_s, t.timeslices, 1e3 * t.wait_per_slice(),
+                                t.voluntary_switches, t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed});
+  }
+  std::sort(out.begin(), out.end(), [](const ThreadSummary& a, const ThreadSummary& b) {
+    return a.cpu_seconds + a.wait_seconds > b.cpu_seconds + b.wait_seconds;
+  });
+  return out;
+}
+
 std::vector<CgroupSummary> summarize_cgroups(const Context& c) {
   std::vector<CgroupSummary> out;
   for (const auto& [key, group] : c.evidence.cgroups) {
@@ -363,6 +376,12 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   d.intervals = evidence.intervals;
   d.runnable_threads_avg = c.runnable;
   d.run_delay_ratio = c.delay_ratio;
+  d.evidence.sufficient = evidence.intervals > 0;
+  if (!d.evidence.sufficient) d.evidence.note = "nothing ran through a whole sampling interval";
+  d.waiting_threads_avg = ratio(evidence.wait_s, c.duration);
+  d.wait_per_slice_ms_mean = 1e3 * ratio(evidence.wait_s, static_cast<double>(evidence.timeslices));
+  d.wait_per_slice_ms_p95 = 1e3 * evidence.slice_waits.quantile(0.95);
+  d.voluntary_switches_per_second = ratio(static_cast<double>(evidence.voluntary_switches), c.duration);
   d.nonvoluntary_switches_per_second = ratio(static_cast<double>(evidence.nonvoluntary_switches), c.duration);
   d.cpu_utilization = ratio(evidence.on_cpu_s, c.n * c.duration);
   d.machine_cpu_utilization = machine_utilization(c);
@@ -379,6 +398,7 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   d.cgroups = summarize_cgroups(c);
+  d.threads = summarize_threads(c);
   return d;
 }
 

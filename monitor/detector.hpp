@@ -21,6 +21,7 @@
 // it, it stays a warning: the job is sized right, the machine is busy.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -95,6 +96,27 @@ struct ProcessSummary {
   ThreadEnv env;
 };
 
+// One watched thread over the window (the --threads table).
+struct ThreadSummary {
+  pid_t pid = 0;
+  pid_t tid = 0;
+  std::string comm;
+  double cpu_seconds = 0;
+  double wait_seconds = 0;
+  std::uint64_t timeslices = 0;
+  double wait_per_slice_ms = 0;  // wait ÷ slices (0 without slices)
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t nonvoluntary_switches = 0;
+  int last_cpu = -1;
+  std::string cpus_allowed;
+};
+
+// Whether the window held enough to judge, and if not, why.
+struct EvidenceSummary {
+  bool sufficient = false;
+  std::string note;  // "" when sufficient; otherwise what was too little, with the numbers
+};
+
 // One CPU cgroup of the watched processes (or an ancestor) over the window.
 struct CgroupSummary {
   CgroupVersion version = CgroupVersion::none;
@@ -110,8 +132,13 @@ struct Diagnosis {
   Capacity capacity;
   double duration_s = 0;
   int intervals = 0;
-  double runnable_threads_avg = 0;
-  double run_delay_ratio = 0;
+  EvidenceSummary evidence;
+  double runnable_threads_avg = 0;     // (Σ on CPU + Σ wait) ÷ duration
+  double waiting_threads_avg = 0;      // Σ wait ÷ duration
+  double run_delay_ratio = 0;          // Σ wait ÷ Σ on CPU
+  double wait_per_slice_ms_mean = 0;   // Σ wait ÷ Σ time slices
+  double wait_per_slice_ms_p95 = 0;    // over (thread, interval) pairs that ran
+  double voluntary_switches_per_second = 0;
   double nonvoluntary_switches_per_second = 0;
   double cpu_utilization = 0;          // watched threads' CPU time ÷ (N × duration)
   double machine_cpu_utilization = 0;  // all load on the usable CPUs (/proc/stat)
@@ -119,6 +146,7 @@ struct Diagnosis {
   std::vector<Finding> findings;
   std::vector<ProcessSummary> processes;  // with any CPU time or wait, busiest first
   std::vector<CgroupSummary> cgroups;     // innermost last within each hierarchy
+  std::vector<ThreadSummary> threads;     // every thread that ran, busiest first
 };
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`.

@@ -23,13 +23,14 @@ void LiveMonitor::sample_now() {
   if (last_) {
     Evidence interval = between(*last_, now);
     merge(total_, interval);
-    recent_.push_back(std::move(interval));
+    recent_.push_back(interval);
     double span = 0;
     for (const auto& e : recent_) span += e.duration_s;
     while (recent_.size() > 1 && span - recent_.front().duration_s >= seconds(options_.window)) {
       span -= recent_.front().duration_s;
       recent_.pop_front();
     }
+    if (options_.on_interval) options_.on_interval(IntervalEnd{last_->time_s, now.time_s, interval, current_verdict()});
   }
   last_ = std::move(now);
 }
@@ -43,6 +44,10 @@ Diagnosis LiveMonitor::recent() const {
   Evidence window;
   for (const auto& e : recent_) merge(window, e);
   return diagnose(window, options_.capacity, options_.thresholds);
+}
+
+Diagnosis LiveMonitor::judge(const Evidence& evidence) const {
+  return diagnose(evidence, options_.capacity, options_.thresholds);
 }
 
 Verdict LiveMonitor::current_verdict() const { return recent().verdict; }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +25,14 @@ inline constexpr std::chrono::milliseconds default_interval{500};
 // The default length of the recent window behind current_verdict().
 inline constexpr std::chrono::milliseconds default_window{2000};
 
+// One sampling interval as it ends, for observers (--trace, --every).
+struct IntervalEnd {
+  double start_s = 0;  // monotonic seconds
+  double end_s = 0;
+  const Evidence& evidence;  // this interval alone
+  Verdict window_verdict;    // the recent window's verdict with this interval in it
+};
+
 // How a LiveMonitor samples and judges.
 struct MonitorOptions {
   Scope scope = Scope::trees;
@@ -34,6 +43,8 @@ struct MonitorOptions {
   Thresholds thresholds;
   SamplerOptions sampler;
   FsRoot root;
+  // Called after each interval is added (not for the first sample, which starts the first interval).
+  std::function<void(const IntervalEnd&)> on_interval;
 };
 
 // Samples a watched set periodically and diagnoses it.
@@ -57,6 +68,8 @@ class LiveMonitor {
   Diagnosis recent() const;
   // The diagnosis of the whole run so far.
   Diagnosis diagnosis() const;
+  // The diagnosis of `evidence` (e.g. several intervals merged) against this monitor's capacity and thresholds.
+  Diagnosis judge(const Evidence& evidence) const;
   // The whole run's diagnosis as JSON (to_json), for a run report's `monitor` key.
   nlohmann::json report() const;
 

@@ -52,6 +52,20 @@ nlohmann::json cgroup_json(const CgroupSummary& g) {
           {"throttled_ratio", rounded(g.throttled_ratio)}};
 }
 
+nlohmann::json thread_json(const ThreadSummary& t) {
+  return {{"pid", t.pid},
+          {"tid", t.tid},
+          {"comm", t.comm},
+          {"cpu_seconds", rounded(t.cpu_seconds)},
+          {"wait_seconds", rounded(t.wait_seconds)},
+          {"timeslices", t.timeslices},
+          {"wait_per_slice_ms", rounded(t.wait_per_slice_ms)},
+          {"voluntary_switches", t.voluntary_switches},
+          {"nonvoluntary_switches", t.nonvoluntary_switches},
+          {"last_cpu", t.last_cpu},
+          {"cpus_allowed", t.cpus_allowed}};
+}
+
 std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 }  // namespace
@@ -68,9 +82,13 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
           {"duration_seconds", rounded(d.duration_s)},
           {"intervals", d.intervals},
-          {"measured", d.intervals > 0},
+          {"measured", d.evidence.sufficient},
+          {"evidence", d.evidence.sufficient ? nlohmann::json(nullptr) : nlohmann::json(d.evidence.note)},
           {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
+          {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
           {"run_delay_ratio", rounded(d.run_delay_ratio)},
+          {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
+          {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
           {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
           {"cpu_utilization", rounded(d.cpu_utilization)},
           {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
@@ -86,14 +104,18 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      d.capacity.usable_cpu_list.to_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));
   out += fmt::format("  runnable threads (avg): {:.2f}\n", d.runnable_threads_avg);
+  out += fmt::format("  waiting threads (avg):  {:.2f} (run-queue wait ÷ time watched)\n", d.waiting_threads_avg);
+  out += fmt::format("  wait per time slice:    {:.3f} ms mean, {:.3f} ms p95\n", d.wait_per_slice_ms_mean,
+                     d.wait_per_slice_ms_p95);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
-  out += fmt::format("  involuntary switches:   {:.0f}/s\n", d.nonvoluntary_switches_per_second);
+  out += fmt::format("  context switches:       {:.0f}/s voluntary, {:.0f}/s involuntary\n",
+                     d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
   out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",
                      percent(d.cpu_utilization), percent(d.machine_cpu_utilization));
   out += d.cpu_pressure
              ? fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure))
              : std::string("  CPU pressure (PSI):     not available on this kernel\n");
-  if (d.intervals == 0) out += "evidence:               none: nothing ran through a whole sampling interval\n";
+  if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {
     out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), f.kind, f.message, f.fix);
@@ -110,6 +132,33 @@ std::string to_text(const Diagnosis& d, int max_processes) {
     }
     out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8.2f} {:>8.2f} {:>6.2f}  {}\n", p.pid, p.comm, p.threads,
                        p.busy_threads, p.cpu_seconds, p.wait_seconds, p.run_delay_ratio, p.cpus_allowed);
+  }
+  return out;
+}
+
+}  // namespace mptrain::monitor
+
+namespace mptrain::monitor {
+
+nlohmann::json threads_json(const Diagnosis& d) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : d.threads) threads.push_back(thread_json(t));
+  return threads;
+}
+
+std::string threads_table(const Diagnosis& d, int max_threads) {
+  std::string out = fmt::format("threads that ran ({}, busiest first):\n", d.threads.size());
+  out += fmt::format("  {:>7} {:>7}  {:<16} {:>8} {:>8} {:>8} {:>10} {:>8} {:>8} {:>4}  {}\n", "PID", "TID", "COMM",
+                     "CPU s", "WAIT s", "SLICES", "WAIT/SLICE", "VOL", "INVOL", "CPU", "ALLOWED");
+  int shown = 0;
+  for (const auto& t : d.threads) {
+    if (shown++ == max_threads) {
+      out += fmt::format("  … and {} more\n", d.threads.size() - static_cast<std::size_t>(max_threads));
+      break;
+    }
+    out += fmt::format("  {:>7} {:>7}  {:<16} {:>8.3f} {:>8.3f} {:>8} {:>7.3f} ms {:>8} {:>8} {:>4}  {}\n", t.pid, t.tid,
+                       t.comm, t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms, t.voluntary_switches,
+                       t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed);
   }
   return out;
 }

@@ -19,5 +19,10 @@ nlohmann::json to_json(const Diagnosis& diagnosis);
 // The diagnosis as a human report (several lines, newline-terminated);
 // at most `max_processes` processes are listed.
 std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
+// The per-thread table of `--threads`: tid, comm, CPU s, wait s, slices, wait
+// per slice, switches, last CPU, allowed CPUs; at most `max_threads` rows (busiest first).
+std::string threads_table(const Diagnosis& diagnosis, int max_threads = 1000);
+// The same as a JSON array (the `threads` key of `doctor --json --threads`).
+nlohmann::json threads_json(const Diagnosis& diagnosis);
 
 }  // namespace mptrain::monitor
