@@ -99,13 +99,17 @@ void add_threshold(CLI::App& command, const std::string& name, double& value, co
 }
 
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
+  add_threshold(command, "min-cpu-seconds", t.min_cpu_seconds, "CPU-seconds the job must run before any judgement");
+  add_threshold(command, "min-time-slices", t.min_time_slices, "Time slices the job must run before any judgement");
+  add_threshold(command, "queue-wait-per-slice-ms", t.queue_wait_per_slice_ms,
+                "Wait per time slice (ms) that counts as queueing behind others");
+  add_threshold(command, "warn-queued-share", t.warn_queued_share, "Queued threads per usable CPU for a warning");
+  add_threshold(command, "max-queued-share", t.max_queued_share, "Queued threads per usable CPU for oversubscribed");
   add_threshold(command, "warn-demand-ratio", t.warn_demand_ratio, "Runnable threads ÷ N for a warning");
   add_threshold(command, "max-demand-ratio", t.max_demand_ratio, "Runnable threads ÷ N for oversubscribed");
-  add_threshold(command, "warn-run-delay-ratio", t.warn_run_delay_ratio, "Run-queue wait ÷ CPU time for a warning");
-  add_threshold(command, "max-run-delay-ratio", t.max_run_delay_ratio, "Run-queue wait ÷ CPU time for oversubscribed");
   add_threshold(command, "warn-throttle-ratio", t.warn_throttle_ratio, "Throttled ÷ CFS periods for a warning");
   add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
-  add_threshold(command, "busy-thread-demand", t.busy_thread_demand, "(CPU time + wait) ÷ time for a busy thread");
+  add_threshold(command, "pool-thread-demand", t.pool_thread_demand, "(CPU time + wait) ÷ time for a pool thread");
   add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
   add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
@@ -198,7 +202,7 @@ void check_thresholds(const monitor::Thresholds& t) {
     double warn, max;
   };
   for (const auto& [name, warn, max] : {Pair{"demand-ratio", t.warn_demand_ratio, t.max_demand_ratio},
-                                        Pair{"run-delay-ratio", t.warn_run_delay_ratio, t.max_run_delay_ratio},
+                                        Pair{"queued-share", t.warn_queued_share, t.max_queued_share},
                                         Pair{"throttle-ratio", t.warn_throttle_ratio, t.max_throttle_ratio}}) {
     if (warn > max) {
       usage_failure("--warn-{0} {1:g} is above --max-{0} {2:g}; give a warning threshold at most the maximum", name,

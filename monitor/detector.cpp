@@ -19,33 +19,45 @@ struct Context {
   const Thresholds& t;
   int n = 1;
   double duration = 0;
-  double runnable = 0;                // average runnable threads
-  double delay_ratio = 0;             // Σ wait ÷ Σ on CPU
-  std::map<pid_t, int> busy_threads;  // per process with at least one
-  int busy_total = 0;
+  double runnable = 0;                // R: average runnable threads
+  double queued = 0;                  // Q: average threads queued behind others' slices
+  std::map<pid_t, int> pools;         // pool threads per process with at least one
+  int pool_total = 0;
   CpuSet usable;  // the usable CPUs (those seen when unknown)
+
+  double demand_ratio() const { return runnable / n; }
+  double queued_share() const { return queued / n; }
+  bool is_pool_thread(const ThreadEvidence& thread) const { return thread.demand() >= t.pool_thread_demand; }
 };
 
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
 // A finding of `kind` with `severity`, its text and numbers to be filled.
-Finding finding(std::string kind, Verdict severity) {
+Finding finding(FindingKind kind, Verdict severity) {
   Finding f;
-  f.kind = std::move(kind);
+  f.kind = kind;
   f.severity = severity;
   return f;
 }
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+// The severity a job-caused finding earns from how much the job's threads queue
+// (nullopt: too little queueing to cost anything).
+std::optional<Verdict> queue_severity(double queued_share, const Thresholds& t) {
+  if (queued_share >= t.max_queued_share) return Verdict::oversubscribed;
+  if (queued_share >= t.warn_queued_share) return Verdict::warning;
+  return std::nullopt;
+}
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
   Context c{e, t, 1, 0, 0, 0, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
-  c.delay_ratio = ratio(e.wait_s, e.on_cpu_s);
+  c.queued = ratio(e.slice_waits.wait_from(t.queue_wait_per_slice_ms * 1e-3), e.duration_s);
   for (const auto& [tid, thread] : e.threads) {
-    if (thread.demand() < t.busy_thread_demand) continue;
-    ++c.busy_threads[thread.pid];
-    ++c.busy_total;
+    if (!c.is_pool_thread(thread)) continue;
+    ++c.pools[thread.pid];
+    ++c.pool_total;
   }
   c.usable = capacity.usable_cpu_list;
   if (c.usable.empty()) {
@@ -54,6 +66,17 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.usable = CpuSet(seen);
   }
   return c;
+}
+
+// Whether the window holds enough to judge; when not, what was too little.
+EvidenceSummary judge_evidence(const Evidence& e, const Thresholds& t) {
+  if (e.intervals == 0) return {false, "nothing ran through a whole sampling interval"};
+  const auto slices = static_cast<double>(e.timeslices);
+  if (e.on_cpu_s >= t.min_cpu_seconds && slices >= t.min_time_slices) return {true, ""};
+  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds in {} time slices over {:.1f} s "
+                             "(judging needs at least {:g} CPU-seconds and {:g} slices): they mostly slept, "
+                             "so no ratio means anything; watch longer or while the job works",
+                             e.on_cpu_s, e.timeslices, e.duration_s, t.min_cpu_seconds, t.min_time_slices)};
 }
 
 // The fix that sizes M processes to floor(N/M) threads each.
@@ -68,24 +91,30 @@ std::string sizing_fix(int processes, int n) {
 }
 
 std::optional<Finding> check_demand(const Context& c) {
-  const double r = c.runnable / c.n;
-  if (r < c.t.warn_demand_ratio) return std::nullopt;
-  Finding f = finding("demand_above_capacity", r >= c.t.max_demand_ratio ? Verdict::oversubscribed : Verdict::warning);
-  f.message =
-      fmt::format("on average {:.1f} threads wanted a CPU on {} usable CPUs ({:.1f}× capacity)", c.runnable, c.n, r);
-  const int processes = static_cast<int>(c.busy_threads.size());
-  f.fix = fmt::format("bring the busy threads from {} down to {}: ", c.busy_total, c.n) +
+  const double r = c.demand_ratio();
+  const auto queueing = queue_severity(c.queued_share(), c.t);
+  if (r < c.t.warn_demand_ratio || !queueing) return std::nullopt;
+  const bool severe = r >= c.t.max_demand_ratio && *queueing == Verdict::oversubscribed;
+  Finding f = finding(FindingKind::demand_above_capacity, severe ? Verdict::oversubscribed : Verdict::warning);
+  f.message = fmt::format("on average {:.1f} threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), {:.2f} of them "
+                          "queued behind others' time slices",
+                          c.runnable, c.n, r, c.queued);
+  const int processes = static_cast<int>(c.pools.size());
+  f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: ", std::ceil(c.runnable), c.n) +
           (processes > c.n
                ? fmt::format("run at most {} (`mptrain run -n {}`) with one thread each", counted(c.n, "process"), c.n)
                : sizing_fix(std::max(1, processes), c.n));
-  f.numbers = {
-      {"runnable_threads_avg", c.runnable}, {"usable_cpus", c.n}, {"demand_ratio", r}, {"busy_threads", c.busy_total}};
+  f.numbers = {{"runnable_threads_avg", c.runnable},
+               {"usable_cpus", c.n},
+               {"demand_ratio", r},
+               {"queued_threads_avg", c.queued},
+               {"pool_threads", c.pool_total}};
   return f;
 }
 
-// " (OMP_NUM_THREADS=4 in its environment)" when a busy process's environment asks for more than `per`.
+// " (OMP_NUM_THREADS=4 in the environment of pid P)" when a pool process's environment asks for more than `per`.
 std::string env_note(const Context& c, int per) {
-  for (const auto& [pid, busy] : c.busy_threads) {
+  for (const auto& [pid, pool] : c.pools) {
     const auto& env = c.evidence.processes.at(pid).env;
     for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
       const auto value = env.counts[i];
@@ -98,34 +127,34 @@ std::string env_note(const Context& c, int per) {
 }
 
 std::optional<Finding> check_thread_pool(const Context& c) {
-  const int m = static_cast<int>(c.busy_threads.size());
-  if (m == 0 || c.busy_total <= c.n) return std::nullopt;
-  int most = 0, least = c.busy_total;
-  for (const auto& [pid, busy] : c.busy_threads) {
-    most = std::max(most, busy);
-    least = std::min(least, busy);
+  const int m = static_cast<int>(c.pools.size());
+  const auto queueing = queue_severity(c.queued_share(), c.t);
+  if (m == 0 || c.pool_total <= c.n || !queueing) return std::nullopt;
+  int most = 0, least = c.pool_total;
+  for (const auto& [pid, pool] : c.pools) {
+    most = std::max(most, pool);
+    least = std::min(least, pool);
   }
   const int per = c.n / m;
   if (most <= std::max(1, per)) return std::nullopt;
-  const double r = c.runnable / c.n;
-  Finding f = finding("thread_pool_too_large", r >= c.t.max_demand_ratio ? Verdict::oversubscribed : Verdict::warning);
+  Finding f = finding(FindingKind::thread_pool_too_large, *queueing);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
-  f.message = fmt::format("{} × {} busy threads = {} threads on {} usable CPUs{}", counted(m, "process"), each,
-                          c.busy_total, c.n, env_note(c, std::max(1, per)));
+  f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average",
+                          counted(m, "process"), each, c.pool_total, c.n, env_note(c, std::max(1, per)), c.queued);
   f.fix = sizing_fix(m, c.n);
   f.numbers = {{"processes", m},
                {"threads_per_process_max", most},
-               {"busy_threads", c.busy_total},
+               {"pool_threads", c.pool_total},
                {"usable_cpus", c.n},
-               {"threads_per_process_fit", per}};
+               {"threads_per_process_fit", per},
+               {"queued_threads_avg", c.queued}};
   return f;
 }
-
-// The busy threads whose last CPU is `cpu`.
-std::vector<const ThreadEvidence*> busy_on(const Context& c, int cpu) {
+// The pool threads whose last CPU is `cpu`.
+std::vector<const ThreadEvidence*> pool_threads_on(const Context& c, int cpu) {
   std::vector<const ThreadEvidence*> threads;
   for (const auto& [tid, thread] : c.evidence.threads) {
-    if (thread.last_cpu == cpu && thread.demand() >= c.t.busy_thread_demand) threads.push_back(&thread);
+    if (thread.last_cpu == cpu && c.is_pool_thread(thread)) threads.push_back(&thread);
   }
   return threads;
 }
@@ -135,7 +164,7 @@ double job_demand_on(const Context& c, int cpu) {
   return it == c.evidence.cpus.end() ? 0 : ratio(it->second.job_on_s + it->second.job_wait_s, c.duration);
 }
 
-// The fix for busy threads sharing CPUs while `spare` is left: depends on whether affinity keeps them there.
+// The fix for pool threads sharing CPUs while `spare` is left: depends on whether affinity keeps them there.
 std::string overlap_fix(const std::vector<const ThreadEvidence*>& threads, const CpuSet& spare, int n) {
   bool pinned = true;
   std::string allowed;
@@ -156,6 +185,30 @@ std::string overlap_fix(const std::vector<const ThreadEvidence*>& threads, const
       spare.to_string(), n, spare.cpus().front());
 }
 
+// The finding for the contended CPU `cpu` (its evidence `e`) while `spare` is left, or nullopt.
+std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& e, const CpuSet& spare) {
+  const auto threads = pool_threads_on(c, cpu);
+  const double demand = job_demand_on(c, cpu);
+  const double waiting = ratio(e.job_wait_s, c.duration);  // threads waiting there, on average
+  const auto queueing = queue_severity(waiting, c.t);
+  if (threads.size() < 2 || demand < c.t.contended_cpu_demand || !queueing) return std::nullopt;
+  Finding f = finding(FindingKind::overlapping_affinity, *queueing);
+  const auto other = c.evidence.cpus.find(spare.cpus().front());
+  const double spare_busy = other == c.evidence.cpus.end() ? 0 : ratio(other->second.busy_s, other->second.total_s);
+  f.message = fmt::format(
+      "{} share CPU {} (they want {:.1f} CPUs there; {:.2f} of them wait on average) while usable CPU {} is left "
+      "({:.0f}% idle)",
+      counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, spare.to_string(),
+      100 * (1 - spare_busy));
+  f.fix = overlap_fix(threads, spare, c.n);
+  f.numbers = {{"cpu", cpu},
+               {"pool_threads", static_cast<double>(threads.size())},
+               {"demand_cpus", demand},
+               {"waiting_threads_avg", waiting},
+               {"spare_cpus", spare.size()}};
+  return f;
+}
+
 std::optional<Finding> check_overlap(const Context& c) {
   std::vector<int> spare_cpus;
   for (int cpu : c.usable.cpus()) {
@@ -165,26 +218,8 @@ std::optional<Finding> check_overlap(const Context& c) {
   const CpuSet spare(spare_cpus);
   std::optional<Finding> worst;
   for (const auto& [cpu, evidence] : c.evidence.cpus) {
-    const auto threads = busy_on(c, cpu);
-    const double demand = job_demand_on(c, cpu);
-    if (threads.size() < 2 || demand < c.t.contended_cpu_demand) continue;
-    const double delay = ratio(evidence.job_wait_s, evidence.job_on_s);
-    Finding f =
-        finding("overlapping_affinity", delay >= c.t.max_run_delay_ratio ? Verdict::oversubscribed : Verdict::warning);
-    const auto& other =
-        c.evidence.cpus.count(spare.cpus().front()) ? c.evidence.cpus.at(spare.cpus().front()) : CpuEvidence{};
-    f.message = fmt::format(
-        "{} share CPU {} (they want {:.1f} CPUs there; run-delay ratio {:.2f}) while usable CPU {} "
-        "is left ({:.0f}% idle)",
-        counted(static_cast<int>(threads.size()), "busy thread"), cpu, demand, delay, spare.to_string(),
-        100 * (1 - ratio(other.busy_s, other.total_s)));
-    f.fix = overlap_fix(threads, spare, c.n);
-    f.numbers = {{"cpu", cpu},
-                 {"busy_threads", static_cast<double>(threads.size())},
-                 {"demand_cpus", demand},
-                 {"run_delay_ratio", delay},
-                 {"spare_cpus", spare.size()}};
-    if (!worst || f.numbers["demand_cpus"] > worst->numbers["demand_cpus"]) worst = std::move(f);
+    auto f = overlap_on(c, cpu, evidence, spare);
+    if (f && (!worst || f->numbers["demand_cpus"] > worst->numbers["demand_cpus"])) worst = std::move(f);
   }
   return worst;
 }
@@ -194,14 +229,14 @@ bool starts_with_path(const std::string& inner, const std::string& outer) {
   return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
 }
 
-// Busy threads of processes inside cgroup `key` (or below it).
-int busy_in_cgroup(const Context& c, const std::string& key) {
-  int busy = 0;
-  for (const auto& [pid, threads] : c.busy_threads) {
+// Pool threads of processes inside cgroup `key` (or below it).
+int pool_threads_in_cgroup(const Context& c, const std::string& key) {
+  int threads = 0;
+  for (const auto& [pid, pool] : c.pools) {
     const auto& group = c.evidence.processes.at(pid).cgroup;
-    if (group == key || starts_with_path(group, key)) busy += threads;
+    if (group == key || starts_with_path(group, key)) threads += pool;
   }
-  return busy;
+  return threads;
 }
 
 std::vector<Finding> check_throttling(const Context& c) {
@@ -209,9 +244,10 @@ std::vector<Finding> check_throttling(const Context& c) {
   for (const auto& [key, group] : c.evidence.cgroups) {
     const double r = ratio(static_cast<double>(group.throttled_periods), static_cast<double>(group.periods));
     if (group.periods == 0 || r < c.t.warn_throttle_ratio) continue;
-    Finding f = finding("cgroup_throttling", r >= c.t.max_throttle_ratio ? Verdict::oversubscribed : Verdict::warning);
+    const auto severity = r >= c.t.max_throttle_ratio ? Verdict::oversubscribed : Verdict::warning;
+    Finding f = finding(FindingKind::cgroup_throttling, severity);
     const double quota = group.quota.cpus.value_or(0);
-    const int busy = std::max(1, busy_in_cgroup(c, key));
+    const int threads = std::max(1, pool_threads_in_cgroup(c, key));
     f.message = fmt::format(
         "cgroup {} was throttled in {:.0f}% of {} CFS periods ({:.2f} s throttled in {:.1f} s); "
         "its quota is {:.2f} CPU ({} µs per {} µs)",
@@ -220,69 +256,76 @@ std::vector<Finding> check_throttling(const Context& c) {
     f.fix = fmt::format(
         "{} want more than the quota allows: run at most {} (set OMP_NUM_THREADS={}, "
         "`mptrain run -n 1 -t {}`), or raise the quota to {} CPUs ({} µs per {} µs period)",
-        counted(busy, "busy thread"), counted(fit, "thread"), fit, fit, busy,
-        static_cast<long long>(busy) * static_cast<long long>(group.quota.period_us), group.quota.period_us);
+        counted(threads, "thread"), counted(fit, "thread"), fit, fit, threads,
+        static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us), group.quota.period_us);
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},
                  {"throttled_seconds", group.throttled_s},
                  {"quota_cpus", quota},
-                 {"busy_threads", busy}};
+                 {"pool_threads", threads}};
     findings.push_back(std::move(f));
   }
   return findings;
 }
 
-std::optional<Finding> check_outside_load(const Context& c) {
-  double outside = 0, job_wait = 0, job_on = 0;
-  std::vector<int> cpus;
-  for (const auto& [cpu, e] : c.evidence.cpus) {
-    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < 0.1) continue;
-    outside += std::max(0.0, e.busy_s - e.job_on_s);
-    job_wait += e.job_wait_s;
-    job_on += e.job_on_s;
-    cpus.push_back(cpu);
-  }
-  const double load = ratio(outside, c.duration);
-  const double delay = ratio(job_wait, job_on);
-  if (load < c.t.outside_load_cpus || delay < c.t.warn_run_delay_ratio) return std::nullopt;
-  Finding f = finding("outside_load", Verdict::warning);
-  const CpuSet job_cpus(cpus);
-  f.message = fmt::format(
-      "processes outside the watched set used {:.2f} CPUs on the job's CPUs {} while the job "
-      "waited (run-delay ratio {:.2f} there)",
-      load, job_cpus.to_string(), delay);
+// The idle usable CPUs outside `job_cpus` (busy under half the window).
+std::vector<int> idle_cpus_besides(const Context& c, const CpuSet& job_cpus) {
   std::vector<int> idle;
   const CpuSet others = c.usable.minus(job_cpus);
   for (int cpu : others.cpus()) {
     const auto it = c.evidence.cpus.find(cpu);
     if (it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < 0.5) idle.push_back(cpu);
   }
+  return idle;
+}
+
+std::optional<Finding> check_outside_load(const Context& c) {
+  double outside = 0;
+  std::vector<int> cpus;
+  for (const auto& [cpu, e] : c.evidence.cpus) {
+    // The job's CPUs: those where it wanted at least a tenth of a CPU.
+    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < 0.1) continue;
+    outside += std::max(0.0, e.busy_s - e.job_on_s);
+    cpus.push_back(cpu);
+  }
+  const double load = ratio(outside, c.duration);
+  if (load < c.t.outside_load_cpus || !queue_severity(c.queued_share(), c.t)) return std::nullopt;
+  Finding f = finding(FindingKind::outside_load, Verdict::warning);
+  const CpuSet job_cpus(cpus);
+  f.message = fmt::format(
+      "processes outside the watched set used {:.2f} CPUs on the job's CPUs {} while {:.2f} of the job's threads "
+      "queued on average",
+      load, job_cpus.to_string(), c.queued);
+  const auto idle = idle_cpus_besides(c, job_cpus);
   f.fix = idle.empty() ? std::string("stop or move the other load (`mptrain doctor` without options shows it)")
                        : fmt::format(
                              "move the job to the idle CPUs {} or stop the other load "
                              "(`mptrain doctor` without options shows it)",
                              CpuSet(idle).to_string());
-  f.numbers = {{"outside_load_cpus", load}, {"run_delay_ratio", delay}};
+  f.numbers = {{"outside_load_cpus", load}, {"queued_threads_avg", c.queued}};
   return f;
 }
 
-std::optional<Finding> check_run_delay(const Context& c, const std::vector<Finding>& causes) {
-  if (c.delay_ratio < c.t.warn_run_delay_ratio || c.evidence.on_cpu_s <= 0) return std::nullopt;
-  bool self_caused = causes.empty();
+// What the queueing cost, as severe as the worst of the job's own causes in `causes` (a warning without one).
+std::optional<Finding> check_queueing(const Context& c, const std::vector<Finding>& causes) {
+  if (!queue_severity(c.queued_share(), c.t)) return std::nullopt;
+  Verdict severity = Verdict::warning;
   for (const auto& cause : causes) {
-    if (cause.kind != "outside_load") self_caused = true;
+    if (cause.kind != FindingKind::outside_load) severity = std::max(severity, cause.severity);
   }
-  const bool severe = c.delay_ratio >= c.t.max_run_delay_ratio && self_caused;
-  Finding f = finding("run_delay", severe ? Verdict::oversubscribed : Verdict::warning);
+  Finding f = finding(FindingKind::queueing, severity);
+  const double slowdown = ratio(c.queued, c.runnable - c.queued);
   f.message = fmt::format(
-      "the watched threads waited {:.2f} s on run queues per second on a CPU (run-delay ratio "
-      "{:.2f}; warning from {:.2f}, oversubscribed from {:.2f}): CPU-bound threads take {:.0f}% "
-      "longer than on free CPUs",
-      c.delay_ratio, c.delay_ratio, c.t.warn_run_delay_ratio, c.t.max_run_delay_ratio, 100 * c.delay_ratio);
-  f.fix = causes.empty() ? fmt::format("keep at most {} busy threads on the {} usable CPUs", c.n, c.n)
+      "{:.2f} of the {:.2f} threads that wanted a CPU were queued behind other threads' time slices on average "
+      "({:.2f} per usable CPU; warning from {:.2f}, oversubscribed from {:.2f} with a cause above): CPU-bound "
+      "work takes about {:.0f}% longer than on free CPUs",
+      c.queued, c.runnable, c.queued_share(), c.t.warn_queued_share, c.t.max_queued_share, 100 * slowdown);
+  f.fix = causes.empty() ? fmt::format("keep at most {} CPU-bound threads on the {} usable CPUs", c.n, c.n)
                          : std::string("remove the causes above");
-  f.numbers = {
-      {"run_delay_ratio", c.delay_ratio}, {"wait_seconds", c.evidence.wait_s}, {"cpu_seconds", c.evidence.on_cpu_s}};
+  f.numbers = {{"queued_threads_avg", c.queued},
+               {"queued_share", c.queued_share()},
+               {"wait_seconds", c.evidence.wait_s},
+               {"cpu_seconds", c.evidence.on_cpu_s}};
   return f;
 }
 
@@ -298,15 +341,20 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
     s.cpu_seconds = p.on_cpu_s;
     s.wait_seconds = p.wait_s;
     s.run_delay_ratio = ratio(p.wait_s, p.on_cpu_s);
-    if (auto it = c.busy_threads.find(pid); it != c.busy_threads.end()) s.busy_threads = it->second;
+    if (auto it = c.pools.find(pid); it != c.pools.end()) s.pool_threads = it->second;
     s.env = p.env;
     double busiest = -1;
+    std::uint64_t slices = 0;
     for (const auto& [tid, thread] : c.evidence.threads) {
-      if (thread.pid == pid && thread.demand() > busiest) {
+      if (thread.pid != pid) continue;
+      s.threads_ran += thread.ran();
+      slices += thread.timeslices;
+      if (thread.demand() > busiest) {
         busiest = thread.demand();
         s.cpus_allowed = thread.cpus_allowed;
       }
     }
+    s.wait_per_slice_ms = 1e3 * ratio(p.wait_s, static_cast<double>(slices));
     out.push_back(std::move(s));
   }
   std::sort(out.begin(), out.end(), [](const ProcessSummary& a, const ProcessSummary& b) {
@@ -368,33 +416,68 @@ Result<Verdict> parse_verdict(std::string_view text) {
   return Error{"unknown verdict '" + std::string(text) + "'; use healthy, warning or oversubscribed"};
 }
 
-Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds) {
-  const Context c = make_context(evidence, capacity, thresholds);
-  Diagnosis d;
+std::string_view to_string(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::demand_above_capacity:
+      return "demand_above_capacity";
+    case FindingKind::thread_pool_too_large:
+      return "thread_pool_too_large";
+    case FindingKind::overlapping_affinity:
+      return "overlapping_affinity";
+    case FindingKind::cgroup_throttling:
+      return "cgroup_throttling";
+    case FindingKind::outside_load:
+      return "outside_load";
+    case FindingKind::queueing:
+      return "queueing";
+  }
+  return "queueing";
+}
+
+namespace {
+
+// The window's figures (no findings): what the report shows whatever the verdict.
+void measure(Diagnosis& d, const Context& c) {
+  const Evidence& e = c.evidence;
   d.capacity = Capacity{c.n, c.usable};
   d.duration_s = c.duration;
-  d.intervals = evidence.intervals;
+  d.intervals = e.intervals;
+  d.evidence = judge_evidence(e, c.t);
   d.runnable_threads_avg = c.runnable;
-  d.run_delay_ratio = c.delay_ratio;
-  d.evidence.sufficient = evidence.intervals > 0;
-  if (!d.evidence.sufficient) d.evidence.note = "nothing ran through a whole sampling interval";
-  d.waiting_threads_avg = ratio(evidence.wait_s, c.duration);
-  d.wait_per_slice_ms_mean = 1e3 * ratio(evidence.wait_s, static_cast<double>(evidence.timeslices));
-  d.wait_per_slice_ms_p95 = 1e3 * evidence.slice_waits.quantile(0.95);
-  d.voluntary_switches_per_second = ratio(static_cast<double>(evidence.voluntary_switches), c.duration);
-  d.nonvoluntary_switches_per_second = ratio(static_cast<double>(evidence.nonvoluntary_switches), c.duration);
-  d.cpu_utilization = ratio(evidence.on_cpu_s, c.n * c.duration);
+  d.waiting_threads_avg = ratio(e.wait_s, c.duration);
+  d.queued_threads_avg = c.queued;
+  d.run_delay_ratio = ratio(e.wait_s, e.on_cpu_s);
+  d.wait_per_slice_ms_mean = 1e3 * ratio(e.wait_s, static_cast<double>(e.timeslices));
+  d.wait_per_slice_ms_p95 = 1e3 * e.slice_waits.quantile(0.95);
+  d.voluntary_switches_per_second = ratio(static_cast<double>(e.voluntary_switches), c.duration);
+  d.nonvoluntary_switches_per_second = ratio(static_cast<double>(e.nonvoluntary_switches), c.duration);
+  d.cpu_utilization = ratio(e.on_cpu_s, c.n * c.duration);
   d.machine_cpu_utilization = machine_utilization(c);
-  if (evidence.pressure_some_s && c.duration > 0) d.cpu_pressure = *evidence.pressure_some_s / c.duration;
-  auto add = [&d](std::optional<Finding> f) {
-    if (f) d.findings.push_back(std::move(*f));
+  if (e.pressure_some_s && c.duration > 0) d.cpu_pressure = *e.pressure_some_s / c.duration;
+}
+
+// The findings: the job's own causes, then outside load, then what the queueing cost.
+std::vector<Finding> find_causes(const Context& c) {
+  std::vector<Finding> findings;
+  auto add = [&findings](std::optional<Finding> f) {
+    if (f) findings.push_back(std::move(*f));
   };
   add(check_demand(c));
   add(check_thread_pool(c));
   add(check_overlap(c));
-  for (auto& f : check_throttling(c)) d.findings.push_back(std::move(f));
+  for (auto& f : check_throttling(c)) findings.push_back(std::move(f));
   add(check_outside_load(c));
-  add(check_run_delay(c, d.findings));
+  add(check_queueing(c, findings));
+  return findings;
+}
+
+}  // namespace
+
+Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds) {
+  const Context c = make_context(evidence, capacity, thresholds);
+  Diagnosis d;
+  measure(d, c);
+  if (d.evidence.sufficient) d.findings = find_causes(c);
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   d.cgroups = summarize_cgroups(c);

@@ -47,7 +47,7 @@ void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample
   evidence.on_cpu_s += on;
   evidence.wait_s += wait;
   evidence.timeslices += d.timeslices;
-  if (d.timeslices > 0) evidence.slice_waits.add(wait / static_cast<double>(d.timeslices));
+  if (d.timeslices > 0) evidence.slice_waits.add(wait, d.timeslices);
   evidence.voluntary_switches += d.voluntary_switches;
   evidence.nonvoluntary_switches += d.nonvoluntary_switches;
   process.on_cpu_s += on;
@@ -111,19 +111,27 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
 
 }  // namespace
 
-void SliceWaitHistogram::add(double seconds) {
+void SliceWaitHistogram::add(double wait_s, std::uint64_t slices) {
+  const double per_slice = wait_s / static_cast<double>(std::max<std::uint64_t>(slices, 1));
   int bucket = 0;
-  if (seconds > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(seconds / lowest_s) * per_decade - 1e-9));
-  ++counts_[static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1))];
+  if (per_slice > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(per_slice / lowest_s) * per_decade - 1e-9));
+  const auto i = static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1));
+  ++counts_[i];
+  waits_[i] += wait_s;
   ++count_;
 }
 
 void SliceWaitHistogram::merge(const SliceWaitHistogram& other) {
-  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    counts_[i] += other.counts_[i];
+    waits_[i] += other.waits_[i];
+  }
   count_ += other.count_;
 }
 
+// Bucket i > 0 holds (lowest·10^((i−1)/d), lowest·10^(i/d)]; bucket 0 everything up to `lowest`.
 double SliceWaitHistogram::middle(std::size_t bucket) {
+  if (bucket == 0) return lowest_s;
   return lowest_s * std::pow(10.0, (static_cast<double>(bucket) - 0.5) / per_decade);
 }
 
@@ -133,10 +141,17 @@ double SliceWaitHistogram::quantile(double q) const {
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
-    // Bucket i > 0 holds (lowest·10^((i−1)/d), lowest·10^(i/d)]: report its geometric middle.
-    if (seen >= std::max<std::uint64_t>(rank, 1)) return i == 0 ? lowest_s : middle(i);
+    if (seen >= std::max<std::uint64_t>(rank, 1)) return middle(i);
   }
-  return middle(static_cast<std::size_t>(buckets - 1));
+  return middle(counts_.size() - 1);
+}
+
+double SliceWaitHistogram::wait_from(double per_slice_s) const {
+  double wait = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    if (middle(i) >= per_slice_s) wait += waits_[i];
+  }
+  return wait;
 }
 
 Evidence between(const Snapshot& before, const Snapshot& after) {

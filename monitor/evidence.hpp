@@ -17,23 +17,29 @@
 namespace mptrain::monitor {
 
 // The distribution of wait per time slice over (thread, interval) pairs in
-// which the thread ran, in log-spaced buckets: mergeable, fixed size, and
-// within 12% of the true quantile (10 buckets per decade, 1 µs to 10 s).
+// which the thread ran, in log-spaced buckets (10 per decade, 1 µs to 10 s):
+// mergeable and fixed in size. Each bucket also sums the run-queue wait of
+// its pairs, so the wait spent in slices that waited long (behind another
+// thread's time slice, not a wake-up) can be told from the rest afterwards.
+// Quantiles are a bucket's geometric middle, within 12% of the true value.
 class SliceWaitHistogram {
  public:
   static constexpr int per_decade = 10;
-  static constexpr double lowest_s = 1e-6;                 // below: counted in the first bucket
-  static constexpr int buckets = 7 * per_decade + 1;       // 1 µs … 10 s, and one above
-  // Counts one interval of one thread whose mean wait per slice was `seconds`.
-  void add(double seconds);
+  static constexpr double lowest_s = 1e-6;            // below: counted in the first bucket
+  static constexpr int buckets = 7 * per_decade + 1;  // 1 µs … 10 s, and one above
+  // Counts one interval of one thread that waited `wait_s` in total over `slices` > 0 time slices.
+  void add(double wait_s, std::uint64_t slices);
   void merge(const SliceWaitHistogram& other);
   std::uint64_t count() const { return count_; }
   // The wait per slice (s) below which a fraction `q` of the counted pairs lie; 0 when none were counted.
   double quantile(double q) const;
+  // The run-queue wait (s) of the pairs whose wait per slice was at least `per_slice_s`.
+  double wait_from(double per_slice_s) const;
 
  private:
-  static double middle(std::size_t bucket);  // the geometric middle of bucket > 0, in seconds
+  static double middle(std::size_t bucket);  // the geometric middle of a bucket, in seconds
   std::array<std::uint64_t, buckets> counts_{};
+  std::array<double, buckets> waits_{};
   std::uint64_t count_ = 0;
 };
 

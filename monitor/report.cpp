@@ -24,7 +24,7 @@ nlohmann::json env_json(const ThreadEnv& env) {
 nlohmann::json finding_json(const Finding& f) {
   nlohmann::json numbers = nlohmann::json::object();
   for (const auto& [name, value] : f.numbers) numbers[name] = rounded(value);
-  return {{"kind", f.kind},
+  return {{"kind", to_string(f.kind)},
           {"severity", to_string(f.severity)},
           {"message", f.message},
           {"fix", f.fix},
@@ -36,10 +36,12 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"comm", p.comm},
           {"cmdline", p.cmdline},
           {"threads", p.threads},
-          {"busy_threads", p.busy_threads},
+          {"threads_ran", p.threads_ran},
+          {"pool_threads", p.pool_threads},
           {"cpu_seconds", rounded(p.cpu_seconds)},
           {"wait_seconds", rounded(p.wait_seconds)},
           {"run_delay_ratio", rounded(p.run_delay_ratio)},
+          {"wait_per_slice_ms", rounded(p.wait_per_slice_ms)},
           {"cpus_allowed", p.cpus_allowed},
           {"thread_env", env_json(p.env)}};
 }
@@ -86,6 +88,7 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"evidence", d.evidence.sufficient ? nlohmann::json(nullptr) : nlohmann::json(d.evidence.note)},
           {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
           {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
+          {"queued_threads_avg", rounded(d.queued_threads_avg)},
           {"run_delay_ratio", rounded(d.run_delay_ratio)},
           {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
           {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
@@ -104,7 +107,8 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      d.capacity.usable_cpu_list.to_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));
   out += fmt::format("  runnable threads (avg): {:.2f}\n", d.runnable_threads_avg);
-  out += fmt::format("  waiting threads (avg):  {:.2f} (run-queue wait ÷ time watched)\n", d.waiting_threads_avg);
+  out += fmt::format("  waiting threads (avg):  {:.2f} (run-queue wait ÷ time watched), {:.2f} queued behind others\n",
+                     d.waiting_threads_avg, d.queued_threads_avg);
   out += fmt::format("  wait per time slice:    {:.3f} ms mean, {:.3f} ms p95\n", d.wait_per_slice_ms_mean,
                      d.wait_per_slice_ms_p95);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
@@ -118,11 +122,11 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {
-    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), f.kind, f.message, f.fix);
+    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), to_string(f.kind), f.message, f.fix);
   }
   if (d.processes.empty()) return out;
   out += "processes (busiest first):\n";
-  out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8} {:>8} {:>6}  {}\n", "PID", "COMM", "THREADS", "BUSY", "CPU s",
+  out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8} {:>8} {:>6}  {}\n", "PID", "COMM", "THREADS", "POOL", "CPU s",
                      "WAIT s", "DELAY", "CPUS");
   int shown = 0;
   for (const auto& p : d.processes) {
@@ -131,7 +135,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
       break;
     }
     out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8.2f} {:>8.2f} {:>6.2f}  {}\n", p.pid, p.comm, p.threads,
-                       p.busy_threads, p.cpu_seconds, p.wait_seconds, p.run_delay_ratio, p.cpus_allowed);
+                       p.pool_threads, p.cpu_seconds, p.wait_seconds, p.run_delay_ratio, p.cpus_allowed);
   }
   return out;
 }

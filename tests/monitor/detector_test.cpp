@@ -12,7 +12,8 @@ using namespace mptrain::monitor;
 
 namespace {
 
-// A thread that, every second, spends `on` s on CPU `cpu` and `wait` s on its run queue.
+// A thread that, every second, spends `on` s on CPU `cpu`, `wait` s on its run
+// queue, and is put on a CPU `slices` times (so it waits wait ÷ slices per slice).
 struct ThreadSpec {
   pid_t pid;
   pid_t tid;
@@ -20,6 +21,7 @@ struct ThreadSpec {
   double on;
   double wait;
   std::string allowed = "0-1";
+  double slices = 100;  // 100/s: a thread waiting 0.5 s/s waits 5 ms per slice, queued behind others
 };
 
 // What the synthetic machine looks like.
@@ -35,6 +37,21 @@ struct Machine {
 
 constexpr double history_s = 10;  // counters before the first snapshot
 
+ThreadSample thread_at(const ThreadSpec& spec, double t) {
+  ThreadSample thread;
+  thread.tid = spec.tid;
+  thread.comm = "worker";
+  thread.state = 'R';
+  thread.last_cpu = spec.cpu;
+  thread.on_cpu_ns = static_cast<std::uint64_t>(spec.on * t * 1e9);
+  thread.wait_ns = static_cast<std::uint64_t>(spec.wait * t * 1e9);
+  thread.timeslices = static_cast<std::uint64_t>(spec.slices * t);
+  thread.voluntary_switches = static_cast<std::uint64_t>(10 * t);
+  thread.nonvoluntary_switches = static_cast<std::uint64_t>(100 * t * spec.wait);
+  thread.cpus_allowed = spec.allowed;
+  return thread;
+}
+
 Snapshot snapshot_at(const Machine& m, int k) {
   const double t = history_s + k * m.dt;
   Snapshot s;
@@ -46,15 +63,7 @@ Snapshot snapshot_at(const Machine& m, int k) {
     p.comm = "worker" + std::to_string(spec.pid);
     p.cgroup = "v1:/job";
     if (auto it = m.env.find(spec.pid); it != m.env.end()) p.env = it->second;
-    ThreadSample thread;
-    thread.tid = spec.tid;
-    thread.state = 'R';
-    thread.last_cpu = spec.cpu;
-    thread.on_cpu_ns = static_cast<std::uint64_t>(spec.on * t * 1e9);
-    thread.wait_ns = static_cast<std::uint64_t>(spec.wait * t * 1e9);
-    thread.nonvoluntary_switches = static_cast<std::uint64_t>(100 * t * spec.wait);
-    thread.cpus_allowed = spec.allowed;
-    p.threads.push_back(thread);
+    p.threads.push_back(thread_at(spec, t));
   }
   for (auto& [pid, p] : processes) s.processes.push_back(p);
   for (int cpu = 0; cpu < static_cast<int>(m.cpu_busy.size()); ++cpu) {
@@ -81,50 +90,114 @@ Diagnosis run(const Machine& m, const Thresholds& t = {}) {
   return diagnose(accumulate(series(m)), Capacity{2, CpuSet::range(0, 1)}, t);
 }
 
-const Finding* find(const Diagnosis& d, std::string_view kind) {
+const Finding* find(const Diagnosis& d, FindingKind kind) {
   auto it = std::find_if(d.findings.begin(), d.findings.end(), [&](const Finding& f) { return f.kind == kind; });
   return it == d.findings.end() ? nullptr : &*it;
 }
 
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+// `count` threads of one process that each run `on` s, wait `wait` s over `slices` slices per second.
+Machine pool(pid_t pid, int count, double on, double wait, double slices) {
+  Machine m;
+  for (int i = 0; i < count; ++i) m.threads.push_back({pid, pid * 100 + i, i % 2, on, wait, "0-1", slices});
+  m.cpu_busy = {std::min(1.0, on * count / 2), std::min(1.0, on * count / 2)};
+  return m;
+}
+
+// 3 CPU-bound threads on 2 CPUs: each runs 2/3 and queues 1/3 of the time, 3.3 ms per slice.
+Machine three_spinners() { return pool(1, 3, 2.0 / 3, 1.0 / 3, 100); }
+
 }  // namespace
 
-TEST_CASE("one busy thread per CPU is healthy", "[monitor]") {
+TEST_CASE("one busy thread per CPU is healthy, and measured", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 0, 0.99, 0.01}, {2, 2, 1, 0.99, 0.01}};
   m.cpu_busy = {0.99, 0.99};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.evidence.sufficient);
   CHECK(d.findings.empty());
   CHECK(d.runnable_threads_avg == Approx(2.0).epsilon(0.01));
-  CHECK(d.run_delay_ratio == Approx(0.0101).epsilon(0.05));
+  CHECK(d.waiting_threads_avg == Approx(0.02).epsilon(0.05));
+  CHECK(d.wait_per_slice_ms_mean == Approx(0.1).epsilon(0.05));
+  CHECK(d.queued_threads_avg == 0);
   CHECK(d.cpu_utilization == Approx(0.99).epsilon(0.01));
   CHECK(d.duration_s == Approx(2.0));
   CHECK(d.intervals == 4);
 }
 
-TEST_CASE("2x oversubscribed: 2 processes x 2 threads on 2 CPUs", "[monitor]") {
-  Machine m;
-  m.threads = {{1, 1, 0, 0.5, 0.5}, {1, 2, 1, 0.5, 0.5}, {2, 3, 0, 0.5, 0.5}, {2, 4, 1, 0.5, 0.5}};
-  m.cpu_busy = {1, 1};
-  m.env[1].counts[0] = 2;  // OMP_NUM_THREADS
+TEST_CASE("wake-up latency only: many sleeping threads with a huge run-delay ratio are healthy", "[monitor]") {
+  // 64 threads each run 2 ms and wait 20 ms per second over 100 wake-ups: 0.2 ms per slice.
+  const Machine m = pool(1, 64, 0.002, 0.02, 100);
   const auto d = run(m);
-  CHECK(d.verdict == Verdict::oversubscribed);
-  CHECK(d.runnable_threads_avg == Approx(4.0).epsilon(0.01));
-  CHECK(d.run_delay_ratio == Approx(1.0).epsilon(0.01));
-  const auto* demand = find(d, "demand_above_capacity");
-  REQUIRE(demand != nullptr);
-  CHECK(demand->numbers.at("demand_ratio") == Approx(2.0).epsilon(0.01));
-  const auto* pool = find(d, "thread_pool_too_large");
-  REQUIRE(pool != nullptr);
-  CHECK(pool->message.find("2 processes × 2 busy threads = 4 threads on 2 usable CPUs") != std::string::npos);
-  CHECK(pool->message.find("OMP_NUM_THREADS=2") != std::string::npos);
-  CHECK(pool->fix.find("OMP_NUM_THREADS=1") != std::string::npos);
-  CHECK(pool->fix.find("mptrain run -n 2") != std::string::npos);
-  CHECK(find(d, "overlapping_affinity") == nullptr);
-  CHECK(find(d, "outside_load") == nullptr);
+  REQUIRE(d.evidence.sufficient);
+  CHECK(d.run_delay_ratio == Approx(10).epsilon(0.02));
+  CHECK(d.waiting_threads_avg == Approx(1.28).epsilon(0.02));
+  CHECK(d.wait_per_slice_ms_mean == Approx(0.2).epsilon(0.02));
+  CHECK(d.queued_threads_avg == 0);
+  CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.findings.empty());
+  REQUIRE(d.processes.size() == 1);
+  CHECK(d.processes[0].threads_ran == 64);
+  CHECK(d.processes[0].pool_threads == 0);
 }
 
-TEST_CASE("4x oversubscribed: 4 processes x 2 threads on 2 CPUs", "[monitor]") {
+TEST_CASE("queueing behind CPU hogs: 3 spinners on 2 CPUs are oversubscribed", "[monitor]") {
+  const auto d = run(three_spinners());
+  CHECK(d.verdict == Verdict::oversubscribed);
+  CHECK(d.runnable_threads_avg == Approx(3.0).epsilon(0.01));
+  CHECK(d.queued_threads_avg == Approx(1.0).epsilon(0.01));
+  CHECK(d.wait_per_slice_ms_mean == Approx(3.33).epsilon(0.01));
+  CHECK(d.wait_per_slice_ms_p95 == Approx(3.33).epsilon(0.13));
+  const auto* demand = find(d, FindingKind::demand_above_capacity);
+  REQUIRE(demand != nullptr);
+  CHECK(demand->severity == Verdict::oversubscribed);
+  CHECK(demand->numbers.at("demand_ratio") == Approx(1.5).epsilon(0.01));
+  const auto* queueing = find(d, FindingKind::queueing);
+  REQUIRE(queueing != nullptr);
+  CHECK(queueing->severity == Verdict::oversubscribed);
+  CHECK(contains(queueing->message, "about 50% longer"));
+}
+
+TEST_CASE("too little evidence: a job that barely ran is healthy with a note, whatever its ratios", "[monitor]") {
+  // 8 threads, 1 ms on CPU and 5 ms queued (5 ms per slice) per second: 0.016 CPU-seconds in 2 s.
+  const Machine m = pool(1, 8, 0.001, 0.005, 1);
+  const auto d = run(m);
+  CHECK_FALSE(d.evidence.sufficient);
+  CHECK(contains(d.evidence.note, "0.016 CPU-seconds"));
+  CHECK(d.run_delay_ratio == Approx(5).epsilon(0.02));
+  CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.findings.empty());
+  const auto json = to_json(d);
+  CHECK(json["measured"] == false);
+  CHECK(json["evidence"].get<std::string>() == d.evidence.note);
+  CHECK(contains(to_text(d), "evidence:               too little:"));
+}
+
+TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at barriers are found", "[monitor]") {
+  // Each OpenMP worker wants a CPU 45% of the time (below the old 0.5 'busy' mark) and queues 2 ms per slice.
+  Machine m;
+  for (pid_t p = 1; p <= 2; ++p) {
+    m.threads.push_back({p, p * 10, 0, 0.3, 0.15, "0-1", 75});
+    m.threads.push_back({p, p * 10 + 1, 1, 0.3, 0.15, "0-1", 75});
+  }
+  m.cpu_busy = {0.6, 0.6};
+  m.env[1].counts[0] = 2;  // OMP_NUM_THREADS
+  const auto d = run(m);
+  CHECK(d.runnable_threads_avg == Approx(1.8).epsilon(0.01));  // below N: no demand finding
+  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
+  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding != nullptr);
+  CHECK(pool_finding->severity == Verdict::oversubscribed);
+  CHECK(contains(pool_finding->message, "2 processes × 2 pool threads = 4 threads on 2 usable CPUs"));
+  CHECK(contains(pool_finding->message, "OMP_NUM_THREADS=2"));
+  CHECK(contains(pool_finding->fix, "OMP_NUM_THREADS=1"));
+  CHECK(contains(pool_finding->fix, "mptrain run -n 2"));
+  CHECK(d.verdict == Verdict::oversubscribed);
+}
+
+TEST_CASE("4 processes x 2 threads on 2 CPUs: pools, demand and exact switch rates", "[monitor]") {
   Machine m;
   for (pid_t p = 1; p <= 4; ++p) {
     m.threads.push_back({p, p * 10, 0, 0.25, 0.75});
@@ -133,16 +206,18 @@ TEST_CASE("4x oversubscribed: 4 processes x 2 threads on 2 CPUs", "[monitor]") {
   m.cpu_busy = {1, 1};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
-  CHECK(d.run_delay_ratio == Approx(3.0).epsilon(0.01));
   CHECK(d.runnable_threads_avg == Approx(8.0).epsilon(0.01));
-  const auto* pool = find(d, "thread_pool_too_large");
-  REQUIRE(pool != nullptr);
-  CHECK(pool->message.find("4 processes × 2 busy threads = 8 threads on 2 usable CPUs") != std::string::npos);
-  CHECK(pool->fix.find("set OMP_NUM_THREADS=1 and run at most 2 processes (`mptrain run -n 2`)") != std::string::npos);
+  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding != nullptr);
+  CHECK(contains(pool_finding->message, "4 processes × 2 pool threads = 8 threads on 2 usable CPUs"));
+  CHECK(contains(pool_finding->fix, "set OMP_NUM_THREADS=1 and run at most 2 processes (`mptrain run -n 2`)"));
   CHECK(d.nonvoluntary_switches_per_second == Approx(600).epsilon(0.02));
+  CHECK(d.voluntary_switches_per_second == Approx(80).epsilon(0.02));
   REQUIRE(d.processes.size() == 4);
-  CHECK(d.processes[0].busy_threads == 2);
+  CHECK(d.processes[0].pool_threads == 2);
   CHECK(d.processes[0].run_delay_ratio == Approx(3.0).epsilon(0.01));
+  CHECK(d.threads.size() == 8);
+  CHECK(d.threads[0].wait_per_slice_ms == Approx(7.5).epsilon(0.01));
 }
 
 TEST_CASE("a throttled cgroup is reported with its quota and a fix", "[monitor]") {
@@ -152,15 +227,15 @@ TEST_CASE("a throttled cgroup is reported with its quota and a fix", "[monitor]"
   m.throttled_fraction = 0.9;
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
-  const auto* throttled = find(d, "cgroup_throttling");
+  const auto* throttled = find(d, FindingKind::cgroup_throttling);
   REQUIRE(throttled != nullptr);
   CHECK(throttled->severity == Verdict::oversubscribed);
   CHECK(throttled->numbers.at("throttled_ratio") == Approx(0.9).epsilon(0.02));
   CHECK(throttled->numbers.at("quota_cpus") == Approx(0.5));
-  CHECK(throttled->message.find("0.50 CPU") != std::string::npos);
-  CHECK(throttled->fix.find("OMP_NUM_THREADS=1") != std::string::npos);
-  CHECK(throttled->fix.find("raise the quota to 2 CPUs") != std::string::npos);
-  CHECK(find(d, "demand_above_capacity") == nullptr);
+  CHECK(contains(throttled->message, "0.50 CPU"));
+  CHECK(contains(throttled->fix, "OMP_NUM_THREADS=1"));
+  CHECK(contains(throttled->fix, "raise the quota to 2 CPUs"));
+  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
 }
 
 TEST_CASE("light throttling is only a warning", "[monitor]") {
@@ -169,26 +244,26 @@ TEST_CASE("light throttling is only a warning", "[monitor]") {
   m.cpu_busy = {0.9, 0};
   m.throttled_fraction = 0.1;
   const auto d = run(m);
-  const auto* throttled = find(d, "cgroup_throttling");
+  const auto* throttled = find(d, FindingKind::cgroup_throttling);
   REQUIRE(throttled != nullptr);
   CHECK(throttled->severity == Verdict::warning);
   CHECK(d.verdict == Verdict::warning);
 }
 
-TEST_CASE("two busy threads pinned to one CPU while the other is left: overlapping affinity", "[monitor]") {
+TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: overlapping affinity", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 1, 0.5, 0.5, "1"}, {2, 2, 1, 0.5, 0.5, "1"}};
   m.cpu_busy = {0.02, 1};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
-  CHECK(find(d, "demand_above_capacity") == nullptr);
-  const auto* overlap = find(d, "overlapping_affinity");
+  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
+  const auto* overlap = find(d, FindingKind::overlapping_affinity);
   REQUIRE(overlap != nullptr);
   CHECK(overlap->numbers.at("cpu") == 1);
-  CHECK(overlap->numbers.at("busy_threads") == 2);
-  CHECK(overlap->message.find("CPU 0 is left (98% idle)") != std::string::npos);
-  CHECK(overlap->fix.find("Cpus_allowed_list 1") != std::string::npos);
-  CHECK(overlap->fix.find("taskset -c 0") != std::string::npos);
+  CHECK(overlap->numbers.at("pool_threads") == 2);
+  CHECK(contains(overlap->message, "CPU 0 is left (98% idle)"));
+  CHECK(contains(overlap->fix, "Cpus_allowed_list 1"));
+  CHECK(contains(overlap->fix, "taskset -c 0"));
 }
 
 TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]") {
@@ -197,27 +272,133 @@ TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]
   m.cpu_busy = {0.1, 1};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::warning);
-  const auto* outside = find(d, "outside_load");
+  const auto* outside = find(d, FindingKind::outside_load);
   REQUIRE(outside != nullptr);
   CHECK(outside->numbers.at("outside_load_cpus") == Approx(0.5).epsilon(0.02));
-  CHECK(outside->fix.find("idle CPUs 0") != std::string::npos);
-  const auto* delay = find(d, "run_delay");
-  REQUIRE(delay != nullptr);
-  CHECK(delay->severity == Verdict::warning);
+  CHECK(contains(outside->fix, "idle CPUs 0"));
+  const auto* queueing = find(d, FindingKind::queueing);
+  REQUIRE(queueing != nullptr);
+  CHECK(queueing->severity == Verdict::warning);
+  Thresholds strict;
+  strict.max_queued_share = 0.01;
+  CHECK(run(m, strict).verdict == Verdict::warning);
 }
 
-TEST_CASE("thresholds are overridable", "[monitor]") {
+// Each threshold's edge: the same scenario on both sides of a threshold set just around its measured value.
+TEST_CASE("min-cpu-seconds and min-time-slices gate every judgement at their edge", "[monitor]") {
+  const Machine m = three_spinners();  // 4 CPU-seconds, 600 slices in 2 s
+  Thresholds t;
+  t.min_cpu_seconds = 3.9;
+  CHECK(run(m, t).verdict == Verdict::oversubscribed);
+  t.min_cpu_seconds = 4.1;
+  CHECK(run(m, t).verdict == Verdict::healthy);
+  CHECK_FALSE(run(m, t).evidence.sufficient);
+  t = {};
+  t.min_time_slices = 599;
+  CHECK(run(m, t).evidence.sufficient);
+  t.min_time_slices = 601;
+  CHECK_FALSE(run(m, t).evidence.sufficient);
+}
+
+TEST_CASE("queue-wait-per-slice-ms separates wake-ups from queueing at its edge", "[monitor]") {
+  const Machine m = three_spinners();  // 3.33 ms per slice
+  Thresholds t;
+  t.queue_wait_per_slice_ms = 2.8;
+  CHECK(run(m, t).queued_threads_avg == Approx(1.0).epsilon(0.01));
+  t.queue_wait_per_slice_ms = 4.0;
+  CHECK(run(m, t).queued_threads_avg == 0);
+  CHECK(run(m, t).verdict == Verdict::healthy);
+}
+
+TEST_CASE("warn- and max-queued-share set the severity at their edges", "[monitor]") {
+  const Machine m = three_spinners();  // queued share 0.5
+  Thresholds t;
+  t.max_queued_share = 0.49;
+  CHECK(run(m, t).verdict == Verdict::oversubscribed);
+  t.max_queued_share = 0.51;
+  CHECK(run(m, t).verdict == Verdict::warning);
+  t.warn_queued_share = 0.51;
+  t.max_queued_share = 0.6;
+  CHECK(run(m, t).verdict == Verdict::healthy);
+}
+
+TEST_CASE("warn- and max-demand-ratio set the demand finding at their edges", "[monitor]") {
+  const Machine m = three_spinners();  // demand ratio 1.5
+  Thresholds t;
+  t.max_demand_ratio = 1.49;
+  CHECK(find(run(m, t), FindingKind::demand_above_capacity)->severity == Verdict::oversubscribed);
+  t.max_demand_ratio = 1.51;
+  CHECK(find(run(m, t), FindingKind::demand_above_capacity)->severity == Verdict::warning);
+  t.warn_demand_ratio = 1.51;
+  CHECK(find(run(m, t), FindingKind::demand_above_capacity) == nullptr);
+}
+
+TEST_CASE("pool-thread-demand decides which threads form a pool at its edge", "[monitor]") {
+  const Machine m = three_spinners();  // each thread's demand is 1.0
+  Thresholds t;
+  t.pool_thread_demand = 0.99;
+  CHECK(run(m, t).processes[0].pool_threads == 3);
+  CHECK(find(run(m, t), FindingKind::thread_pool_too_large) != nullptr);
+  t.pool_thread_demand = 1.01;
+  CHECK(run(m, t).processes[0].pool_threads == 0);
+  CHECK(find(run(m, t), FindingKind::thread_pool_too_large) == nullptr);
+}
+
+TEST_CASE("warn- and max-throttle-ratio set the throttling finding at their edges", "[monitor]") {
   Machine m;
-  m.threads = {{1, 1, 0, 0.8, 0.2}, {2, 2, 1, 0.8, 0.2}};
-  m.cpu_busy = {0.8, 0.8};
-  CHECK(run(m).verdict == Verdict::warning);  // ratio 0.25: above the 0.10 warning
-  Thresholds lenient;
-  lenient.warn_run_delay_ratio = 0.3;
-  lenient.max_run_delay_ratio = 0.6;
-  CHECK(run(m, lenient).verdict == Verdict::healthy);
-  Thresholds strict;
-  strict.max_run_delay_ratio = 0.2;
-  CHECK(run(m, strict).verdict == Verdict::oversubscribed);
+  m.threads = {{1, 1, 0, 0.9, 0.0}};
+  m.cpu_busy = {0.9, 0};
+  m.throttled_fraction = 0.5;
+  Thresholds t;
+  t.max_throttle_ratio = 0.49;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling)->severity == Verdict::oversubscribed);
+  t.max_throttle_ratio = 0.51;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling)->severity == Verdict::warning);
+  t.warn_throttle_ratio = 0.51;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling) == nullptr);
+}
+
+TEST_CASE("outside-load-cpus, contended- and spare-cpu-demand at their edges", "[monitor]") {
+  Machine outside;
+  outside.threads = {{1, 1, 1, 0.5, 0.5, "1"}};
+  outside.cpu_busy = {0.1, 1};  // others use 0.5 CPU on CPU 1
+  Thresholds t;
+  t.outside_load_cpus = 0.49;
+  CHECK(find(run(outside, t), FindingKind::outside_load) != nullptr);
+  t.outside_load_cpus = 0.51;
+  CHECK(find(run(outside, t), FindingKind::outside_load) == nullptr);
+  Machine pinned;
+  pinned.threads = {{1, 1, 1, 0.5, 0.5, "1"}, {2, 2, 1, 0.5, 0.5, "1"}};  // demand 2.0 on CPU 1, 0 on CPU 0
+  pinned.cpu_busy = {0.02, 1};
+  t = {};
+  t.contended_cpu_demand = 1.99;
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) != nullptr);
+  t.contended_cpu_demand = 2.01;
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) == nullptr);
+  pinned.threads.push_back({3, 3, 0, 0.3, 0, "0"});  // the job uses 0.3 of CPU 0
+  t = {};
+  t.spare_cpu_demand = 0.31;
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) != nullptr);
+  t.spare_cpu_demand = 0.29;
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) == nullptr);
+}
+
+TEST_CASE("the wait-per-slice histogram gives quantiles within 12% and splits wait by slice length", "[monitor]") {
+  SliceWaitHistogram h;
+  for (int i = 0; i < 95; ++i) h.add(50e-6, 1);  // wake-ups: 50 µs
+  for (int i = 0; i < 5; ++i) h.add(0.04, 10);   // queued: 4 ms per slice
+  CHECK(h.count() == 100);
+  CHECK(h.quantile(0.5) == Approx(50e-6).epsilon(0.12));
+  CHECK(h.quantile(0.95) == Approx(50e-6).epsilon(0.12));
+  CHECK(h.quantile(0.96) == Approx(4e-3).epsilon(0.12));
+  CHECK(h.wait_from(1e-3) == Approx(0.2));
+  CHECK(h.wait_from(1e-6) == Approx(0.2 + 95 * 50e-6));
+  SliceWaitHistogram other;
+  other.add(0.01, 1);
+  h.merge(other);
+  CHECK(h.count() == 101);
+  CHECK(h.wait_from(1e-3) == Approx(0.21));
+  CHECK(SliceWaitHistogram{}.quantile(0.95) == 0);
 }
 
 TEST_CASE("a thread born during an interval counts from birth but an old one discovered late does not", "[monitor]") {
@@ -230,51 +411,62 @@ TEST_CASE("a thread born during an interval counts from birth but an old one dis
   ThreadSample born;
   born.tid = 2;
   born.on_cpu_ns = 300'000'000;
+  born.timeslices = 30;
   ThreadSample old;
   old.tid = 3;
   old.on_cpu_ns = 50'000'000'000;
   after.processes[0].threads = {born, old};
   const Evidence e = between(before, after);
   CHECK(e.on_cpu_s == Approx(0.3));
+  CHECK(e.timeslices == 30);
   CHECK(e.threads.count(2) == 1);
   CHECK(e.threads.count(3) == 0);
 }
 
-TEST_CASE("fewer than two snapshots give an empty, healthy diagnosis", "[monitor]") {
+TEST_CASE("fewer than two snapshots give an empty, healthy diagnosis with no evidence", "[monitor]") {
   const auto d = diagnose(accumulate({}), Capacity{2, CpuSet::range(0, 1)});
   CHECK(d.verdict == Verdict::healthy);
+  CHECK_FALSE(d.evidence.sufficient);
   CHECK(d.run_delay_ratio == 0);
   CHECK_FALSE(d.cpu_pressure.has_value());
 }
 
 TEST_CASE("the JSON report has the contract's keys", "[monitor]") {
-  Machine m;
-  m.threads = {{1, 1, 0, 0.5, 0.5}, {1, 2, 0, 0.5, 0.5}, {1, 3, 1, 0.5, 0.5}, {1, 4, 1, 0.5, 0.5}};
-  m.cpu_busy = {1, 1};
-  const auto json = to_json(run(m));
-  for (const char* key : {"verdict", "usable_cpus", "runnable_threads_avg", "run_delay_ratio",
-                          "nonvoluntary_switches_per_second", "cpu_utilization", "findings", "processes"}) {
+  const auto d = run(pool(1, 4, 0.5, 0.5, 100));
+  const auto json = to_json(d);
+  for (const char* key : {"verdict", "usable_cpus", "runnable_threads_avg", "waiting_threads_avg", "run_delay_ratio",
+                          "wait_per_slice_ms", "voluntary_switches_per_second", "nonvoluntary_switches_per_second",
+                          "cpu_utilization", "measured", "evidence", "findings", "processes"}) {
     CHECK(json.contains(key));
   }
   CHECK(json["verdict"] == "oversubscribed");
+  CHECK(json["measured"] == true);
+  CHECK(json["evidence"].is_null());
+  CHECK(json["wait_per_slice_ms"]["mean"] == Approx(5.0));
+  CHECK(json["wait_per_slice_ms"].contains("p95"));
   CHECK(json["cpu_pressure"].is_null());
-  CHECK(json["findings"][0].contains("kind"));
+  CHECK(json["findings"][0]["kind"] == "demand_above_capacity");
   CHECK(json["findings"][0].contains("message"));
   CHECK(json["processes"][0]["threads"] == 4);
-  CHECK(to_text(run(m)).find("verdict: oversubscribed") == 0);
+  CHECK(json["processes"][0]["pool_threads"] == 4);
+  CHECK(threads_json(d).size() == 4);
+  CHECK(contains(threads_table(d), "WAIT/SLICE"));
+  CHECK(to_text(d).find("verdict: oversubscribed") == 0);
 }
 
-TEST_CASE("verdict names round-trip", "[monitor]") {
+TEST_CASE("verdict and finding kind names round-trip", "[monitor]") {
   CHECK(to_string(Verdict::warning) == "warning");
   CHECK(parse_verdict("oversubscribed").value_or(Verdict::healthy) == Verdict::oversubscribed);
   CHECK_FALSE(parse_verdict("sick").ok());
+  CHECK(to_string(FindingKind::thread_pool_too_large) == "thread_pool_too_large");
+  CHECK(to_string(FindingKind::queueing) == "queueing");
 }
 
 TEST_CASE("the text report counts one interval in the singular", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 0, 0.5, 0}};
   m.intervals = 1;
-  CHECK(to_text(run(m)).find("(1 interval)\n") != std::string::npos);
+  CHECK(contains(to_text(run(m)), "(1 interval)\n"));
   m.intervals = 2;
-  CHECK(to_text(run(m)).find("(2 intervals)\n") != std::string::npos);
+  CHECK(contains(to_text(run(m)), "(2 intervals)\n"));
 }

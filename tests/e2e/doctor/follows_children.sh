@@ -7,4 +7,4 @@ source "$(dirname "$0")/doctor_lib.bash"
 run_mptrain doctor --json -- bash -c "sleep 0.7; bash -c 'taskset -c $CPU $BURN 6 2; true'; true"
 expect_code 3
 expect_json '.verdict == "oversubscribed"'
-expect_json '[.processes[] | select(.comm == "mptrain_burn")][0].busy_threads >= 5'
+expect_json '[.processes[] | select(.comm == "mptrain_burn")][0].pool_threads >= 5'

@@ -14,4 +14,4 @@ for kind in demand_above_capacity thread_pool_too_large overlapping_affinity cgr
 done
 expect_json '[.findings[] | select(.severity == "oversubscribed")] | length == 0'
 expect_json '.runnable_threads_avg <= 1.05'
-expect_json '[.processes[] | select(.comm == "mptrain_burn")][0].busy_threads == 1'
+expect_json '[.processes[] | select(.comm == "mptrain_burn")][0].pool_threads == 1'
