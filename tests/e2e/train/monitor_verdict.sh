@@ -30,9 +30,11 @@ run_mptrain run -n 2 --data "$WORK/data" --epochs "$epochs" --json
 expect_code 0
 expect_json '.monitor.verdict != "oversubscribed"'
 expect_json '.monitor.intervals >= 2'
-# Other load on the machine may add outside_load and run_delay warnings; the
+# Other load on the machine may add outside_load and queueing warnings; the
 # job's own causes must be absent.
 expect_json '[.monitor.findings[].kind | select(IN("demand_above_capacity", "thread_pool_too_large", "overlapping_affinity"))] | length == 0'
+# The live verdict (the last 2 s, judged by the same model) never flagged it either.
+if grep -q 'monitor: oversubscribed' "$WORK/err"; then cat "$WORK/err" >&2; fail "the live monitor flagged a healthy run"; fi
 
 # The text report ends with the monitor's verdict.
 run_mptrain run -n 2 --data "$WORK/data" --epochs 2
