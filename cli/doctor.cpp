@@ -103,6 +103,8 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "min-time-slices", t.min_time_slices, "Time slices the job must run before any judgement");
   add_threshold(command, "queue-wait-per-slice-ms", t.queue_wait_per_slice_ms,
                 "Wait per time slice (ms) that counts as queueing behind others");
+  add_threshold(command, "cpu-bound-demand", t.cpu_bound_demand,
+                "Share of an interval a thread wants a CPU from which all its wait is queueing");
   add_threshold(command, "warn-queued-share", t.warn_queued_share, "Queued threads per usable CPU for a warning");
   add_threshold(command, "max-queued-share", t.max_queued_share, "Queued threads per usable CPU for oversubscribed");
   add_threshold(command, "warn-demand-ratio", t.warn_demand_ratio, "Runnable threads ÷ N for a warning");

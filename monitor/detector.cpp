@@ -53,7 +53,7 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
   c.n = std::max(1, capacity.usable_cpus);
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
-  c.queued = ratio(e.slice_waits.wait_from(t.queue_wait_per_slice_ms * 1e-3), e.duration_s);
+  c.queued = ratio(e.queued_s, e.duration_s);
   for (const auto& [tid, thread] : e.threads) {
     if (!c.is_pool_thread(thread)) continue;
     ++c.pools[thread.pid];
@@ -189,14 +189,14 @@ std::string overlap_fix(const std::vector<const ThreadEvidence*>& threads, const
 std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& e, const CpuSet& spare) {
   const auto threads = pool_threads_on(c, cpu);
   const double demand = job_demand_on(c, cpu);
-  const double waiting = ratio(e.job_wait_s, c.duration);  // threads waiting there, on average
+  const double waiting = ratio(e.job_queued_s, c.duration);  // threads queued there, on average
   const auto queueing = queue_severity(waiting, c.t);
   if (threads.size() < 2 || demand < c.t.contended_cpu_demand || !queueing) return std::nullopt;
   Finding f = finding(FindingKind::overlapping_affinity, *queueing);
   const auto other = c.evidence.cpus.find(spare.cpus().front());
   const double spare_busy = other == c.evidence.cpus.end() ? 0 : ratio(other->second.busy_s, other->second.total_s);
   f.message = fmt::format(
-      "{} share CPU {} (they want {:.1f} CPUs there; {:.2f} of them wait on average) while usable CPU {} is left "
+      "{} share CPU {} (they want {:.1f} CPUs there; {:.2f} of them queue on average) while usable CPU {} is left "
       "({:.0f}% idle)",
       counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, spare.to_string(),
       100 * (1 - spare_busy));
@@ -204,7 +204,7 @@ std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& 
   f.numbers = {{"cpu", cpu},
                {"pool_threads", static_cast<double>(threads.size())},
                {"demand_cpus", demand},
-               {"waiting_threads_avg", waiting},
+               {"queued_threads_avg", waiting},
                {"spare_cpus", spare.size()}};
   return f;
 }
@@ -414,6 +414,10 @@ Result<Verdict> parse_verdict(std::string_view text) {
     if (text == to_string(v)) return v;
   }
   return Error{"unknown verdict '" + std::string(text) + "'; use healthy, warning or oversubscribed"};
+}
+
+QueueRule queue_rule(const Thresholds& thresholds) {
+  return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand};
 }
 
 std::string_view to_string(FindingKind kind) {

@@ -13,13 +13,17 @@
 //       job's own demand, which outside load does not inflate
 //   waiting_threads_avg  W = Wt ÷ D        — threads waiting, on average
 //   wait per slice       w = Wt ÷ S         — mean; p95 over (thread, interval)
-//   queued_threads_avg   Q = (the wait of (thread, interval) pairs whose wait
-//       per slice ≥ queue_wait_per_slice_ms) ÷ D — threads waiting behind
-//       another thread's time slice. A woken thread on a CPU with room runs
-//       within tens of µs (measured: 0.06–0.13 ms mean, p95 ≤ 0.3 ms for 8–64
-//       Python threads that sleep); one queued behind a CPU hog waits for the
-//       hog's slice, milliseconds (measured 4–30 ms for 3–4 spinners on 2
-//       CPUs). 1 ms sits between, a factor ≥ 3 from both.
+//   queued_threads_avg   Q = (the wait of (thread, interval) pairs that
+//       queued, QueueRule) ÷ D — threads waiting behind other threads. A pair
+//       queued when its wait per slice ≥ queue_wait_per_slice_ms: a woken
+//       thread on a CPU with room runs within tens of µs (measured: 0.05–0.4
+//       ms mean for 8–256 threads that sleep), one queued behind a CPU hog
+//       waits for the hog's slice (measured 1.4–30 ms); 1 ms sits between.
+//       Or when the thread wanted a CPU ≥ cpu_bound_demand of the interval:
+//       a CPU-bound thread's wait is CPU it lacks even in short slices
+//       (OpenBLAS's workers yield: 0.01–0.03 ms per slice, 10^5 switches/s,
+//       yet 4 of them on 2 CPUs wait half the time); a sleeping thread never
+//       wants a CPU that long.
 //   a process's pool     = its threads whose demand (on CPU + wait) ÷ time
 //       watched ≥ pool_thread_demand: OpenMP workers that sleep at barriers
 //       between parallel regions still run a good share of the window, while
@@ -77,6 +81,8 @@ struct Thresholds {
   static constexpr double default_min_time_slices = 20;
   // A slice that waited 1 ms or more waited behind another thread's slice, not for a wake-up.
   static constexpr double default_queue_wait_per_slice_ms = 1.0;
+  // A thread runnable ≥ 75% of an interval is CPU-bound there: all its wait is queueing.
+  static constexpr double default_cpu_bound_demand = 0.75;
   // Queued threads per usable CPU: 0.1 costs CPU-bound work ~10%; 0.25 costs 25% or more.
   static constexpr double default_warn_queued_share = 0.10;
   static constexpr double default_max_queued_share = 0.25;
@@ -97,6 +103,7 @@ struct Thresholds {
   double min_cpu_seconds = default_min_cpu_seconds;
   double min_time_slices = default_min_time_slices;
   double queue_wait_per_slice_ms = default_queue_wait_per_slice_ms;
+  double cpu_bound_demand = default_cpu_bound_demand;
   double warn_queued_share = default_warn_queued_share;
   double max_queued_share = default_max_queued_share;
   double warn_demand_ratio = default_warn_demand_ratio;
@@ -206,6 +213,9 @@ struct Diagnosis {
   std::vector<CgroupSummary> cgroups;     // innermost last within each hierarchy
   std::vector<ThreadSummary> threads;     // every thread that ran, busiest first
 };
+
+// The rule that tells queueing from wake-up latency under `thresholds`, for building Evidence.
+QueueRule queue_rule(const Thresholds& thresholds);
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`.
 Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds = {});

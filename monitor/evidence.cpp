@@ -40,31 +40,40 @@ std::optional<ThreadSample> thread_delta(const ThreadSample& thread, const Threa
   return d;
 }
 
+// The part of `wait` (s) that queued behind other threads under `rule`, for a
+// thread that ran `on` s over `slices` slices in an interval of `dt` s.
+double queued_part(double on, double wait, std::uint64_t slices, double dt, const QueueRule& rule) {
+  const bool long_waits = slices > 0 && wait / static_cast<double>(slices) >= rule.wait_per_slice_s;
+  const bool cpu_bound = dt > 0 && (on + wait) / dt >= rule.cpu_bound_demand;
+  return long_waits || cpu_bound ? wait : 0;
+}
+
 // Adds one thread's interval `d` to `evidence` (its process `process`, interval length `dt`).
-void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt) {
+void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt, const QueueRule& rule) {
   const double on = static_cast<double>(d.on_cpu_ns) * ns;
   const double wait = static_cast<double>(d.wait_ns) * ns;
+  const double queued = queued_part(on, wait, d.timeslices, dt, rule);
   evidence.on_cpu_s += on;
   evidence.wait_s += wait;
+  evidence.queued_s += queued;
   evidence.timeslices += d.timeslices;
-  if (d.timeslices > 0) evidence.slice_waits.add(wait, d.timeslices);
+  if (d.timeslices > 0) evidence.slice_waits.add(wait / static_cast<double>(d.timeslices));
   evidence.voluntary_switches += d.voluntary_switches;
   evidence.nonvoluntary_switches += d.nonvoluntary_switches;
   process.on_cpu_s += on;
   process.wait_s += wait;
+  process.queued_s += queued;
   process.voluntary_switches += d.voluntary_switches;
   process.nonvoluntary_switches += d.nonvoluntary_switches;
-  auto& thread = evidence.threads[d.tid];
-  thread = ThreadEvidence{process.pid,        d.tid,
-                          d.comm,             on,
-                          wait,               dt,
-                          d.timeslices,       d.voluntary_switches,
-                          d.nonvoluntary_switches, d.last_cpu,
-                          d.cpus_allowed};
+  evidence.threads[d.tid] = ThreadEvidence{process.pid,        d.tid,           d.comm,
+                                           on,                 wait,            queued,
+                                           dt,                 d.timeslices,    d.voluntary_switches,
+                                           d.nonvoluntary_switches, d.last_cpu, d.cpus_allowed};
   if (d.last_cpu >= 0) {
     auto& cpu = evidence.cpus[d.last_cpu];
     cpu.job_on_s += on;
     cpu.job_wait_s += wait;
+    cpu.job_queued_s += queued;
   }
 }
 
@@ -111,21 +120,15 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
 
 }  // namespace
 
-void SliceWaitHistogram::add(double wait_s, std::uint64_t slices) {
-  const double per_slice = wait_s / static_cast<double>(std::max<std::uint64_t>(slices, 1));
+void SliceWaitHistogram::add(double per_slice_s) {
   int bucket = 0;
-  if (per_slice > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(per_slice / lowest_s) * per_decade - 1e-9));
-  const auto i = static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1));
-  ++counts_[i];
-  waits_[i] += wait_s;
+  if (per_slice_s > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(per_slice_s / lowest_s) * per_decade - 1e-9));
+  ++counts_[static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1))];
   ++count_;
 }
 
 void SliceWaitHistogram::merge(const SliceWaitHistogram& other) {
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    counts_[i] += other.counts_[i];
-    waits_[i] += other.waits_[i];
-  }
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
   count_ += other.count_;
 }
 
@@ -146,15 +149,7 @@ double SliceWaitHistogram::quantile(double q) const {
   return middle(counts_.size() - 1);
 }
 
-double SliceWaitHistogram::wait_from(double per_slice_s) const {
-  double wait = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    if (middle(i) >= per_slice_s) wait += waits_[i];
-  }
-  return wait;
-}
-
-Evidence between(const Snapshot& before, const Snapshot& after) {
+Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule) {
   Evidence evidence;
   const double dt = std::max(0.0, after.time_s - before.time_s);
   evidence.duration_s = dt;
@@ -165,7 +160,7 @@ Evidence between(const Snapshot& before, const Snapshot& after) {
     for (const auto& thread : sample.threads) {
       const auto it = previous.find(thread.tid);
       const auto d = thread_delta(thread, it == previous.end() ? nullptr : it->second, dt);
-      if (d) add_thread(evidence, process, *d, dt);
+      if (d) add_thread(evidence, process, *d, dt, rule);
     }
   }
   add_machine(evidence, before.machine, after.machine);
@@ -177,6 +172,7 @@ void merge(Evidence& into, const Evidence& more) {
   into.intervals += more.intervals;
   into.on_cpu_s += more.on_cpu_s;
   into.wait_s += more.wait_s;
+  into.queued_s += more.queued_s;
   into.timeslices += more.timeslices;
   into.slice_waits.merge(more.slice_waits);
   into.voluntary_switches += more.voluntary_switches;
@@ -186,6 +182,7 @@ void merge(Evidence& into, const Evidence& more) {
     if (fresh) continue;
     it->second.on_cpu_s += thread.on_cpu_s;
     it->second.wait_s += thread.wait_s;
+    it->second.queued_s += thread.queued_s;
     it->second.observed_s += thread.observed_s;
     it->second.timeslices += thread.timeslices;
     it->second.voluntary_switches += thread.voluntary_switches;
@@ -200,6 +197,7 @@ void merge(Evidence& into, const Evidence& more) {
     it->second.max_threads = std::max(it->second.max_threads, process.max_threads);
     it->second.on_cpu_s += process.on_cpu_s;
     it->second.wait_s += process.wait_s;
+    it->second.queued_s += process.queued_s;
     it->second.voluntary_switches += process.voluntary_switches;
     it->second.nonvoluntary_switches += process.nonvoluntary_switches;
   }
@@ -209,6 +207,7 @@ void merge(Evidence& into, const Evidence& more) {
     out.total_s += cpu.total_s;
     out.job_on_s += cpu.job_on_s;
     out.job_wait_s += cpu.job_wait_s;
+    out.job_queued_s += cpu.job_queued_s;
   }
   for (const auto& [key, group] : more.cgroups) {
     auto& out = into.cgroups[key];
@@ -224,9 +223,9 @@ void merge(Evidence& into, const Evidence& more) {
   if (more.load) into.load = more.load;
 }
 
-Evidence accumulate(const std::vector<Snapshot>& series) {
+Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule) {
   Evidence total;
-  for (std::size_t i = 1; i < series.size(); ++i) merge(total, between(series[i - 1], series[i]));
+  for (std::size_t i = 1; i < series.size(); ++i) merge(total, between(series[i - 1], series[i], rule));
   return total;
 }
 

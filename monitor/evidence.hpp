@@ -18,29 +18,36 @@ namespace mptrain::monitor {
 
 // The distribution of wait per time slice over (thread, interval) pairs in
 // which the thread ran, in log-spaced buckets (10 per decade, 1 µs to 10 s):
-// mergeable and fixed in size. Each bucket also sums the run-queue wait of
-// its pairs, so the wait spent in slices that waited long (behind another
-// thread's time slice, not a wake-up) can be told from the rest afterwards.
-// Quantiles are a bucket's geometric middle, within 12% of the true value.
+// mergeable and fixed in size. Quantiles are a bucket's geometric middle,
+// within 12% of the true value.
 class SliceWaitHistogram {
  public:
   static constexpr int per_decade = 10;
   static constexpr double lowest_s = 1e-6;            // below: counted in the first bucket
   static constexpr int buckets = 7 * per_decade + 1;  // 1 µs … 10 s, and one above
-  // Counts one interval of one thread that waited `wait_s` in total over `slices` > 0 time slices.
-  void add(double wait_s, std::uint64_t slices);
+  // Counts one interval of one thread whose mean wait per slice was `per_slice_s`.
+  void add(double per_slice_s);
   void merge(const SliceWaitHistogram& other);
   std::uint64_t count() const { return count_; }
   // The wait per slice (s) below which a fraction `q` of the counted pairs lie; 0 when none were counted.
   double quantile(double q) const;
-  // The run-queue wait (s) of the pairs whose wait per slice was at least `per_slice_s`.
-  double wait_from(double per_slice_s) const;
 
  private:
   static double middle(std::size_t bucket);  // the geometric middle of a bucket, in seconds
   std::array<std::uint64_t, buckets> counts_{};
-  std::array<double, buckets> waits_{};
   std::uint64_t count_ = 0;
+};
+
+// Which run-queue wait counts as queueing behind other threads (see
+// detector.hpp, THE MODEL): the whole wait of a thread's interval when its
+// wait per slice reached `wait_per_slice_s` (it waited for another thread's
+// slice, not for a wake-up) or when it wanted a CPU for at least
+// `cpu_bound_demand` of the interval (a CPU-bound thread: what it waits is
+// CPU it lacks, even when it yields in short slices as OpenBLAS's spinning
+// workers do).
+struct QueueRule {
+  double wait_per_slice_s = 1e-3;
+  double cpu_bound_demand = 0.75;
 };
 
 // One thread over the evidence window.
@@ -50,6 +57,7 @@ struct ThreadEvidence {
   std::string comm;
   double on_cpu_s = 0;
   double wait_s = 0;      // run-queue wait
+  double queued_s = 0;    // the part of wait_s that queued behind others (QueueRule)
   double observed_s = 0;  // how long it was watched
   std::uint64_t timeslices = 0;  // times it was put on a CPU
   std::uint64_t voluntary_switches = 0;
@@ -76,6 +84,7 @@ struct ProcessEvidence {
   int max_threads = 0;  // most threads seen at once
   double on_cpu_s = 0;
   double wait_s = 0;
+  double queued_s = 0;
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
 };
@@ -86,6 +95,7 @@ struct CpuEvidence {
   double total_s = 0;     // elapsed CPU time (/proc/stat)
   double job_on_s = 0;    // watched threads' time on CPU, attributed to their last CPU
   double job_wait_s = 0;  // watched threads' run-queue wait, attributed the same way
+  double job_queued_s = 0;  // the part of it that queued behind others
 };
 
 // One cgroup's throttling over the evidence window.
@@ -105,7 +115,8 @@ struct Evidence {
   int intervals = 0;
   double on_cpu_s = 0;  // Σ over watched threads
   double wait_s = 0;    // Σ over watched threads
-  std::uint64_t timeslices = 0;  // Σ over watched threads
+  double queued_s = 0;  // Σ over watched threads
+  std::uint64_t timeslices = 0;    // Σ over watched threads
   SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
@@ -117,13 +128,14 @@ struct Evidence {
   std::optional<LoadAvg> load;                    // the latest load average
 };
 
-// The evidence of the interval from `before` to `after`. A thread seen only
-// in `after` counts from its birth when its counters fit in the interval
-// (it started meanwhile), otherwise from `after` on (it was just discovered).
-Evidence between(const Snapshot& before, const Snapshot& after);
+// The evidence of the interval from `before` to `after`, its queueing told
+// apart by `rule`. A thread seen only in `after` counts from its birth when
+// its counters fit in the interval (it started meanwhile), otherwise from
+// `after` on (it was just discovered).
+Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule = {});
 // Adds `more` (a later window) to `into`.
 void merge(Evidence& into, const Evidence& more);
 // The evidence of a whole series of snapshots (empty for fewer than two).
-Evidence accumulate(const std::vector<Snapshot>& series);
+Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule = {});
 
 }  // namespace mptrain::monitor

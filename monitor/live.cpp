@@ -21,7 +21,7 @@ void LiveMonitor::observe(const std::vector<pid_t>& roots) {
 void LiveMonitor::sample_now() {
   Snapshot now = sampler_.sample();
   if (last_) {
-    Evidence interval = between(*last_, now);
+    Evidence interval = between(*last_, now, queue_rule(options_.thresholds));
     merge(total_, interval);
     recent_.push_back(interval);
     double span = 0;
