@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <utility>
 
 #include "util/text.hpp"
@@ -88,13 +90,17 @@ Result<TaskStat> parse_task_stat(std::string_view text) {
 }
 
 Result<SchedStat> parse_schedstat(std::string_view text) {
-  const auto words = split_words(text);
-  if (words.size() < 3) return Error{"malformed schedstat line"};
-  const auto on_cpu = parse_u64(words[0]);
-  const auto wait = parse_u64(words[1]);
-  const auto slices = parse_u64(words[2]);
-  if (!on_cpu || !wait || !slices) return Error{"malformed schedstat line"};
-  return SchedStat{*on_cpu, *wait, *slices};
+  // Read at every sample for every watched thread: parsed in place, without splitting into words.
+  std::uint64_t fields[3] = {};
+  for (std::uint64_t& field : fields) {
+    text.remove_prefix(std::min(text.size(), text.find_first_not_of(" \t\n")));
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), field);
+    if (error != std::errc() || (end != text.data() + text.size() && !std::isspace(static_cast<unsigned char>(*end)))) {
+      return Error{"malformed schedstat line"};
+    }
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  }
+  return SchedStat{fields[0], fields[1], fields[2]};
 }
 
 ProcStatus parse_status(std::string_view text) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 #include <unordered_set>
 
 #include "util/cgroup.hpp"
+#include "util/fd.hpp"
 
 namespace mptrain::monitor {
 
@@ -23,7 +25,6 @@ struct TaskFiles {
   ProcFile stat;
   ProcFile schedstat;
   ProcFile status;
-  bool kept = false;  // false: the fd budget was exhausted; read by path each time
   ThreadSample last;  // the last full reading (status fields reused between status reads)
 };
 
@@ -36,14 +37,30 @@ std::size_t open_count(const TaskFiles& files) {
 struct ProcessState {
   ProcessSample info;  // identity fields (comm, cmdline, env, cgroup); threads unused
   ProcFile stat;
-  std::unordered_map<pid_t, TaskFiles> tasks;
+  std::map<pid_t, TaskFiles> tasks;  // its threads by tid, as last listed
 };
 
-// The fds the sampler may keep open: a quarter of the soft limit, leaving room for the program.
-std::size_t fd_budget() {
+// Which of a process's known threads sample_threads reads.
+enum class Threads { all, unsampled };
+
+// The fds the program keeps for itself: 1,024 (what a process gets by
+// default), or three quarters of a soft limit that is not much larger.
+constexpr std::size_t program_fds = 1024;
+
+// The fds all samplers in this process keep open, counted against one budget.
+std::atomic<std::size_t> process_kept_fds{0};
+
+// The fds the samplers of this process may keep open together. Over the real /proc the soft limit is
+// first raised to the hard limit (children get it back: procmgr/spawn), so
+// that even 5,000 threads' files stay open instead of being opened by path
+// at every sample, which costs several times more.
+std::size_t fd_budget(const FsRoot& root) {
   rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
-  return static_cast<std::size_t>(limit.rlim_cur / 4);
+  const std::uint64_t soft = root.is_real()                         ? raise_open_file_limit()
+                             : ::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur
+                                                                       : RLIM_INFINITY;
+  if (soft == RLIM_INFINITY) return 4096;
+  return static_cast<std::size_t>(soft) - std::min(static_cast<std::size_t>(soft) * 3 / 4, program_fds);
 }
 
 std::string task_dir(pid_t pid, pid_t tid) { return "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid); }
@@ -60,8 +77,8 @@ struct Sampler::State {
   std::optional<CgroupLocator> locator;         // nullopt: this process's mount table is unreadable
   std::map<std::string, CgroupSample> cgroups;  // the CPU cgroups to read (counters unset), by key
   ProcFile proc_stat, loadavg, pressure;
-  std::size_t budget = fd_budget();
-  std::size_t open_fds = 0;
+  std::size_t budget = 0;
+  std::size_t open_fds = 0;  // this sampler's share of process_kept_fds
   long samples = 0;
   bool pressure_absent = false;
 
@@ -73,10 +90,18 @@ struct Sampler::State {
   // Reads the identity of `info.pid`: command line, thread variables, CPU cgroup.
   void identify(ProcessSample& info);
   void watch(pid_t pid);
+  ~State() { process_kept_fds -= open_fds; }
+  // Returns `count` descriptors that were closed to the budget.
+  void release(std::size_t count) {
+    open_fds -= count;
+    process_kept_fds -= count;
+  }
   // Returns the descriptors of a thread (or of a whole process) that is gone to the budget.
-  void forget(const TaskFiles& files) { open_fds -= open_count(files); }
+  void forget(const TaskFiles& files) { release(open_count(files)); }
   void forget(const ProcessState& process);
   bool sample_process(pid_t pid, ProcessState& process, ProcessSample& out);
+  bool list_threads(pid_t pid, ProcessState& process);
+  bool sample_threads(pid_t pid, ProcessState& process, Threads which, std::vector<ThreadSample>& out);
   bool sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadSample& out);
   void sample_machine(MachineSample& out);
 };
@@ -86,6 +111,7 @@ Sampler::Sampler(FsRoot root, Scope scope, std::vector<pid_t> pids, SamplerOptio
   state_->root = std::move(root);
   state_->scope = scope;
   state_->options = options;
+  state_->budget = fd_budget(state_->root);
   if (auto locator = CgroupLocator::open(state_->root); locator.ok()) state_->locator = std::move(*locator);
   set_roots(std::move(pids));
 }
@@ -102,9 +128,10 @@ bool Sampler::all_gone() const { return state_->samples > 0 && state_->processes
 template <class Path>
 Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const Path& path, std::string& scratch) {
   if (file.is_open()) return file.read();
-  if (open_fds < budget) {
+  if (process_kept_fds < budget) {
     if (auto opened = file.open(root, path()); !opened.ok()) return opened.error();
     ++open_fds;
+    ++process_kept_fds;
     return file.read();
   }
   auto text = root.read(path());
@@ -130,7 +157,7 @@ void Sampler::State::identify(ProcessSample& info) {
 
 void Sampler::State::forget(const ProcessState& process) {
   for (const auto& [tid, files] : process.tasks) forget(files);
-  open_fds -= process.stat.is_open();
+  release(process.stat.is_open());
 }
 
 void Sampler::State::watch(pid_t pid) {
@@ -224,6 +251,41 @@ bool Sampler::State::sample_task(pid_t pid, pid_t tid, TaskFiles& files, ThreadS
   return true;
 }
 
+// Lists /proc/PID/task: threads that are gone are forgotten, new ones added
+// unsampled. False when the process is gone.
+bool Sampler::State::list_threads(pid_t pid, ProcessState& process) {
+  auto tids = list_tasks(root, pid);
+  if (!tids.ok()) return false;
+  const std::unordered_set<pid_t> listed(tids->begin(), tids->end());
+  std::erase_if(process.tasks, [&](auto& entry) {
+    const bool gone = !listed.contains(entry.first);
+    if (gone) forget(entry.second);
+    return gone;
+  });
+  for (const pid_t tid : *tids) process.tasks.try_emplace(tid);
+  return true;
+}
+
+// Samples `which` of the known threads of `process` into `out`, forgetting
+// those that could not be read (gone); false when one could not.
+bool Sampler::State::sample_threads(pid_t pid, ProcessState& process, Threads which, std::vector<ThreadSample>& out) {
+  bool complete = true;
+  for (auto it = process.tasks.begin(); it != process.tasks.end();) {
+    ThreadSample thread;
+    if (which == Threads::unsampled && it->second.last.tid != 0) {
+      ++it;
+    } else if (sample_task(pid, it->first, it->second, thread)) {
+      out.push_back(std::move(thread));
+      ++it;
+    } else {
+      forget(it->second);
+      it = process.tasks.erase(it);
+      complete = false;
+    }
+  }
+  return complete;
+}
+
 bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSample& out) {
   std::string scratch;
   auto text = read_kept(
@@ -234,20 +296,18 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   process.info.ppid = stat->ppid;
   if (!process.info.comm.empty() && process.info.comm != stat->comm) identify(process.info);  // it exec'd
   process.info.comm = stat->comm;
-  auto tids = list_tasks(root, pid);
-  if (!tids.ok()) return false;
-  std::unordered_set<pid_t> listed(tids->begin(), tids->end());
-  std::erase_if(process.tasks, [&](auto& entry) {
-    const bool gone = !listed.contains(entry.first);
-    if (gone) forget(entry.second);
-    return gone;
-  });
   out = process.info;
   out.threads.clear();
-  out.threads.reserve(tids->size());
-  for (const pid_t tid : *tids) {
-    ThreadSample thread;
-    if (sample_task(pid, tid, process.tasks[tid], thread)) out.threads.push_back(std::move(thread));
+  out.threads.reserve(static_cast<std::size_t>(stat->num_threads));
+  // The task directory is listed only when the thread count in the stat
+  // just read differs from the known threads', or when a known thread is
+  // gone (another may have taken its place): listing it costs more than
+  // reading 5,000 kept-open schedstat files.
+  const bool listed = process.tasks.size() != static_cast<std::size_t>(stat->num_threads);
+  if (listed && !list_threads(pid, process)) return false;
+  if (!sample_threads(pid, process, Threads::all, out.threads) && !listed) {
+    if (!list_threads(pid, process)) return false;
+    sample_threads(pid, process, Threads::unsampled, out.threads);
   }
   return !out.threads.empty() || stat->state == 'Z';
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "util/fd.hpp"
 #include "util/pinning.hpp"
 #include "util/text.hpp"
 
@@ -36,6 +38,7 @@ struct Prepared {
   pid_t parent = 0;
   std::optional<IdMask> cpu_mask;   // nullopt: keep the parent's affinity
   std::optional<IdMask> node_mask;  // nullopt: keep the parent's memory policy
+  std::optional<rlimit> file_limit;  // nullopt: keep the parent's limit on open files
   std::vector<char*> argv;
   std::vector<char*> envp;
   int report_fd = -1;
@@ -146,6 +149,17 @@ Status prepare_masks(const ChildSetup& setup, Prepared& prepared) {
   return ok_status();
 }
 
+// The open-file limit a child gets back when this process raised its own
+// (for the monitor's kept-open /proc files), so a command runs with the
+// limit mptrain was started with; nullopt when it was never raised.
+std::optional<rlimit> original_file_limit() {
+  const auto soft = soft_open_file_limit_before_raise();
+  rlimit limit{};
+  if (!soft || ::getrlimit(RLIMIT_NOFILE, &limit) != 0) return std::nullopt;
+  limit.rlim_cur = static_cast<rlim_t>(*soft);
+  return limit;
+}
+
 // In the child: tells the parent that `step` failed with `error`.
 void report(int fd, Step step, int error) {
   const Report record{step, error};
@@ -177,6 +191,8 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
     fail_child(fd, Step::streams);
   }
   for (int close_fd : setup.close_fds) ::close(close_fd);
+  // Lowering the soft limit below the hard one cannot fail.
+  if (prepared.file_limit) ::setrlimit(RLIMIT_NOFILE, &*prepared.file_limit);
   if (prepared.cpu_mask) {
     if (const int err = set_thread_affinity(*prepared.cpu_mask); err != 0) fail_child(fd, Step::cpu_affinity, err);
   }
@@ -230,6 +246,7 @@ Result<StartedChild> start_child(const ChildTarget& target, const ChildSetup& se
   Prepared prepared;
   prepared.parent = ::getpid();
   if (auto status = prepare_masks(setup, prepared); !status.ok()) return status.error();
+  prepared.file_limit = original_file_limit();
   prepared.argv = to_pointers(target.argv);
   prepared.envp = to_pointers(setup.environment);
   auto report_pipe = make_pipe(PipeMode::blocking);

@@ -1,6 +1,9 @@
-// Owned file descriptors, pipes and complete writes.
+// Owned file descriptors, pipes, complete writes, and the process's limit
+// on open files.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -48,5 +51,14 @@ Result<Pipe> make_pipe(PipeMode mode);
 // Writes all of `data` to `fd`, retrying on EINTR and short writes; an Error
 // naming `what` and errno otherwise.
 Status write_all(int fd, std::string_view data, std::string_view what);
+
+// Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard
+// limit and returns the soft limit now in force (unchanged where the raise
+// fails; RLIM_INFINITY when unreadable); the soft limit from before the first
+// raise is remembered.
+std::uint64_t raise_open_file_limit();
+// The soft limit on open files from before raise_open_file_limit first raised
+// it, which children get back before exec; nullopt when it was never raised.
+std::optional<std::uint64_t> soft_open_file_limit_before_raise();
 
 }  // namespace mptrain

@@ -1,6 +1,8 @@
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 #include "util/fd.hpp"
@@ -43,6 +45,31 @@ Status write_all(int fd, std::string_view data, std::string_view what) {
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return ok_status();
+}
+
+namespace {
+
+// The soft limit before the first raise: RLIM_INFINITY until raise_open_file_limit changed it.
+std::atomic<rlim_t> soft_limit_before_raise{RLIM_INFINITY};
+
+}  // namespace
+
+std::uint64_t raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return RLIM_INFINITY;
+  if (limit.rlim_cur >= limit.rlim_max) return limit.rlim_cur;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) return before;
+  rlim_t unset = RLIM_INFINITY;
+  soft_limit_before_raise.compare_exchange_strong(unset, before);  // only the first raise is remembered
+  return limit.rlim_cur;
+}
+
+std::optional<std::uint64_t> soft_open_file_limit_before_raise() {
+  const rlim_t before = soft_limit_before_raise.load();
+  if (before == RLIM_INFINITY) return std::nullopt;
+  return before;
 }
 
 }  // namespace mptrain

@@ -1,11 +1,16 @@
 #include "monitor/sampler.hpp"
 
+#include <dirent.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "recorded_trees.hpp"
 
@@ -21,6 +26,55 @@ const ProcessSample* find(const Snapshot& snapshot, pid_t pid) {
   }
   return nullptr;
 }
+
+bool has_thread(const ProcessSample& process, pid_t tid) {
+  return std::any_of(process.threads.begin(), process.threads.end(), [tid](auto& t) { return t.tid == tid; });
+}
+
+// The descriptors this process has open.
+std::size_t open_fds() {
+  std::size_t count = 0;
+  DIR* dir = ::opendir("/proc/self/fd");
+  while (dir != nullptr && ::readdir(dir) != nullptr) ++count;
+  if (dir != nullptr) ::closedir(dir);
+  return count;
+}
+
+// Threads of this process that sleep until the pool is destroyed.
+class SleepingThreads {
+ public:
+  // Starts `count` threads, returning once each has published its tid.
+  explicit SleepingThreads(int count) {
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { run(); });
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return tids_.size() == threads_.size(); });
+  }
+  ~SleepingThreads() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (auto& thread : threads_) thread.join();
+  }
+  std::vector<pid_t> tids() {
+    std::lock_guard lock(mutex_);
+    return tids_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mutex_);
+    tids_.push_back(::gettid());
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return stop_; });
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<pid_t> tids_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace
 
@@ -124,4 +178,48 @@ TEST_CASE("live sampling sees a busy thread's CPU time grow", "[monitor]") {
   };
   CHECK(total(second) > total(first) + 50'000'000);  // the busy thread wanted a CPU for most of 200 ms
   CHECK(second.processes[0].threads.size() >= 2);
+}
+
+TEST_CASE("a process with more threads than a quarter of a 1,024-fd limit keeps every thread's files open",
+          "[monitor]") {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  const rlimit original = limit;
+  if (limit.rlim_max < 4096) return;  // the hard limit leaves no room to show it
+  limit.rlim_cur = 1024;
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  SleepingThreads pool(400);
+  {
+    const std::size_t before = open_fds();
+    Sampler sampler(FsRoot(), Scope::processes, {::getpid()});
+    const Snapshot snapshot = sampler.sample();
+    REQUIRE(snapshot.processes.size() == 1);
+    for (const pid_t tid : pool.tids()) CHECK(has_thread(snapshot.processes[0], tid));
+    // Each new thread's schedstat, stat and status, all kept open for the next sample.
+    CHECK(open_fds() >= before + 3 * 400);
+  }
+  ::setrlimit(RLIMIT_NOFILE, &original);
+}
+
+TEST_CASE("a thread that replaced one that exited is sampled at once though the thread count is unchanged",
+          "[monitor]") {
+  Sampler sampler(FsRoot(), Scope::processes, {::getpid()});
+  auto first = std::make_unique<SleepingThreads>(1);
+  const pid_t gone = first->tids()[0];
+  REQUIRE(has_thread(sampler.sample().processes.at(0), gone));
+  first.reset();
+  SleepingThreads second(1);
+  const pid_t fresh = second.tids()[0];
+  const Snapshot snapshot = sampler.sample();
+  CHECK(has_thread(snapshot.processes.at(0), fresh));
+  CHECK_FALSE(has_thread(snapshot.processes.at(0), gone));
+}
+
+TEST_CASE("a new thread is sampled at the next sample", "[monitor]") {
+  Sampler sampler(FsRoot(), Scope::processes, {::getpid()});
+  const std::size_t threads = sampler.sample().processes.at(0).threads.size();
+  SleepingThreads pool(3);
+  const Snapshot snapshot = sampler.sample();
+  CHECK(snapshot.processes.at(0).threads.size() == threads + 3);
+  for (const pid_t tid : pool.tids()) CHECK(has_thread(snapshot.processes.at(0), tid));
 }

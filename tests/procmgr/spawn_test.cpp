@@ -1,11 +1,15 @@
 #include "procmgr/spawn.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+
+#include "util/fd.hpp"
 
 using namespace mptrain::procmgr;
 
@@ -89,4 +93,30 @@ TEST_CASE("a script with Windows line endings is named as such") {
   CHECK(message.find("carriage return") != std::string::npos);
   CHECK(message.find("'/bin/sh\\r'") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a command gets back the open-file limit mptrain had before raising it") {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  if (limit.rlim_max < 128) return;  // no room to lower the soft limit below the hard one
+  limit.rlim_cur = std::min<rlim_t>(limit.rlim_cur, limit.rlim_max / 2);
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  const std::uint64_t raised = mptrain::raise_open_file_limit();
+  const auto before = mptrain::soft_open_file_limit_before_raise();
+  REQUIRE(before.has_value());
+  REQUIRE(raised > *before);
+  const auto out = make_temp_dir() / "limit";
+  const ChildTarget target{"/bin/sh", {"/bin/sh", "-c", "ulimit -Sn > " + out.string()}};
+  const WorkerSpec spec;
+  ChildSetup setup;
+  setup.spec = &spec;
+  auto child = start_child(target, setup);
+  REQUIRE(child.ok());
+  std::vector<std::string> warnings;
+  REQUIRE(await_start(*child, target, spec, warnings).ok());
+  int status = 0;
+  ::waitpid(child->pid, &status, 0);
+  std::string seen;
+  std::ifstream(out) >> seen;
+  CHECK(seen == std::to_string(*before));
 }

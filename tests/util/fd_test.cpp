@@ -1,6 +1,7 @@
 #include "util/fd.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -45,4 +46,17 @@ TEST_CASE("write_all to a closed descriptor is an error naming what it wrote", "
   auto status = write_all(-1, "data", "the nowhere file");
   REQUIRE_FALSE(status.ok());
   CHECK(status.error().message.find("the nowhere file") != std::string::npos);
+}
+
+TEST_CASE("raising the open-file limit sets the soft limit to the hard one and remembers the first", "[util]") {
+  rlimit limit{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  if (limit.rlim_max < 128) return;  // no room to lower the soft limit below the hard one
+  const auto remembered = soft_open_file_limit_before_raise();
+  limit.rlim_cur = limit.rlim_max / 2;
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &limit) == 0);
+  CHECK(raise_open_file_limit() == limit.rlim_max);
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &limit) == 0);
+  CHECK(limit.rlim_cur == limit.rlim_max);
+  CHECK(soft_open_file_limit_before_raise() == remembered.value_or(limit.rlim_max / 2));
 }
