@@ -224,9 +224,10 @@ void add_every_option(CLI::App& command, double& seconds) {
 // before any sampling, so a long watch never ends without its trace.
 void check_output_options(const DoctorOptions& o) {
   if (o.every_s > 0 && o.every_s + 1e-9 < o.interval_s) {
-    usage_failure("--every {:g} is shorter than --interval {:g}: each line needs at least one interval; give "
-                  "--every {:g} or more, or a shorter --interval",
-                  o.every_s, o.interval_s, o.interval_s);
+    usage_failure(
+        "--every {:g} is shorter than --interval {:g}: each line needs at least one interval; give "
+        "--every {:g} or more, or a shorter --interval",
+        o.every_s, o.interval_s, o.interval_s);
   }
   if (o.trace.empty()) return;
   value_or_fail(check_replaceable(o.trace), exit_code::usage_error);
@@ -238,9 +239,10 @@ void check_output_options(const DoctorOptions& o) {
 void write_trace(const IntervalObservers& observers, const DoctorOptions& o, const WatchOutcome& outcome) {
   if (!observers.trace) return;
   if (observers.trace->truncated()) {
-    print_warning(fmt::format("the trace in {} was cut short: it reached {} events; sample less often (--interval) "
-                              "or for less time to keep all of it",
-                              o.trace, monitor::default_max_trace_events));
+    print_warning(
+        fmt::format("the trace in {} was cut short: it reached {} events; sample less often (--interval) "
+                    "or for less time to keep all of it",
+                    o.trace, monitor::default_max_trace_events));
   }
   const auto written = write_file_atomic(o.trace, observers.trace->text());
   if (written.ok()) return;

@@ -13,9 +13,8 @@ namespace {
 // The kind of the most severe finding (the first of those when several are), or "-".
 std::string top_finding(const Diagnosis& diagnosis) {
   const auto& findings = diagnosis.findings;
-  const auto worst = std::max_element(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    return a.severity < b.severity;
-  });
+  const auto worst = std::max_element(findings.begin(), findings.end(),
+                                      [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   return worst == findings.end() ? "-" : worst->kind;
 }
 

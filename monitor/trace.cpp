@@ -146,16 +146,18 @@ std::string TraceWriter::event_text(const Event& e) const {
 std::string TraceWriter::metadata_text() const {
   constexpr auto process_name = R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"ts":0,"args":{{"name":{}}}}})";
   std::string out = fmt::format(process_name, cpus_pid, "\"CPUs\"");
-  out += fmt::format(",\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"ts\":0,"
-                     "\"args\":{{\"sort_index\":-1}}}}",
-                     cpus_pid);
+  out += fmt::format(
+      ",\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"ts\":0,"
+      "\"args\":{{\"sort_index\":-1}}}}",
+      cpus_pid);
   std::set<pid_t> named{cpus_pid};
   for (const auto& track : tracks_) {
     if (track.kind != Kind::thread) continue;
     if (named.insert(track.pid).second) out += ",\n" + fmt::format(process_name, track.pid, track.comm);
-    out += fmt::format(",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"ts\":0,"
-                       "\"args\":{{\"name\":{}}}}}",
-                       track.pid, track.id, track.name);
+    out += fmt::format(
+        ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"ts\":0,"
+        "\"args\":{{\"name\":{}}}}}",
+        track.pid, track.id, track.name);
   }
   return out;
 }

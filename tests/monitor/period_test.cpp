@@ -51,7 +51,8 @@ TEST_CASE("period: --every equal to the interval gives a line per interval", "[p
 
 TEST_CASE("period: late or early samples neither skip nor double a line", "[period]") {
   const auto out = periods(1.0, 0.5, {0.6, 0.6, 0.45, 0.6, 0.6, 0.6});
-  // Intervals end at 0.6, 1.2, 1.65, 2.25, 2.85, 3.45: periods end at 1.2, 2.25 and 2.85 (within half an interval of 3).
+  // Intervals end at 0.6, 1.2, 1.65, 2.25, 2.85, 3.45: periods end at 1.2, 2.25 and 2.85 (within half an interval of
+  // 3).
   REQUIRE(out.size() == 3);
   CHECK(out[0].first == Approx(1.2));
   CHECK(out[1].second == 2);

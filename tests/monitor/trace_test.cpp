@@ -150,8 +150,9 @@ TEST_CASE("trace: an idle CPU still gets a track, with one 0", "[trace]") {
 }
 
 TEST_CASE("trace: a verdict change gives exactly one instant event", "[trace]") {
-  const auto trace = parse(feed({interval({}), interval({}), interval({}), interval({})},
-                                {Verdict::healthy, Verdict::healthy, Verdict::oversubscribed, Verdict::oversubscribed}));
+  const auto trace =
+      parse(feed({interval({}), interval({}), interval({}), interval({})},
+                 {Verdict::healthy, Verdict::healthy, Verdict::oversubscribed, Verdict::oversubscribed}));
   const auto instants = events_of(trace, "i");
   REQUIRE(instants.size() == 2);  // the first verdict, then the change
   CHECK(instants[0]["args"]["verdict"] == "healthy");
@@ -177,8 +178,7 @@ TEST_CASE("trace: a thread that stops running drops to 0 once and is then skippe
 }
 
 TEST_CASE("trace: a thread that has gone drops to 0 once", "[trace]") {
-  const auto events =
-      track(parse(feed({interval({thread(10, 11, 0.4, 0)}), interval({}), interval({})})), "worker 11");
+  const auto events = track(parse(feed({interval({thread(10, 11, 0.4, 0)}), interval({}), interval({})})), "worker 11");
   REQUIRE(events.size() == 2);
   CHECK(events[1]["ts"].get<double>() == Approx(dt * us));
   CHECK(events[1]["args"]["on_cpu"] == 0);
