@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "affinity/bind.hpp"
@@ -25,11 +26,14 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "monitor/live.hpp"
+#include "monitor/period.hpp"
 #include "monitor/procfs.hpp"
 #include "monitor/report.hpp"
+#include "monitor/trace.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
 #include "util/failure.hpp"
+#include "util/fs.hpp"
 
 namespace mptrain::cli {
 
@@ -41,6 +45,9 @@ struct DoctorOptions {
   std::vector<int> pids;
   double interval_s = std::chrono::duration<double>(monitor::default_interval).count();
   bool json = false;
+  bool threads = false;  // --threads
+  double every_s = 0;    // 0: no --every lines
+  std::string trace;     // "": no --trace file
   std::string fail_on = "oversubscribed";
   int usable_cpus = 0;  // 0: detect
   monitor::Thresholds thresholds;
@@ -188,6 +195,71 @@ WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o
   return {result->exit_code(), result->forwarded_signal};
 }
 
+// What --every and --trace follow while sampling, fed by MonitorOptions::on_interval.
+struct IntervalObservers {
+  const monitor::LiveMonitor* monitor = nullptr;  // judges each --every period
+  std::optional<monitor::Periods> periods;
+  std::optional<monitor::TraceWriter> trace;
+
+  explicit IntervalObservers(const DoctorOptions& o) {
+    if (o.every_s > 0) periods.emplace(o.every_s, o.interval_s);
+    if (!o.trace.empty()) trace.emplace();
+  }
+
+  void on_interval(const monitor::IntervalEnd& interval) {
+    if (trace) trace->add(interval);
+    if (!periods || monitor == nullptr) return;
+    if (auto period = periods->add(interval)) {
+      print_note(monitor::period_line(monitor->judge(period->evidence), period->since_start_s) + "\n");
+    }
+  }
+};
+
+// --every: a duration like --interval's, at least the interval (checked by check_output_options).
+void add_every_option(CLI::App& command, double& seconds) {
+  command
+      .add_option("--every", seconds,
+                  "Print a one-line verdict on stderr per period while sampling: 1, 500ms, 2s; at least --interval")
+      ->type_name("DURATION")
+      ->transform(duration(min_interval, std::chrono::seconds(static_cast<long>(max_duration_s))))
+      ->default_str("off");
+}
+
+// Refuses an --every shorter than --interval (usage error) and a --trace
+// path that cannot be replaced (usage error) or written (runtime failure),
+// before any sampling, so a long watch never ends without its trace.
+void check_output_options(const DoctorOptions& o) {
+  if (o.every_s > 0 && o.every_s + 1e-9 < o.interval_s) {
+    usage_failure(
+        "--every {:g} is shorter than --interval {:g}: each line needs at least one interval; give "
+        "--every {:g} or more, or a shorter --interval",
+        o.every_s, o.interval_s, o.interval_s);
+  }
+  if (o.trace.empty()) return;
+  value_or_fail(check_replaceable(o.trace), exit_code::usage_error);
+  value_or_fail(check_can_create(o.trace));
+}
+
+// Writes the --trace file after the report; a failure is a runtime failure
+// (exit 1), unless the command's failing code or a signal's 128+N (`outcome`) says more.
+void write_trace(const IntervalObservers& observers, const DoctorOptions& o, const WatchOutcome& outcome) {
+  if (!observers.trace) return;
+  if (observers.trace->truncated()) {
+    print_warning(
+        fmt::format("the trace in {} was cut short: it reached {} events; sample less often (--interval) "
+                    "or for less time to keep all of it",
+                    o.trace, monitor::default_max_trace_events));
+  }
+  const auto written = write_file_atomic(o.trace, observers.trace->text());
+  if (written.ok()) return;
+  const int code = outcome.command_code != 0 ? outcome.command_code
+                   : outcome.signal != 0     ? 128 + outcome.signal
+                                             : exit_code::runtime_failure;
+  throw Failure(code, fmt::format("cannot write the trace: {}; the report above is complete; free some space there "
+                                  "or give another --trace path",
+                                  written.error().message));
+}
+
 // The exit code for verdict `verdict` under --fail-on `fail_on` and how the watch ended, `outcome`.
 int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, const WatchOutcome& outcome) {
   if (outcome.command_code != 0) return outcome.command_code;
@@ -232,28 +304,36 @@ void check_pids(const monitor::MonitorOptions& options) {
   }
 }
 
-// Prints `diagnosis` as text or JSON; a watch stopped by a signal (`outcome`) is said so.
-void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& outcome, bool json) {
+// Prints `diagnosis` as text or JSON (with --threads, its threads too); a
+// watch stopped by a signal (`outcome`) is said so.
+void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& outcome, const DoctorOptions& o) {
   const std::string signal = outcome.signal != 0 ? procmgr::signal_name(outcome.signal) : std::string();
-  if (json) {
+  if (o.json) {
     auto document = monitor::to_json(diagnosis);
     document["interrupted_by"] = signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(signal);
+    if (o.threads) document["threads"] = monitor::threads_json(diagnosis);
     print_json(document);
     return;
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(monitor::to_text(diagnosis));
+  if (o.threads) print_report(monitor::threads_table(diagnosis));
 }
 
 int run_doctor(const DoctorOptions& o) {
   check_options(o);
+  check_output_options(o);
   check_proc_readable(FsRoot::from_env());
-  const auto options = monitor_options(o);
+  auto options = monitor_options(o);
   check_pids(options);
+  IntervalObservers observers(o);
+  options.on_interval = [&observers](const monitor::IntervalEnd& interval) { observers.on_interval(interval); };
   monitor::LiveMonitor monitor(options);
+  observers.monitor = &monitor;
   const auto outcome = o.command.empty() ? watch_processes(monitor, o) : watch_command(monitor, o);
   const auto diagnosis = monitor.diagnosis();
-  print_diagnosis(diagnosis, outcome, o.json);
+  print_diagnosis(diagnosis, outcome, o);
+  write_trace(observers, o, outcome);
   return exit_code_for(diagnosis.verdict, o.fail_on, outcome);
 }
 
@@ -268,7 +348,12 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
                       [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
   command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)")->check(whole_number(1));
   add_interval_option(*command, o->interval_s);
+  add_every_option(*command, o->every_s);
   command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
+  command->add_flag("--threads", o->threads, "Add a table of the threads that ran (with --json: a threads key)");
+  command->add_option("--trace", o->trace, "Write the samples to FILE as a Chrome trace (Perfetto, chrome://tracing)")
+      ->type_name("FILE")
+      ->check(non_empty());
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
       ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
