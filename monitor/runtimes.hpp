@@ -1,0 +1,94 @@
+// The threading runtimes a process has loaded, named from the shared
+// objects in /proc/PID/maps, and the knob that sizes each one's pool: the
+// doctor's findings name them ("libgomp.so.1 sizes its pool from
+// OMP_NUM_THREADS").
+//
+// How a mapped file is recognised. Only the pathname's base name counts
+// (a directory called libgomp is no library); it must be a shared object,
+// NAME.so or NAME.so.N[.N…] (so libgomp.so.1.txt is not). The library's
+// name is NAME up to its first '-' or '.', which drops versions and the
+// hashes pip wheels add: libgomp-a34b3233.so.1 is libgomp,
+// libopenblasp-r0.3.21.so is libopenblasp, libomp-14.so.5 is libomp.
+//   libgomp → GNU OpenMP; libomp → LLVM OpenMP; libiomp5 → Intel OpenMP;
+//   libmkl_* → MKL; libtbb → oneTBB (not libtbbmalloc, libtbbbind);
+//   libblis → BLIS; libtorch_cpu, libtorch, libc10 → PyTorch;
+//   libopenblas* → OpenBLAS, the build decided as below.
+// Debian's BLAS alternatives live in directories named for the build: any
+// libblas, libcblas, liblapack, libopenblas* or libblis* file in
+// openblas-pthread/ is OpenBLAS (pthreads), in openblas-openmp/ OpenBLAS
+// (OpenMP), in blis-pthread/ or blis-openmp/ BLIS; the -serial builds run
+// no pool and are not runtimes, and neither is the reference BLAS
+// (blas/libblas.so.3) or a libblas.so.3 anywhere else.
+//
+// OpenBLAS's pthreads build versus its OpenMP build, first rule that decides:
+//   1. the Debian directory (openblas-pthread/ or openblas-openmp/);
+//   2. a name ending in 'o' (Debian's libopenblaso-r0.3.21.so) is OpenMP;
+//   3. otherwise OpenMP when an OpenMP runtime (libgomp, libomp, libiomp5)
+//      is mapped in the same process, which an OpenMP build needs, else
+//      pthreads, the default build and what Python wheels ship. The 'p' of
+//      libopenblasp-r0.3.21.so or libopenblas64_p-… cannot decide: upstream's
+//      Makefile appends it to every threaded build, OpenMP ones included
+//      (a USE_OPENMP=1 build is libopenblas_sandybridgep-r0.3.15).
+// Rule 3 errs towards OpenMP, whose knob works for both builds.
+// The OpenMP build sizes itself by OpenMP alone: each BLAS call resets its
+// count to omp_get_max_threads() (num_cpu_avail in common_thread.h), and
+// its README says it ignores OPENBLAS_NUM_THREADS; so its knob is
+// OMP_NUM_THREADS. The pthreads build reads OPENBLAS_NUM_THREADS, then
+// GOTO_NUM_THREADS, then OMP_NUM_THREADS.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/fs.hpp"
+#include "util/result.hpp"
+
+namespace mptrain::monitor {
+
+// A threading runtime found in a process's memory map; the order of the
+// enumerators is the order parse_runtimes reports them in.
+enum class RuntimeKind {
+  gnu_openmp,
+  llvm_openmp,
+  intel_openmp,
+  openblas_pthreads,
+  openblas_openmp,
+  mkl,
+  onetbb,
+  blis,
+  pytorch
+};
+
+// A threading runtime found in a process's memory map.
+struct Runtime {
+  RuntimeKind kind;
+  // The mapped file's base name, e.g. "libgomp.so.1.0.0": the first seen of
+  // its kind, a runtime's own name (libopenblasp-r0.3.21.so) before a
+  // generic one from the same directory (libblas.so.3).
+  std::string library;
+
+  bool operator==(const Runtime&) const = default;
+};
+
+// The runtime's display name: "GNU OpenMP", "OpenBLAS (pthreads)", "oneTBB", ….
+std::string_view to_string(RuntimeKind kind);
+// What sizes `kind`'s pool, as a fix would tell a user to set it:
+// "OMP_NUM_THREADS", "torch.set_num_threads", and for oneTBB, which reads no
+// variable and sizes its pool from the process's CPU affinity mask, "CPU
+// affinity (taskset) or tbb::global_control".
+std::string_view knob(RuntimeKind kind);
+// The environment variable `kind` reads for its pool size at start-up, or
+// "" when none (oneTBB); PyTorch's intra-op pool defaults to OMP_NUM_THREADS.
+std::string_view variable(RuntimeKind kind);
+
+// The runtimes mapped in `maps_text` (/proc/PID/maps), each kind once, in
+// RuntimeKind order; lines that are not file mappings are skipped; never fails.
+std::vector<Runtime> parse_runtimes(std::string_view maps_text);
+// Reads and parses /proc/`pid`/maps under `root`; an Error naming the path
+// and strerror when it cannot be read (process gone, another user's process).
+Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid);
+
+}  // namespace mptrain::monitor

@@ -1,0 +1,242 @@
+// Threading runtimes named from /proc/PID/maps (see runtimes.hpp for the rules).
+#include <array>
+#include <cctype>
+#include <optional>
+
+#include "monitor/runtimes.hpp"
+
+namespace mptrain::monitor {
+
+namespace {
+
+constexpr std::size_t kind_count = static_cast<std::size_t>(RuntimeKind::pytorch) + 1;
+
+// A mapped library recognised as a runtime; `ambiguous` for an OpenBLAS
+// whose build rule 3 decides (kind is then openblas_pthreads); `alias` for a
+// generic name (libblas.so.3) that a runtime's own name should replace.
+struct Found {
+  RuntimeKind kind;
+  bool ambiguous = false;
+  bool alias = false;
+};
+
+// A Debian alternatives directory and what a BLAS file in it is (nullopt: a serial build).
+struct AlternativesDirectory {
+  std::string_view name;
+  std::optional<Found> found;
+};
+
+constexpr std::array<AlternativesDirectory, 6> debian_directories = {{
+    {"openblas-pthread", Found{RuntimeKind::openblas_pthreads}},
+    {"openblas-openmp", Found{RuntimeKind::openblas_openmp}},
+    {"openblas-serial", std::nullopt},
+    {"blis-pthread", Found{RuntimeKind::blis}},
+    {"blis-openmp", Found{RuntimeKind::blis}},
+    {"blis-serial", std::nullopt},
+}};
+
+// `line` after its first `count` whitespace-separated fields and the blanks that follow them.
+std::string_view after_fields(std::string_view line, int count) {
+  const auto skip_blanks = [&] {
+    const auto start = line.find_first_not_of(" \t");
+    line.remove_prefix(start == std::string_view::npos ? line.size() : start);
+  };
+  for (int i = 0; i < count; ++i) {
+    skip_blanks();
+    const auto end = line.find_first_of(" \t");
+    line.remove_prefix(end == std::string_view::npos ? line.size() : end);
+  }
+  skip_blanks();
+  return line;
+}
+
+// The file a maps line maps (address perms offset dev inode pathname), without
+// " (deleted)"; empty for anonymous and special ([heap], [vdso]) mappings.
+std::string_view mapped_file(std::string_view line) {
+  auto path = after_fields(line, 5);
+  constexpr std::string_view deleted = " (deleted)";
+  if (path.ends_with(deleted)) path.remove_suffix(deleted.size());
+  return path.starts_with('/') ? path : std::string_view();
+}
+
+// True when `rest` is empty or ".N[.N…]" (the version after ".so").
+bool is_version_suffix(std::string_view rest) {
+  while (!rest.empty()) {
+    if (rest.size() < 2 || rest[0] != '.' || !std::isdigit(static_cast<unsigned char>(rest[1]))) return false;
+    rest.remove_prefix(1);
+    while (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0]))) rest.remove_prefix(1);
+  }
+  return true;
+}
+
+// NAME when `base` is NAME.so or NAME.so.N[.N…], otherwise nullopt.
+std::optional<std::string_view> shared_object_stem(std::string_view base) {
+  for (auto at = base.find(".so"); at != std::string_view::npos; at = base.find(".so", at + 1)) {
+    if (at > 0 && is_version_suffix(base.substr(at + 3))) return base.substr(0, at);
+  }
+  return std::nullopt;
+}
+
+// True for the file names Debian's BLAS alternatives directories hold.
+bool is_blas_alternative(std::string_view name) {
+  return name == "libblas" || name == "libcblas" || name == "liblapack" || name.starts_with("libopenblas") ||
+         name == "libblis";
+}
+
+// OpenBLAS's build from its library name (rules 2 and 3 of the header).
+Found openblas_build(std::string_view name) {
+  if (name.ends_with('o')) return Found{RuntimeKind::openblas_openmp};
+  return Found{RuntimeKind::openblas_pthreads, true};
+}
+
+// The runtime a library called `name` (no version or hash) is, or nullopt.
+std::optional<Found> classify_name(std::string_view name) {
+  if (name == "libgomp") return Found{RuntimeKind::gnu_openmp};
+  if (name == "libomp") return Found{RuntimeKind::llvm_openmp};
+  if (name == "libiomp5") return Found{RuntimeKind::intel_openmp};
+  if (name.starts_with("libmkl_")) return Found{RuntimeKind::mkl};
+  if (name == "libtbb") return Found{RuntimeKind::onetbb};
+  if (name == "libblis") return Found{RuntimeKind::blis};
+  if (name == "libtorch_cpu" || name == "libtorch" || name == "libc10") return Found{RuntimeKind::pytorch};
+  if (name.starts_with("libopenblas")) return openblas_build(name);
+  return std::nullopt;
+}
+
+// The runtime library `name` in directory `directory` (its base name) is, or nullopt.
+std::optional<Found> classify(std::string_view directory, std::string_view name) {
+  if (is_blas_alternative(name)) {
+    for (const auto& alternatives : debian_directories) {
+      if (alternatives.name != directory) continue;
+      if (!alternatives.found) return std::nullopt;
+      return Found{alternatives.found->kind, false, !name.starts_with("libopenblas") && name != "libblis"};
+    }
+  }
+  return classify_name(name);
+}
+
+// The runtime the file at `path` is, or nullopt when it is none.
+std::optional<Found> classify_path(std::string_view path) {
+  const auto slash = path.rfind('/');
+  const auto base = path.substr(slash + 1);
+  const auto stem = shared_object_stem(base);
+  if (!stem) return std::nullopt;
+  const auto parent = path.substr(0, slash);
+  const auto directory = parent.substr(parent.rfind('/') + 1);  // npos + 1 == 0: the whole of parent
+  return classify(directory, stem->substr(0, stem->find_first_of("-.")));
+}
+
+// Gathers the first library seen of each kind (a runtime's own name before
+// a generic alias), then settles OpenBLAS's build.
+class Collector {
+ public:
+  // Notes `found`, mapped from file `base`, unless its kind was seen already.
+  void add(Found found, std::string_view base) {
+    if (found.ambiguous) {
+      if (ambiguous_openblas_.empty()) ambiguous_openblas_ = std::string(base);
+      return;
+    }
+    const auto i = index(found.kind);
+    if (libraries_[i].empty() || (aliases_[i] && !found.alias)) {
+      libraries_[i] = std::string(base);
+      aliases_[i] = found.alias;
+    }
+  }
+
+  // The runtimes in RuntimeKind order.
+  std::vector<Runtime> finish() {
+    if (!ambiguous_openblas_.empty()) {
+      auto& slot = libraries_[index(has_openmp() ? RuntimeKind::openblas_openmp : RuntimeKind::openblas_pthreads)];
+      if (slot.empty()) slot = std::move(ambiguous_openblas_);  // a decided OpenBLAS of that build wins
+    }
+    std::vector<Runtime> runtimes;
+    for (std::size_t i = 0; i < kind_count; ++i) {
+      if (!libraries_[i].empty()) runtimes.push_back(Runtime{static_cast<RuntimeKind>(i), std::move(libraries_[i])});
+    }
+    return runtimes;
+  }
+
+ private:
+  static std::size_t index(RuntimeKind kind) { return static_cast<std::size_t>(kind); }
+
+  bool has_openmp() const {
+    return !libraries_[index(RuntimeKind::gnu_openmp)].empty() ||
+           !libraries_[index(RuntimeKind::llvm_openmp)].empty() ||
+           !libraries_[index(RuntimeKind::intel_openmp)].empty();
+  }
+
+  std::array<std::string, kind_count> libraries_;  // empty: kind not seen
+  std::array<bool, kind_count> aliases_{};
+  std::string ambiguous_openblas_;
+};
+
+}  // namespace
+
+std::string_view to_string(RuntimeKind kind) {
+  switch (kind) {
+    case RuntimeKind::gnu_openmp:
+      return "GNU OpenMP";
+    case RuntimeKind::llvm_openmp:
+      return "LLVM OpenMP";
+    case RuntimeKind::intel_openmp:
+      return "Intel OpenMP";
+    case RuntimeKind::openblas_pthreads:
+      return "OpenBLAS (pthreads)";
+    case RuntimeKind::openblas_openmp:
+      return "OpenBLAS (OpenMP)";
+    case RuntimeKind::mkl:
+      return "MKL";
+    case RuntimeKind::onetbb:
+      return "oneTBB";
+    case RuntimeKind::blis:
+      return "BLIS";
+    case RuntimeKind::pytorch:
+      return "PyTorch";
+  }
+  return "unknown";
+}
+
+std::string_view knob(RuntimeKind kind) {
+  switch (kind) {
+    case RuntimeKind::onetbb:
+      return "CPU affinity (taskset) or tbb::global_control";
+    case RuntimeKind::pytorch:
+      return "torch.set_num_threads";
+    default:
+      return variable(kind);
+  }
+}
+
+std::string_view variable(RuntimeKind kind) {
+  switch (kind) {
+    case RuntimeKind::openblas_pthreads:
+      return "OPENBLAS_NUM_THREADS";
+    case RuntimeKind::mkl:
+      return "MKL_NUM_THREADS";
+    case RuntimeKind::blis:
+      return "BLIS_NUM_THREADS";
+    case RuntimeKind::onetbb:
+      return "";
+    default:
+      return "OMP_NUM_THREADS";  // the OpenMP runtimes, OpenBLAS's OpenMP build, PyTorch
+  }
+}
+
+std::vector<Runtime> parse_runtimes(std::string_view maps_text) {
+  Collector collector;
+  while (!maps_text.empty()) {
+    const auto end = maps_text.find('\n');
+    const auto path = mapped_file(maps_text.substr(0, end));
+    if (auto found = classify_path(path)) collector.add(*found, path.substr(path.rfind('/') + 1));
+    if (end == std::string_view::npos) break;
+    maps_text.remove_prefix(end + 1);
+  }
+  return collector.finish();
+}
+
+Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid) {
+  auto text = root.read("/proc/" + std::to_string(pid) + "/maps");
+  if (!text.ok()) return text.error();
+  return parse_runtimes(*text);
+}
+
+}  // namespace mptrain::monitor
