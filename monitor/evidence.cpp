@@ -194,6 +194,11 @@ void merge(Evidence& into, const Evidence& more) {
   for (const auto& [pid, process] : more.processes) {
     auto [it, fresh] = into.processes.try_emplace(pid, process);
     if (fresh) continue;
+    // The latest identity wins: a process that exec'd is reported as what it became.
+    it->second.comm = process.comm;
+    it->second.cmdline = process.cmdline;
+    it->second.env = process.env;
+    it->second.cgroup = process.cgroup;
     it->second.max_threads = std::max(it->second.max_threads, process.max_threads);
     it->second.on_cpu_s += process.on_cpu_s;
     it->second.wait_s += process.wait_s;

@@ -15,7 +15,7 @@ std::string top_finding(const Diagnosis& diagnosis) {
   const auto& findings = diagnosis.findings;
   const auto worst = std::max_element(findings.begin(), findings.end(),
                                       [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
-  return worst == findings.end() ? "-" : worst->kind;
+  return worst == findings.end() ? std::string("-") : std::string(to_string(worst->kind));
 }
 
 }  // namespace
