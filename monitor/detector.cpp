@@ -7,6 +7,7 @@
 #include <cmath>
 #include <span>
 
+#include "monitor/sizing.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
@@ -79,15 +80,11 @@ EvidenceSummary judge_evidence(const Evidence& e, const Thresholds& t) {
                              e.on_cpu_s, e.timeslices, e.duration_s, t.min_cpu_seconds, t.min_time_slices)};
 }
 
-// The fix that sizes M processes to floor(N/M) threads each.
-std::string sizing_fix(int processes, int n) {
-  const int per = n / std::max(1, processes);
-  if (per == 0) {
-    return fmt::format("set OMP_NUM_THREADS=1 and run at most {} (`mptrain run -n {}`)", counted(n, "process"), n);
-  }
-  const auto others = std::span(thread_count_variables).subspan(1);
-  return fmt::format("set {}={} (and {}) or use `mptrain run -n {}`, which gives each process {} and pins it",
-                     thread_count_variables[0], per, fmt::join(others, ", "), processes, counted(per, "CPU"));
+// The processes with pool threads.
+std::vector<const ProcessEvidence*> pool_processes(const Context& c) {
+  std::vector<const ProcessEvidence*> out;
+  for (const auto& [pid, pool] : c.pools) out.push_back(&c.evidence.processes.at(pid));
+  return out;
 }
 
 std::optional<Finding> check_demand(const Context& c) {
@@ -99,11 +96,8 @@ std::optional<Finding> check_demand(const Context& c) {
   f.message = fmt::format("on average {:.1f} threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), {:.2f} of them "
                           "queued behind others' time slices",
                           c.runnable, c.n, r, c.queued);
-  const int processes = static_cast<int>(c.pools.size());
-  f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: ", std::ceil(c.runnable), c.n) +
-          (processes > c.n
-               ? fmt::format("run at most {} (`mptrain run -n {}`) with one thread each", counted(c.n, "process"), c.n)
-               : sizing_fix(std::max(1, processes), c.n));
+  f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.runnable), c.n,
+                      sizing_fix(pool_processes(c), c.n));
   f.numbers = {{"runnable_threads_avg", c.runnable},
                {"usable_cpus", c.n},
                {"demand_ratio", r},
@@ -139,9 +133,11 @@ std::optional<Finding> check_thread_pool(const Context& c) {
   if (most <= std::max(1, per)) return std::nullopt;
   Finding f = finding(FindingKind::thread_pool_too_large, *queueing);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
-  f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average",
-                          counted(m, "process"), each, c.pool_total, c.n, env_note(c, std::max(1, per)), c.queued);
-  f.fix = sizing_fix(m, c.n);
+  const auto processes = pool_processes(c);
+  f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average{}",
+                          counted(m, "process"), each, c.pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
+                          runtimes_note(processes));
+  f.fix = sizing_fix(processes, c.n);
   f.numbers = {{"processes", m},
                {"threads_per_process_max", most},
                {"pool_threads", c.pool_total},
@@ -343,6 +339,7 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
     s.run_delay_ratio = ratio(p.wait_s, p.on_cpu_s);
     if (auto it = c.pools.find(pid); it != c.pools.end()) s.pool_threads = it->second;
     s.env = p.env;
+    s.runtimes = p.runtimes;
     double busiest = -1;
     std::uint64_t slices = 0;
     for (const auto& [tid, thread] : c.evidence.threads) {

@@ -158,6 +158,7 @@ struct ProcessSummary {
   double wait_per_slice_ms = 0;
   std::string cpus_allowed;  // of its busiest thread
   ThreadEnv env;
+  std::vector<Runtime> runtimes;
 };
 
 // One watched thread over the window (the --threads table).

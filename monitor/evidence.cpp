@@ -85,6 +85,7 @@ ProcessEvidence process_identity(const ProcessSample& sample) {
   process.cmdline = sample.cmdline;
   process.env = sample.env;
   process.cgroup = sample.cgroup;
+  process.runtimes = sample.runtimes;
   process.max_threads = static_cast<int>(sample.threads.size());
   return process;
 }
@@ -199,6 +200,7 @@ void merge(Evidence& into, const Evidence& more) {
     it->second.cmdline = process.cmdline;
     it->second.env = process.env;
     it->second.cgroup = process.cgroup;
+    it->second.runtimes = process.runtimes;
     it->second.max_threads = std::max(it->second.max_threads, process.max_threads);
     it->second.on_cpu_s += process.on_cpu_s;
     it->second.wait_s += process.wait_s;

@@ -81,6 +81,7 @@ struct ProcessEvidence {
   std::string cmdline;
   ThreadEnv env;
   std::string cgroup;
+  std::vector<Runtime> runtimes;
   int max_threads = 0;  // most threads seen at once
   double on_cpu_s = 0;
   double wait_s = 0;

@@ -31,6 +31,21 @@ nlohmann::json finding_json(const Finding& f) {
           {"numbers", numbers}};
 }
 
+nlohmann::json runtimes_json(const std::vector<Runtime>& runtimes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : runtimes) {
+    out.push_back({{"name", to_string(r.kind)}, {"library", r.library}, {"knob", knob(r.kind)}});
+  }
+  return out;
+}
+
+// "PyTorch, GNU OpenMP", or "-" for none.
+std::string runtime_names(const std::vector<Runtime>& runtimes) {
+  std::string names;
+  for (const auto& r : runtimes) names += (names.empty() ? "" : ", ") + std::string(to_string(r.kind));
+  return names.empty() ? "-" : names;
+}
+
 nlohmann::json process_json(const ProcessSummary& p) {
   return {{"pid", p.pid},
           {"comm", p.comm},
@@ -43,7 +58,8 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"run_delay_ratio", rounded(p.run_delay_ratio)},
           {"wait_per_slice_ms", rounded(p.wait_per_slice_ms)},
           {"cpus_allowed", p.cpus_allowed},
-          {"thread_env", env_json(p.env)}};
+          {"thread_env", env_json(p.env)},
+          {"runtimes", runtimes_json(p.runtimes)}};
 }
 
 nlohmann::json cgroup_json(const CgroupSummary& g) {
@@ -126,16 +142,17 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   }
   if (d.processes.empty()) return out;
   out += "processes (busiest first):\n";
-  out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8} {:>8} {:>6}  {}\n", "PID", "COMM", "THREADS", "POOL", "CPU s",
-                     "WAIT s", "DELAY", "CPUS");
+  out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8} {:>8} {:>9}  {:<8} {}\n", "PID", "COMM", "THREADS", "RAN",
+                     "POOL", "CPU s", "WAIT s", "WAIT/SLC", "CPUS", "RUNTIMES");
   int shown = 0;
   for (const auto& p : d.processes) {
     if (shown++ == max_processes) {
       out += fmt::format("  … and {} more\n", d.processes.size() - static_cast<std::size_t>(max_processes));
       break;
     }
-    out += fmt::format("  {:>7}  {:<16} {:>7} {:>5} {:>8.2f} {:>8.2f} {:>6.2f}  {}\n", p.pid, p.comm, p.threads,
-                       p.pool_threads, p.cpu_seconds, p.wait_seconds, p.run_delay_ratio, p.cpus_allowed);
+    out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms  {:<8} {}\n", p.pid, p.comm,
+                       p.threads, p.threads_ran, p.pool_threads, p.cpu_seconds, p.wait_seconds, p.wait_per_slice_ms,
+                       p.cpus_allowed, runtime_names(p.runtimes));
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "monitor/procfs.hpp"
+#include "monitor/runtimes.hpp"
 #include "util/cgroup.hpp"
 
 namespace mptrain::monitor {
@@ -37,6 +38,7 @@ struct ProcessSample {
   std::string cmdline;  // space-joined argv (may be empty)
   ThreadEnv env;        // thread-count variables from environ (where readable)
   std::string cgroup;   // CgroupLocation::key() of its CPU cgroup ("" when unknown)
+  std::vector<Runtime> runtimes;  // threading runtimes it maps (empty when none or unreadable)
   std::vector<ThreadSample> threads;
 };
 

@@ -35,7 +35,8 @@ std::size_t open_count(const TaskFiles& files) {
 
 // What is known about one watched process.
 struct ProcessState {
-  ProcessSample info;  // identity fields (comm, cmdline, env, cgroup); threads unused
+  ProcessSample info;  // identity fields (comm, cmdline, env, cgroup, runtimes); threads unused
+  int runtimes_read_at = -1;  // its thread count when its maps were last read (-1: not since it exec'd)
   ProcFile stat;
   std::map<pid_t, TaskFiles> tasks;  // its threads by tid, as last listed
 };
@@ -89,6 +90,8 @@ struct Sampler::State {
   void discover_trees(const std::vector<pid_t>& all);
   // Reads the identity of `info.pid`: command line, thread variables, CPU cgroup.
   void identify(ProcessSample& info);
+  // Re-reads the runtimes `pid` maps when it runs more `threads` than when they were last read.
+  void refresh_runtimes(pid_t pid, ProcessState& process, int threads);
   void watch(pid_t pid);
   ~State() { process_kept_fds -= open_fds; }
   // Returns `count` descriptors that were closed to the budget.
@@ -286,6 +289,14 @@ bool Sampler::State::sample_threads(pid_t pid, ProcessState& process, Threads wh
   return complete;
 }
 
+void Sampler::State::refresh_runtimes(pid_t pid, ProcessState& process, int threads) {
+  // Runtimes are loaded before the pools they start, so a process is
+  // re-read only when it has more threads than at the last reading.
+  if (threads <= process.runtimes_read_at) return;
+  process.runtimes_read_at = threads;
+  process.info.runtimes = read_runtimes(root, pid).value_or(std::vector<Runtime>{});
+}
+
 bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSample& out) {
   std::string scratch;
   auto text = read_kept(
@@ -294,8 +305,12 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   auto stat = parse_task_stat(*text);
   if (!stat.ok()) return false;
   process.info.ppid = stat->ppid;
-  if (!process.info.comm.empty() && process.info.comm != stat->comm) identify(process.info);  // it exec'd
+  if (!process.info.comm.empty() && process.info.comm != stat->comm) {  // it exec'd
+    identify(process.info);
+    process.runtimes_read_at = -1;
+  }
   process.info.comm = stat->comm;
+  refresh_runtimes(pid, process, stat->num_threads);
   out = process.info;
   out.threads.clear();
   out.threads.reserve(static_cast<std::size_t>(stat->num_threads));

@@ -29,6 +29,8 @@ struct Machine {
   std::vector<ThreadSpec> threads;
   std::vector<double> cpu_busy = {0, 0};  // busy fraction of each CPU (all load)
   std::map<pid_t, ThreadEnv> env;
+  std::map<pid_t, std::string> cmdline;
+  std::map<pid_t, std::vector<Runtime>> runtimes;
   std::optional<double> throttled_fraction;  // of 10 periods per second, in cgroup v1:/job
   double quota_cpus = 0.5;
   int intervals = 4;
@@ -63,6 +65,8 @@ Snapshot snapshot_at(const Machine& m, int k) {
     p.comm = "worker" + std::to_string(spec.pid);
     p.cgroup = "v1:/job";
     if (auto it = m.env.find(spec.pid); it != m.env.end()) p.env = it->second;
+    if (auto it = m.cmdline.find(spec.pid); it != m.cmdline.end()) p.cmdline = it->second;
+    if (auto it = m.runtimes.find(spec.pid); it != m.runtimes.end()) p.runtimes = it->second;
     p.threads.push_back(thread_at(spec, t));
   }
   for (auto& [pid, p] : processes) s.processes.push_back(p);
@@ -197,6 +201,26 @@ TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at bar
   CHECK(d.verdict == Verdict::oversubscribed);
 }
 
+TEST_CASE("a pool finding names the runtimes that own the threads and the exact command that fits", "[monitor]") {
+  Machine m;
+  for (pid_t p = 1; p <= 2; ++p) {
+    m.threads.push_back({p, p * 10, 0, 0.5, 0.5});
+    m.threads.push_back({p, p * 10 + 1, 1, 0.5, 0.5});
+    m.cmdline[p] = "python3 main.py";
+    m.runtimes[p] = {{RuntimeKind::pytorch, "libtorch_cpu.so.1.13"}, {RuntimeKind::gnu_openmp, "libgomp.so.1.0.0"}};
+  }
+  m.cpu_busy = {1, 1};
+  const auto* pool_finding = find(run(m), FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding != nullptr);
+  CHECK(contains(pool_finding->message, "GNU OpenMP (libgomp.so.1.0.0, sized by OMP_NUM_THREADS)"));
+  CHECK(contains(pool_finding->message, "PyTorch (libtorch_cpu.so.1.13, sized by torch.set_num_threads)"));
+  CHECK(contains(pool_finding->fix, "`OMP_NUM_THREADS=1 python3 main.py`"));
+  CHECK(contains(pool_finding->fix, "torch.set_num_threads(1)"));
+  CHECK(contains(pool_finding->fix, "`mptrain run -n 2 -- python3 main.py`"));
+  m.cmdline[2] = "python3 other.py";  // different programs: no shared command to name
+  CHECK(contains(find(run(m), FindingKind::thread_pool_too_large)->fix, "`OMP_NUM_THREADS=1 CMD`"));
+}
+
 TEST_CASE("4 processes x 2 threads on 2 CPUs: pools, demand and exact switch rates", "[monitor]") {
   Machine m;
   for (pid_t p = 1; p <= 4; ++p) {
@@ -210,7 +234,7 @@ TEST_CASE("4 processes x 2 threads on 2 CPUs: pools, demand and exact switch rat
   const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
   REQUIRE(pool_finding != nullptr);
   CHECK(contains(pool_finding->message, "4 processes × 2 pool threads = 8 threads on 2 usable CPUs"));
-  CHECK(contains(pool_finding->fix, "set OMP_NUM_THREADS=1 and run at most 2 processes (`mptrain run -n 2`)"));
+  CHECK(contains(pool_finding->fix, "run at most 2 CPU-bound processes at once, one thread each"));
   CHECK(d.nonvoluntary_switches_per_second == Approx(600).epsilon(0.02));
   CHECK(d.voluntary_switches_per_second == Approx(80).epsilon(0.02));
   REQUIRE(d.processes.size() == 4);

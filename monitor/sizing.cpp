@@ -1,0 +1,92 @@
+#include "monitor/sizing.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "util/text.hpp"
+#include "util/thread_variables.hpp"
+
+namespace mptrain::monitor {
+
+namespace {
+
+// The runtimes `processes` map, each kind once, in RuntimeKind order.
+std::vector<Runtime> runtimes_of(const std::vector<const ProcessEvidence*>& processes) {
+  std::vector<Runtime> all;
+  for (const auto* process : processes) {
+    for (const auto& runtime : process->runtimes) {
+      const auto same = [&](const Runtime& r) { return r.kind == runtime.kind; };
+      if (std::none_of(all.begin(), all.end(), same)) all.push_back(runtime);
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const Runtime& a, const Runtime& b) { return a.kind < b.kind; });
+  return all;
+}
+
+// The variables that size the pools of `runtimes`, each once; OMP_NUM_THREADS when none names one.
+std::vector<std::string> sizing_variables(const std::vector<Runtime>& runtimes) {
+  std::vector<std::string> names;
+  for (const auto& runtime : runtimes) {
+    const std::string name(variable(runtime.kind));
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) names.emplace_back(thread_count_variables[0]);
+  return names;
+}
+
+// The command line all `processes` share; "" when they differ or none is known.
+std::string command_of(const std::vector<const ProcessEvidence*>& processes) {
+  if (processes.empty()) return "";
+  for (const auto* process : processes) {
+    if (process->cmdline != processes.front()->cmdline) return "";
+  }
+  return processes.front()->cmdline;
+}
+
+bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {
+  return std::any_of(runtimes.begin(), runtimes.end(), [kind](const Runtime& r) { return r.kind == kind; });
+}
+
+}  // namespace
+
+std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes) {
+  const auto runtimes = runtimes_of(processes);
+  if (runtimes.empty()) return "";
+  std::vector<std::string> parts;
+  for (const auto& runtime : runtimes) {
+    parts.push_back(fmt::format("{} ({}, sized by {})", to_string(runtime.kind), runtime.library, knob(runtime.kind)));
+  }
+  return fmt::format(" — the threads come from {}", fmt::join(parts, ", "));
+}
+
+std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n) {
+  const int m = std::max<int>(1, static_cast<int>(processes.size()));
+  const int per = n / m;
+  const std::string shared = command_of(processes);
+  const std::string command = shared.empty() ? "CMD" : shared;
+  const auto runtimes = runtimes_of(processes);
+  if (per == 0 && shared.empty()) {
+    return fmt::format("run at most {} CPU-bound processes at once, one thread each (`make -j {}`, `xargs -P {}`, or "
+                       "`mptrain run -n {} -- CMD`)",
+                       n, n, n, n);
+  }
+  if (per == 0) {
+    return fmt::format("run at most {} with one thread each: `mptrain run -n {} -- {}`", counted(n, "process"), n,
+                       command);
+  }
+  std::vector<std::string> assignments;
+  for (const auto& name : sizing_variables(runtimes)) assignments.push_back(fmt::format("{}={}", name, per));
+  const std::string env = fmt::format("{}", fmt::join(assignments, " "));
+  const std::string torch =
+      maps(runtimes, RuntimeKind::pytorch) ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per) : "";
+  if (m == 1) return fmt::format("run it with {} threads: `{} {}`{}", per, env, command, torch);
+  return fmt::format(
+      "run each with {} threads: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "
+      "each process to its own {}",
+      per, env, command, torch, m, command, fmt::join(thread_count_variables, ", "), counted(per, "CPU"));
+}
+
+}  // namespace mptrain::monitor

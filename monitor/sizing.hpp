@@ -1,0 +1,23 @@
+// The fixes the detector prints for too many threads: which threading
+// runtimes own the pools, the knob that sizes each, and the exact command
+// that runs the job right-sized — with the variables set, or under
+// `mptrain run -n M`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "monitor/evidence.hpp"
+
+namespace mptrain::monitor {
+
+// " — its threads come from GNU OpenMP (libgomp.so.1, OMP_NUM_THREADS) and PyTorch (…)" for the
+// runtimes `processes` map, "" when none is known.
+std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
+
+// What to run instead so that `processes` (the ones with pools) fit `n` usable CPUs: floor(n/M) threads
+// each, e.g. "run each with OMP_NUM_THREADS=1 (`OMP_NUM_THREADS=1 python3 main.py`), or start them with
+// `mptrain run -n 2 -- python3 main.py`, which sets these and pins each process to its own CPU".
+std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n);
+
+}  // namespace mptrain::monitor
