@@ -4,5 +4,5 @@ expected_naive=healthy
 expected_fixed=healthy
 requires="python3"
 check_requires() { [[ -x $PY ]] || why_not "needs $PY"; }
-scope_naive() { scope=(-- "$PY" "$WORKLOADS/sleepy_threads.py" 64 10 200 3); }
-scope_fixed() { scope=(-- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 200 3); }
+scope_naive() { scope=(-- "$PY" "$WORKLOADS/sleepy_threads.py" 64 10 100 3); }
+scope_fixed() { scope=(-- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 100 3); }
