@@ -68,3 +68,26 @@ stop_duty() {
   wait "$DUTY_PID" 2>/dev/null
   DUTY_PID=
 }
+
+# machine_busy_percent: how busy all CPUs were over the next half second, in
+# percent of the machine (from /proc/stat), for cases whose premise is a
+# quiet machine.
+machine_busy_percent() {
+  local a b
+  a=$(head -1 /proc/stat)
+  sleep 0.5
+  b=$(head -1 /proc/stat)
+  # Fields after "cpu": user nice system idle iowait irq softirq steal.
+  awk -v a="$a" -v b="$b" 'BEGIN {
+    split(a, x); split(b, y)
+    for (i = 2; i <= 9; i++) total += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%d", (total > 0 ? 100 * (total - idle) / total : 0) }'
+}
+
+# need_quiet_machine LIMIT: succeeds when the machine is under LIMIT% busy.
+need_quiet_machine() {
+  local busy
+  busy=$(machine_busy_percent)
+  ((busy < $1)) || why_not "the machine is not quiet (${busy}% busy, limit $1%): the case's premise does not hold"
+}
