@@ -1,0 +1,11 @@
+# A Python service with 64 threads that mostly sleep (~9% of a CPU) is not
+# oversubscribed (the last landing said it was).
+# ctest: serial
+# ctest: timeout 60
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+[[ -x $PY ]] || skip "needs $PY (python3)"
+
+run_mptrain doctor --json -- "$PY" "$WORKLOADS/sleepy_threads.py" 64 10 100 3
+expect_json '.verdict != "oversubscribed"'
+expect_code 0

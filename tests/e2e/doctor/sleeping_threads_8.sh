@@ -1,0 +1,12 @@
+# A Python service with 8 threads that mostly sleep (~1.5% of a CPU) is not
+# oversubscribed: wake-up latency is no evidence (the last landing said
+# oversubscribed, exit 3, in 2 of 2 runs).
+# ctest: serial
+# ctest: timeout 60
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+[[ -x $PY ]] || skip "needs $PY (python3)"
+
+run_mptrain doctor --json -- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 100 3
+expect_json '.verdict != "oversubscribed"'
+expect_code 0
