@@ -22,13 +22,14 @@ while [[ $# -gt 0 ]]; do
 done
 runs=$(corpus_runs "$cases")
 results=$(mktemp)
-trap 'stop_duty; rm -f "$results"' EXIT
+skipped=$(mktemp)
+trap 'stop_duty; rm -f "$results" "$skipped"' EXIT
 
 if [[ $outside == yes ]]; then
   mode="outside load: CPU $(last_cpu) kept ~50% busy by a burner not under the doctor"
   start_duty 50 "$(last_cpu)"
 else
-  mode="quiet: no load started besides the cases"
+  mode="no outside load started by the benchmark"
 fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
@@ -39,7 +40,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     out=$(tests/corpus/run.sh "$name" "$variant") || true
     echo "$out" | sed "s/^/rep $rep: /" >&2
     line=${out%%$'\n'*}
-    [[ $line == *" SKIP: "* ]] && continue
+    if [[ $line == *" SKIP: "* ]]; then
+      echo "$line" >>"$skipped"
+      continue
+    fi
     echo "$line $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')" >>"$results"
   done <<<"$runs"
 done
@@ -73,3 +77,5 @@ awk '
     if (over) printf "Misses: %d of %d expected-oversubscribed runs got another verdict (%.1f%%).\n",
       miss, over, 100 * miss / over
   }' "$results"
+# Cases that could not run, with the reason and how often.
+[[ ! -s $skipped ]] || sed -E "s/[0-9]+% busy/busy/" "$skipped" | sort | uniq -c | awk '{ n = $1; $1 = ""; printf "Skipped %d×:%s\n", n, $0 }'
