@@ -64,8 +64,8 @@ start_duty() {
 }
 stop_duty() {
   [[ -n "$DUTY_PID" ]] || return 0
-  kill "$DUTY_PID" 2>/dev/null
-  wait "$DUTY_PID" 2>/dev/null
+  kill "$DUTY_PID" 2>/dev/null || true
+  wait "$DUTY_PID" 2>/dev/null || true  # killed by SIGTERM: status 143
   DUTY_PID=
 }
 

@@ -23,8 +23,8 @@ expected=${!expected_var}
 # Set up, run the doctor, clean up whatever happens.
 work=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-corpus-run.XXXXXX")
 finish() {
-  declare -F cleanup >/dev/null && cleanup
   rm -rf "$work"
+  if declare -F cleanup >/dev/null; then cleanup || echo "run.sh: $name's cleanup failed" >&2; fi
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
