@@ -11,6 +11,7 @@ packages=(
   dataset-fashion-mnist              # the default training data
   jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
+  gcc python3 python3-numpy libopenblas0-pthread stress-ng  # the doctor's corpus (tests/corpus)
 )
 
 missing=()

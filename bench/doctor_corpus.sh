@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The doctor's diagnosis bar (SPEC "Performance bar"): every corpus case and
+# variant (tests/corpus/cases) run REPS times, interleaved (rep 1 of every
+# case, then rep 2, ...), then in Markdown: right out of REPS per case, the
+# confusion matrix, the false-alarm and miss rates.
+#   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load]
+# --outside-load keeps one CPU about half busy for the whole benchmark with a
+# duty-cycled burner the doctor does not watch: it may turn healthy into
+# warning, but must never make a healthy case exit 3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/corpus_cases.bash
+source tests/corpus/lib.bash
+reps=20 cases= outside=no
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --reps) reps=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --outside-load) outside=yes; shift ;;
+    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load]" >&2; exit 2 ;;
+  esac
+done
+runs=$(corpus_runs "$cases")
+results=$(mktemp)
+skipped=$(mktemp)
+trap 'stop_duty; rm -f "$results" "$skipped"' EXIT
+
+if [[ $outside == yes ]]; then
+  mode="outside load: CPU $(last_cpu) kept ~50% busy by a burner not under the doctor"
+  start_duty 50 "$(last_cpu)"
+else
+  mode="no outside load started by the benchmark"
+fi
+echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
+
+# Run: one line per run in $results, "NAME VARIANT expected=X got=Y exit=Z ok|WRONG SECONDS".
+for ((rep = 1; rep <= reps; rep++)); do
+  while read -r name variant; do
+    start=$(date +%s.%N)
+    out=$(tests/corpus/run.sh "$name" "$variant") || true
+    echo "$out" | sed "s/^/rep $rep: /" >&2
+    line=${out%%$'\n'*}
+    if [[ $line == *" SKIP: "* ]]; then
+      echo "$line" >>"$skipped"
+      continue
+    fi
+    echo "$line $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')" >>"$results"
+  done <<<"$runs"
+done
+
+# Report, in Markdown.
+echo "**Mode:** $mode. $reps repetitions, $N usable CPUs."
+echo
+awk '
+  { split($3, e, "="); split($4, g, "="); split($5, x, "=")
+    key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
+    expected[key] = e[2]; runs[key]++; right[key] += ($6 == "ok"); secs[key] += $7
+    got[key, g[2]]++; matrix[e[2], g[2]]++; rows[e[2]]++
+    if (e[2] == "healthy") { healthy++; alarm += (g[2] == "oversubscribed"); exit3 += (x[2] == 3) }
+    if (e[2] == "oversubscribed") { over++; miss += (g[2] != "oversubscribed") } }
+  END {
+    print "| case | variant | expected | right | healthy / warning / oversubscribed | s per run |"
+    print "|---|---|---|---|---|---|"
+    for (i = 1; i <= n; i++) { k = order[i]
+      printf "| %s | %s | %d / %d | %d / %d / %d | %.1f |\n", k, expected[k], right[k], runs[k],
+        got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"], secs[k] / runs[k] }
+    print ""
+    print "| expected \\ got | healthy | warning | oversubscribed | no verdict |"
+    print "|---|---|---|---|---|"
+    split("healthy warning oversubscribed", v, " ")
+    for (r = 1; r <= 3; r++) if (rows[v[r]])
+      printf "| %s | %d | %d | %d | %d |\n", v[r], matrix[v[r], "healthy"], matrix[v[r], "warning"],
+        matrix[v[r], "oversubscribed"], matrix[v[r], "none"]
+    print ""
+    if (healthy) printf "False alarms: %d of %d expected-healthy runs got oversubscribed (%.1f%%); %d exited 3 (%.1f%%).\n",
+      alarm, healthy, 100 * alarm / healthy, exit3, 100 * exit3 / healthy
+    if (over) printf "Misses: %d of %d expected-oversubscribed runs got another verdict (%.1f%%).\n",
+      miss, over, 100 * miss / over
+  }' "$results"
+# Cases that could not run, with the reason and how often.
+[[ ! -s $skipped ]] || sed -E "s/[0-9]+% busy/busy/" "$skipped" | sort | uniq -c | awk '{ n = $1; $1 = ""; printf "Skipped %d×:%s\n", n, $0 }'

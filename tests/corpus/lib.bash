@@ -1,0 +1,93 @@
+# Shared helpers for the corpus cases (tests/corpus/cases/*.bash), the runner
+# (run.sh), the benchmark (bench/doctor_corpus.sh) and the doctor's e2e
+# regression scripts. Source it; it sets:
+#   CORPUS   this folder;            WORKLOADS  its workloads/ folder
+#   N        usable CPUs (this process's affinity: what the doctor judges against)
+#   PY       the system interpreter (/usr/bin/python3: Debian's numpy and torch)
+#   BIN      where compiled workloads are cached (per user, per source change)
+CORPUS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+WORKLOADS="$CORPUS/workloads"
+N=$(nproc)
+PY=/usr/bin/python3
+BIN="${TMPDIR:-/tmp}/mptrain-corpus-$(id -u)"
+# The pthreads build of Debian's OpenBLAS, chosen per process (the machine's
+# BLAS alternatives stay as they are).
+OPENBLAS_PTHREAD_DIR=/usr/lib/x86_64-linux-gnu/openblas-pthread
+
+# why_not MESSAGE: prints why a case cannot run here and fails (requires() uses it).
+why_not() { echo "$*"; return 1; }
+
+# need_command NAME [PACKAGE]: succeeds when NAME is on PATH.
+need_command() { command -v "$1" >/dev/null || why_not "needs $1 (apt-get install ${2:-$1})"; }
+
+# need_python_module MODULE PACKAGE: succeeds when $PY imports MODULE.
+need_python_module() {
+  [[ -x "$PY" ]] || why_not "needs $PY"
+  "$PY" -c "import $1" 2>/dev/null || why_not "needs Python module $1 in $PY (apt-get install $2)"
+}
+
+# compiled NAME: the path of workloads/NAME.c (or burn.cpp for "burn") built
+# with -O2, compiled on first use and whenever the source is newer.
+compiled() {
+  local name=$1 src out
+  if [[ $name == burn ]]; then
+    src="$CORPUS/../monitor/burn.cpp"
+  else
+    src="$WORKLOADS/$name.c"
+  fi
+  out="$BIN/$name"
+  if [[ ! -x "$out" || "$src" -nt "$out" ]]; then
+    mkdir -p "$BIN"
+    # Compile to a temporary name and rename: a half-written binary never runs.
+    if [[ $src == *.cpp ]]; then
+      c++ -O2 -std=c++20 -pthread -o "$out.$$" "$src" >&2 || return 1
+    else
+      cc -O2 -pthread -o "$out.$$" "$src" >&2 || return 1
+    fi
+    mv -f "$out.$$" "$out"
+  fi
+  echo "$out"
+}
+
+# last_cpu: the last CPU this process may use (where pinned load goes).
+last_cpu() { taskset -c -p $$ | sed 's/.*: //; s/.*[,-]//'; }
+
+# start_duty PERCENT CPU: starts a burner keeping CPU about PERCENT% busy
+# (spinning that share of every 10 ms) until stop_duty; not under the doctor.
+DUTY_PID=
+start_duty() {
+  local duty
+  duty=$(compiled duty) || return 1
+  taskset -c "$2" "$duty" "$1" 3600 &
+  DUTY_PID=$!
+  sleep 0.3  # let it settle into its cycle before anything is measured
+}
+stop_duty() {
+  [[ -n "$DUTY_PID" ]] || return 0
+  kill "$DUTY_PID" 2>/dev/null || true
+  wait "$DUTY_PID" 2>/dev/null || true  # killed by SIGTERM: status 143
+  DUTY_PID=
+}
+
+# machine_busy_percent: how busy all CPUs were over the next half second, in
+# percent of the machine (from /proc/stat), for cases whose premise is a
+# quiet machine.
+machine_busy_percent() {
+  local a b
+  a=$(head -1 /proc/stat)
+  sleep 0.5
+  b=$(head -1 /proc/stat)
+  # Fields after "cpu": user nice system idle iowait irq softirq steal.
+  awk -v a="$a" -v b="$b" 'BEGIN {
+    split(a, x); split(b, y)
+    for (i = 2; i <= 9; i++) total += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%d", (total > 0 ? 100 * (total - idle) / total : 0) }'
+}
+
+# need_quiet_machine LIMIT: succeeds when the machine is under LIMIT% busy.
+need_quiet_machine() {
+  local busy
+  busy=$(machine_busy_percent)
+  ((busy < $1)) || why_not "the machine is not quiet (${busy}% busy, limit $1%): the case's premise does not hold"
+}

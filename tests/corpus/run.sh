@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# run.sh CASE VARIANT [--json-out FILE]: runs one corpus case once under
+# `mptrain doctor --json --interval 0.25` and prints one line
+#   CASE VARIANT expected=X got=Y exit=Z ok|WRONG
+# Exit 0 when right (the verdict is the expected one, and a case not expected
+# oversubscribed did not exit 3), 1 when wrong, 77 when the case cannot run
+# here (after printing why), 2 on a usage error. MPTRAIN names the binary
+# (default build/mptrain); --json-out keeps the doctor's JSON report.
+set -euo pipefail
+source "$(dirname "$0")/lib.bash"
+: "${MPTRAIN:=$CORPUS/../../build/mptrain}"
+usage() { echo "usage: run.sh CASE VARIANT [--json-out FILE]" >&2; exit 2; }
+[[ $# -eq 2 || ($# -eq 4 && $3 == --json-out) ]] || usage
+name=$1 variant=$2 json_out=${4:-}
+case_file="$CORPUS/cases/$name.bash"
+[[ -f $case_file ]] || { echo "run.sh: no case $name ($case_file)" >&2; exit 2; }
+[[ -x $MPTRAIN ]] || { echo "run.sh: no mptrain binary at $MPTRAIN (set MPTRAIN)" >&2; exit 2; }
+source "$case_file"
+[[ " ${variants[*]} " == *" $variant "* ]] || { echo "run.sh: $name has variants ${variants[*]}, not $variant" >&2; exit 2; }
+expected_var="expected_$variant"
+expected=${!expected_var}
+
+# Set up, run the doctor, clean up whatever happens.
+work=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-corpus-run.XXXXXX")
+finish() {
+  rm -rf "$work"
+  if declare -F cleanup >/dev/null; then cleanup || echo "run.sh: $name's cleanup failed" >&2; fi
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+# Skip with the reason when the machine lacks what the case needs (in this
+# shell, not a subshell: check_requires may choose names that setup uses).
+if ! check_requires >"$work/reason"; then
+  echo "$name $variant SKIP: $(cat "$work/reason")"
+  exit 77
+fi
+declare -F setup >/dev/null && setup
+"scope_$variant"
+code=0
+"$MPTRAIN" doctor --json --interval 0.25 "${scope[@]}" >"$work/report.json" 2>"$work/stderr" || code=$?
+[[ -z $json_out ]] || cp "$work/report.json" "$json_out"
+got=$(jq -r '.verdict // "none"' "$work/report.json" 2>/dev/null || echo none)
+
+# Judge: the expected verdict, and no exit 3 where oversubscription is not expected.
+verdict=ok
+[[ $got == "$expected" ]] || verdict=WRONG
+[[ $expected == oversubscribed || $code -ne 3 ]] || verdict=WRONG
+[[ $code -eq 0 || $code -eq 3 ]] || verdict=WRONG  # anything else is a failure of the run
+echo "$name $variant expected=$expected got=$got exit=$code $verdict"
+if [[ $verdict == WRONG ]]; then
+  # Show why: the findings, and the run's stderr when the doctor did not report.
+  jq -r '.findings[]? | "  finding \(.kind): \(.message)"' "$work/report.json" 2>/dev/null || true
+  [[ $got != none ]] || sed 's/^/  stderr: /' "$work/stderr" | tail -20
+  exit 1
+fi

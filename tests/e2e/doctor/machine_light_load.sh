@@ -1,0 +1,18 @@
+# The whole machine under a light load (one process using ~20% of one CPU)
+# is not oversubscribed, at the default interval and with an interval longer
+# than the duration. Skips when others' load makes the machine busy already.
+# ctest: serial
+# ctest: timeout 60
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+reason=$(need_quiet_machine 15) || skip "$reason"
+trap 'stop_duty; rm -rf "$WORK"' EXIT
+start_duty 20 "$(last_cpu)" || skip "cannot build the duty-cycled burner"
+
+for interval in default 5s; do
+  args=(--duration 2)
+  [[ $interval == default ]] || args+=(--interval "$interval")
+  run_mptrain doctor --json "${args[@]}"
+  expect_json '.verdict != "oversubscribed"'
+  expect_code 0
+done

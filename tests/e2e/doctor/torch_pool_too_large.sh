@@ -1,0 +1,14 @@
+# N PyTorch processes, each with torch.set_num_threads(N), are oversubscribed
+# with a thread_pool_too_large finding naming the knob (the last landing
+# missed it). Skips without python3-torch.
+# ctest: serial
+# ctest: timeout 90
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+reason=$(need_python_module torch python3-torch) || skip "$reason"
+
+run_mptrain doctor --json -- "$WORKLOADS/procs.sh" "$N" "$PY" "$WORKLOADS/matmul_torch.py" "$N" 3
+expect_json '.verdict == "oversubscribed"'
+expect_json '[.findings[] | select(.kind == "thread_pool_too_large")] | length > 0'
+expect_json '[.findings[] | select(.kind == "thread_pool_too_large")][0] | .message + " " + .fix | test("set_num_threads")'
+expect_code 3
