@@ -107,7 +107,6 @@ void add_threshold(CLI::App& command, const std::string& name, double& value, co
 
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "min-cpu-seconds", t.min_cpu_seconds, "CPU-seconds the job must run before any judgement");
-  add_threshold(command, "min-time-slices", t.min_time_slices, "Time slices the job must run before any judgement");
   add_threshold(command, "queue-wait-per-slice-ms", t.queue_wait_per_slice_ms,
                 "Wait per time slice (ms) that counts as queueing behind others");
   add_threshold(command, "cpu-bound-demand", t.cpu_bound_demand,
@@ -118,7 +117,8 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "max-demand-ratio", t.max_demand_ratio, "Runnable threads ÷ N for oversubscribed");
   add_threshold(command, "warn-throttle-ratio", t.warn_throttle_ratio, "Throttled ÷ CFS periods for a warning");
   add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
-  add_threshold(command, "pool-thread-demand", t.pool_thread_demand, "(CPU time + wait) ÷ time for a pool thread");
+  add_threshold(command, "working-cpu-share", t.working_cpu_share,
+                "Share of an interval on a CPU from which a thread is working (not a sleeper)");
   add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
   add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");

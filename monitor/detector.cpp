@@ -21,14 +21,19 @@ struct Context {
   int n = 1;
   double duration = 0;
   double runnable = 0;                // R: average runnable threads
+  double working = 0;                 // R_w: average working threads wanting a CPU
   double queued = 0;                  // Q: average threads queued behind others' slices
   std::map<pid_t, int> pools;         // pool threads per process with at least one
   int pool_total = 0;
   CpuSet usable;  // the usable CPUs (those seen when unknown)
 
-  double demand_ratio() const { return runnable / n; }
+  double demand_ratio() const { return working / n; }
   double queued_share() const { return queued / n; }
-  bool is_pool_thread(const ThreadEvidence& thread) const { return thread.demand() >= t.pool_thread_demand; }
+  // Working over the whole window: ran ≥ working_cpu_share of it or wanted a CPU ≥ cpu_bound_demand of it.
+  bool is_pool_thread(const ThreadEvidence& thread) const {
+    const double ran = thread.observed_s > 0 ? thread.on_cpu_s / thread.observed_s : 0;
+    return ran >= t.working_cpu_share || thread.demand() >= t.cpu_bound_demand;
+  }
 };
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -50,11 +55,12 @@ std::optional<Verdict> queue_severity(double queued_share, const Thresholds& t) 
 }
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
-  Context c{e, t, 1, 0, 0, 0, {}, 0, {}};
+  Context c{e, t, 1, 0, 0, 0, 0, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
   c.queued = ratio(e.queued_s, e.duration_s);
+  c.working = ratio(e.working_s, e.duration_s);
   for (const auto& [tid, thread] : e.threads) {
     if (!c.is_pool_thread(thread)) continue;
     ++c.pools[thread.pid];
@@ -72,12 +78,11 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
 // Whether the window holds enough to judge; when not, what was too little.
 EvidenceSummary judge_evidence(const Evidence& e, const Thresholds& t) {
   if (e.intervals == 0) return {false, "nothing ran through a whole sampling interval"};
-  const auto slices = static_cast<double>(e.timeslices);
-  if (e.on_cpu_s >= t.min_cpu_seconds && slices >= t.min_time_slices) return {true, ""};
-  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds in {} time slices over {:.1f} s "
-                             "(judging needs at least {:g} CPU-seconds and {:g} slices): they mostly slept, "
-                             "so no ratio means anything; watch longer or while the job works",
-                             e.on_cpu_s, e.timeslices, e.duration_s, t.min_cpu_seconds, t.min_time_slices)};
+  if (e.on_cpu_s >= t.min_cpu_seconds) return {true, ""};
+  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds over {:.1f} s (judging needs at least "
+                             "{:g}): they mostly slept, so no ratio means anything; watch longer or while the job "
+                             "works",
+                             e.on_cpu_s, e.duration_s, t.min_cpu_seconds)};
 }
 
 // The processes with pool threads.
@@ -93,12 +98,12 @@ std::optional<Finding> check_demand(const Context& c) {
   if (r < c.t.warn_demand_ratio || !queueing) return std::nullopt;
   const bool severe = r >= c.t.max_demand_ratio && *queueing == Verdict::oversubscribed;
   Finding f = finding(FindingKind::demand_above_capacity, severe ? Verdict::oversubscribed : Verdict::warning);
-  f.message = fmt::format("on average {:.1f} threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), {:.2f} of them "
-                          "queued behind others' time slices",
-                          c.runnable, c.n, r, c.queued);
-  f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.runnable), c.n,
+  f.message = fmt::format("on average {:.1f} working threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), "
+                          "{:.2f} of them queued behind others",
+                          c.working, c.n, r, c.queued);
+  f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.working), c.n,
                       sizing_fix(pool_processes(c), c.n));
-  f.numbers = {{"runnable_threads_avg", c.runnable},
+  f.numbers = {{"working_threads_avg", c.working},
                {"usable_cpus", c.n},
                {"demand_ratio", r},
                {"queued_threads_avg", c.queued},
@@ -310,12 +315,12 @@ std::optional<Finding> check_queueing(const Context& c, const std::vector<Findin
     if (cause.kind != FindingKind::outside_load) severity = std::max(severity, cause.severity);
   }
   Finding f = finding(FindingKind::queueing, severity);
-  const double slowdown = ratio(c.queued, c.runnable - c.queued);
+  const double slowdown = ratio(c.queued, c.working - c.queued);
   f.message = fmt::format(
-      "{:.2f} of the {:.2f} threads that wanted a CPU were queued behind other threads' time slices on average "
+      "{:.2f} of the {:.2f} working threads that wanted a CPU were queued behind other threads on average "
       "({:.2f} per usable CPU; warning from {:.2f}, oversubscribed from {:.2f} with a cause above): CPU-bound "
       "work takes about {:.0f}% longer than on free CPUs",
-      c.queued, c.runnable, c.queued_share(), c.t.warn_queued_share, c.t.max_queued_share, 100 * slowdown);
+      c.queued, c.working, c.queued_share(), c.t.warn_queued_share, c.t.max_queued_share, 100 * slowdown);
   f.fix = causes.empty() ? fmt::format("keep at most {} CPU-bound threads on the {} usable CPUs", c.n, c.n)
                          : std::string("remove the causes above");
   f.numbers = {{"queued_threads_avg", c.queued},
@@ -414,7 +419,8 @@ Result<Verdict> parse_verdict(std::string_view text) {
 }
 
 QueueRule queue_rule(const Thresholds& thresholds) {
-  return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand};
+  return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand,
+                   thresholds.working_cpu_share};
 }
 
 std::string_view to_string(FindingKind kind) {
@@ -447,6 +453,7 @@ void measure(Diagnosis& d, const Context& c) {
   d.runnable_threads_avg = c.runnable;
   d.waiting_threads_avg = ratio(e.wait_s, c.duration);
   d.queued_threads_avg = c.queued;
+  d.working_threads_avg = c.working;
   d.run_delay_ratio = ratio(e.wait_s, e.on_cpu_s);
   d.wait_per_slice_ms_mean = 1e3 * ratio(e.wait_s, static_cast<double>(e.timeslices));
   d.wait_per_slice_ms_p95 = 1e3 * e.slice_waits.quantile(0.95);

@@ -3,51 +3,53 @@
 //
 // THE MODEL. Oversubscription is CPU-bound threads queueing for the job's
 // CPUs: it costs throughput. Wake-up latency of threads that mostly sleep
-// (a service's idle pool, a shell loop of `sleep`) is not oversubscription,
-// nor is an idle job. The kernel's own accounting tells them apart: schedstat
-// gives each thread's time on CPU, its time runnable but waiting on a run
-// queue, and its number of time slices. Over a window of D seconds:
-//   C  = Σ time on CPU, Wt = Σ run-queue wait, S = Σ time slices
-//   runnable_threads_avg R = (C + Wt) ÷ D   — threads wanting a CPU, on average;
-//       a CPU-bound thread counts 1 whether it runs or waits, so R ÷ N is the
-//       job's own demand, which outside load does not inflate
-//   waiting_threads_avg  W = Wt ÷ D        — threads waiting, on average
-//   wait per slice       w = Wt ÷ S         — mean; p95 over (thread, interval)
-//   queued_threads_avg   Q = (the wait of (thread, interval) pairs that
-//       queued, QueueRule) ÷ D — threads waiting behind other threads. A pair
-//       queued when its wait per slice ≥ queue_wait_per_slice_ms: a woken
-//       thread on a CPU with room runs within tens of µs (measured: 0.05–0.4
-//       ms mean for 8–256 threads that sleep), one queued behind a CPU hog
-//       waits for the hog's slice (measured 1.4–30 ms); 1 ms sits between.
-//       Or when the thread wanted a CPU ≥ cpu_bound_demand of the interval:
-//       a CPU-bound thread's wait is CPU it lacks even in short slices
-//       (OpenBLAS's workers yield: 0.01–0.03 ms per slice, 10^5 switches/s,
-//       yet 4 of them on 2 CPUs wait half the time); a sleeping thread never
-//       wants a CPU that long.
-//   a process's pool     = its threads whose demand (on CPU + wait) ÷ time
-//       watched ≥ pool_thread_demand: OpenMP workers that sleep at barriers
-//       between parallel regions still run a good share of the window, while
-//       a service's idle threads and helper threads stay near 0.
-// Minimum evidence: C ≥ min_cpu_seconds and S ≥ min_time_slices. Below it no
-// ratio is judged: the verdict is healthy with `evidence` saying so (never
-// exit 3 on too little); above it healthy means "measured and fine".
-// Findings (kind: when; severity oversubscribed when the job's threads also
-// queue, Q ÷ N ≥ max_queued_share, else warning from warn_queued_share):
-//   demand_above_capacity  R ÷ N ≥ warn_demand_ratio (warning) or ≥
-//                          max_demand_ratio with queueing (oversubscribed)
+// (a service's idle pool, a shell loop of `sleep`, a burst of wake-ups) is
+// not oversubscription, nor is an idle job. The kernel's own accounting tells
+// them apart: schedstat gives each thread's time on CPU, its time runnable
+// but waiting on a run queue, and its number of time slices. Each thread's
+// interval between two samples is classed (QueueRule, in evidence.hpp):
+//   working   it ran ≥ working_cpu_share of the interval, or wanted a CPU ≥
+//             cpu_bound_demand of it (CPU-bound, however crowded). Threads
+//             of a service that sleep run 0.1–0.5% of the time even when
+//             their wake-ups collide; OpenMP workers that sleep at barriers
+//             between parallel regions run far more than 5%.
+//   queued    the wait of a working interval whose wait per slice ≥
+//             queue_wait_per_slice_ms (a woken thread on a CPU with room
+//             runs within tens of µs — measured 0.05–0.4 ms mean for 8–256
+//             sleeping threads — while one behind a CPU hog waits for its
+//             slice, measured 1.4–30 ms; 1 ms sits between), or of a
+//             CPU-bound one (its wait is CPU it lacks even in short slices:
+//             OpenBLAS's workers yield every 0.01–0.03 ms, yet 4 of them on
+//             2 CPUs wait half the time).
+// Over a window of D seconds, with N usable CPUs:
+//   runnable_threads_avg R = Σ (on CPU + wait) ÷ D  (reported)
+//   working_threads_avg  R_w = Σ working (on CPU + wait) ÷ D — the job's
+//       demand: a CPU-bound thread counts 1 whether it runs or waits, so
+//       outside load does not inflate it, and sleepers' wake-ups are left out
+//   waiting_threads_avg  W = Σ wait ÷ D  (reported)
+//   queued_threads_avg   Q = Σ queued ÷ D — threads queued behind others
+//   wait per slice       Σ wait ÷ Σ slices; p95 over (thread, interval)
+//   a process's pool     its threads working over the whole window
+// Minimum evidence: C = Σ on CPU ≥ min_cpu_seconds. Below it no ratio is
+// judged: the verdict is healthy with `evidence` saying so (never exit 3 on
+// too little); above it healthy means "measured and fine".
+// Findings (kind: when; a job-caused one is oversubscribed when Q ÷ N ≥
+// max_queued_share, a warning from warn_queued_share, absent below):
+//   demand_above_capacity  R_w ÷ N ≥ warn_demand_ratio (oversubscribed needs
+//                          ≥ max_demand_ratio too)
 //   thread_pool_too_large  processes with pools of more than max(1, ⌊N/M⌋)
-//                          threads, together more than N, and queueing
+//                          threads, together more than N
 //   overlapping_affinity   ≥ 2 pool threads share a CPU (job demand there ≥
 //                          contended_cpu_demand) while a usable CPU is left
-//                          (job demand ≤ spare_cpu_demand) and they wait there
+//                          (job demand ≤ spare_cpu_demand), queued there
 //   cgroup_throttling      throttled ÷ CFS periods ≥ warn_throttle_ratio
 //                          (oversubscribed from max_throttle_ratio)
 //   outside_load           others use ≥ outside_load_cpus of the job's CPUs
 //                          while the job queues: always a warning, the job
 //                          is sized right and the machine is busy
 //   queueing               Q ÷ N ≥ warn_queued_share: what the threads lost;
-//                          oversubscribed only when one of the job's own
-//                          causes above is found, else a warning
+//                          as severe as the worst job-caused finding, a
+//                          warning without one
 // The verdict is the worst severity among the findings.
 #pragma once
 
@@ -76,9 +78,8 @@ Result<Verdict> parse_verdict(std::string_view text);
 // (dashes for underscores). Why each sits where it does is in the model above
 // and in mptrain-doctor(1).
 struct Thresholds {
-  // Evidence: 0.2 CPU-seconds is ~40 slices of a CPU-bound thread; less is a job that barely ran.
+  // Evidence: 0.2 CPU-seconds is 10% of one CPU over the default 2 s window; less is a job that barely ran.
   static constexpr double default_min_cpu_seconds = 0.2;
-  static constexpr double default_min_time_slices = 20;
   // A slice that waited 1 ms or more waited behind another thread's slice, not for a wake-up.
   static constexpr double default_queue_wait_per_slice_ms = 1.0;
   // A thread runnable ≥ 75% of an interval is CPU-bound there: all its wait is queueing.
@@ -92,8 +93,8 @@ struct Thresholds {
   // Throttled ÷ CFS periods.
   static constexpr double default_warn_throttle_ratio = 0.05;
   static constexpr double default_max_throttle_ratio = 0.25;
-  // A pool thread wants a CPU ≥ 10% of the window (idle service threads: ~1%).
-  static constexpr double default_pool_thread_demand = 0.10;
+  // A working thread runs ≥ 5% of the time (idle service threads: 0.1–0.5%) or is CPU-bound.
+  static constexpr double default_working_cpu_share = 0.05;
   // Job threads wanting one CPU to call it shared, and the most job use of a CPU it leaves.
   static constexpr double default_contended_cpu_demand = 1.50;
   static constexpr double default_spare_cpu_demand = 0.50;
@@ -101,7 +102,6 @@ struct Thresholds {
   static constexpr double default_outside_load_cpus = 0.25;
 
   double min_cpu_seconds = default_min_cpu_seconds;
-  double min_time_slices = default_min_time_slices;
   double queue_wait_per_slice_ms = default_queue_wait_per_slice_ms;
   double cpu_bound_demand = default_cpu_bound_demand;
   double warn_queued_share = default_warn_queued_share;
@@ -110,7 +110,7 @@ struct Thresholds {
   double max_demand_ratio = default_max_demand_ratio;
   double warn_throttle_ratio = default_warn_throttle_ratio;
   double max_throttle_ratio = default_max_throttle_ratio;
-  double pool_thread_demand = default_pool_thread_demand;
+  double working_cpu_share = default_working_cpu_share;
   double contended_cpu_demand = default_contended_cpu_demand;
   double spare_cpu_demand = default_spare_cpu_demand;
   double outside_load_cpus = default_outside_load_cpus;
@@ -151,7 +151,7 @@ struct ProcessSummary {
   std::string cmdline;
   int threads = 0;       // most threads seen at once
   int threads_ran = 0;   // threads that ran in the window
-  int pool_threads = 0;  // threads whose demand ≥ pool_thread_demand
+  int pool_threads = 0;  // its working threads (THE MODEL)
   double cpu_seconds = 0;
   double wait_seconds = 0;
   double run_delay_ratio = 0;
@@ -201,6 +201,7 @@ struct Diagnosis {
   double runnable_threads_avg = 0;     // (Σ on CPU + Σ wait) ÷ duration
   double waiting_threads_avg = 0;      // Σ wait ÷ duration
   double queued_threads_avg = 0;       // wait of slices that queued behind others ÷ duration
+  double working_threads_avg = 0;      // working threads' (on CPU + wait) ÷ duration
   double run_delay_ratio = 0;          // Σ wait ÷ Σ on CPU
   double wait_per_slice_ms_mean = 0;   // Σ wait ÷ Σ time slices
   double wait_per_slice_ms_p95 = 0;    // over (thread, interval) pairs that ran

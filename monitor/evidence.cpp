@@ -40,22 +40,31 @@ std::optional<ThreadSample> thread_delta(const ThreadSample& thread, const Threa
   return d;
 }
 
-// The part of `wait` (s) that queued behind other threads under `rule`, for a
-// thread that ran `on` s over `slices` slices in an interval of `dt` s.
-double queued_part(double on, double wait, std::uint64_t slices, double dt, const QueueRule& rule) {
+// How one thread's interval of `dt` s counts under `rule` (QueueRule): its
+// working time (on CPU + wait, 0 unless working) and its queued wait.
+struct IntervalClass {
+  double working_s = 0;
+  double queued_s = 0;
+};
+
+IntervalClass classify(double on, double wait, std::uint64_t slices, double dt, const QueueRule& rule) {
+  if (dt <= 0) return {};
+  const bool cpu_bound = (on + wait) / dt >= rule.cpu_bound_demand;
+  if (!cpu_bound && on / dt < rule.working_cpu_share) return {};
   const bool long_waits = slices > 0 && wait / static_cast<double>(slices) >= rule.wait_per_slice_s;
-  const bool cpu_bound = dt > 0 && (on + wait) / dt >= rule.cpu_bound_demand;
-  return long_waits || cpu_bound ? wait : 0;
+  return {on + wait, long_waits || cpu_bound ? wait : 0};
 }
 
 // Adds one thread's interval `d` to `evidence` (its process `process`, interval length `dt`).
 void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt, const QueueRule& rule) {
   const double on = static_cast<double>(d.on_cpu_ns) * ns;
   const double wait = static_cast<double>(d.wait_ns) * ns;
-  const double queued = queued_part(on, wait, d.timeslices, dt, rule);
+  const IntervalClass counted = classify(on, wait, d.timeslices, dt, rule);
+  const double queued = counted.queued_s;
   evidence.on_cpu_s += on;
   evidence.wait_s += wait;
   evidence.queued_s += queued;
+  evidence.working_s += counted.working_s;
   evidence.timeslices += d.timeslices;
   if (d.timeslices > 0) evidence.slice_waits.add(wait / static_cast<double>(d.timeslices));
   evidence.voluntary_switches += d.voluntary_switches;
@@ -65,10 +74,19 @@ void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample
   process.queued_s += queued;
   process.voluntary_switches += d.voluntary_switches;
   process.nonvoluntary_switches += d.nonvoluntary_switches;
-  evidence.threads[d.tid] = ThreadEvidence{process.pid,        d.tid,           d.comm,
-                                           on,                 wait,            queued,
-                                           dt,                 d.timeslices,    d.voluntary_switches,
-                                           d.nonvoluntary_switches, d.last_cpu, d.cpus_allowed};
+  evidence.threads[d.tid] = ThreadEvidence{process.pid,
+                                           d.tid,
+                                           d.comm,
+                                           on,
+                                           wait,
+                                           queued,
+                                           counted.working_s,
+                                           dt,
+                                           d.timeslices,
+                                           d.voluntary_switches,
+                                           d.nonvoluntary_switches,
+                                           d.last_cpu,
+                                           d.cpus_allowed};
   if (d.last_cpu >= 0) {
     auto& cpu = evidence.cpus[d.last_cpu];
     cpu.job_on_s += on;
@@ -174,6 +192,7 @@ void merge(Evidence& into, const Evidence& more) {
   into.on_cpu_s += more.on_cpu_s;
   into.wait_s += more.wait_s;
   into.queued_s += more.queued_s;
+  into.working_s += more.working_s;
   into.timeslices += more.timeslices;
   into.slice_waits.merge(more.slice_waits);
   into.voluntary_switches += more.voluntary_switches;
@@ -184,6 +203,7 @@ void merge(Evidence& into, const Evidence& more) {
     it->second.on_cpu_s += thread.on_cpu_s;
     it->second.wait_s += thread.wait_s;
     it->second.queued_s += thread.queued_s;
+    it->second.working_s += thread.working_s;
     it->second.observed_s += thread.observed_s;
     it->second.timeslices += thread.timeslices;
     it->second.voluntary_switches += thread.voluntary_switches;

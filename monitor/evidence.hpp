@@ -38,16 +38,19 @@ class SliceWaitHistogram {
   std::uint64_t count_ = 0;
 };
 
-// Which run-queue wait counts as queueing behind other threads (see
-// detector.hpp, THE MODEL): the whole wait of a thread's interval when its
-// wait per slice reached `wait_per_slice_s` (it waited for another thread's
-// slice, not for a wake-up) or when it wanted a CPU for at least
-// `cpu_bound_demand` of the interval (a CPU-bound thread: what it waits is
-// CPU it lacks, even when it yields in short slices as OpenBLAS's spinning
-// workers do).
+// How a thread's interval is classed (see detector.hpp, THE MODEL). It is
+// *working* when it ran on a CPU at least `working_cpu_share` of the
+// interval or wanted one at least `cpu_bound_demand` of it (a CPU-bound
+// thread, however many it shares a CPU with); a thread that sleeps and
+// wakes up now and then is neither. A working interval's run-queue wait is
+// *queued* — CPU it lacked behind other threads — when its wait per slice
+// reached `wait_per_slice_s` (it waited for another thread's slice, not for
+// a wake-up) or when it was CPU-bound (its wait is CPU it lacks even in short
+// slices, as OpenBLAS's yielding workers show).
 struct QueueRule {
   double wait_per_slice_s = 1e-3;
   double cpu_bound_demand = 0.75;
+  double working_cpu_share = 0.05;
 };
 
 // One thread over the evidence window.
@@ -58,6 +61,7 @@ struct ThreadEvidence {
   double on_cpu_s = 0;
   double wait_s = 0;      // run-queue wait
   double queued_s = 0;    // the part of wait_s that queued behind others (QueueRule)
+  double working_s = 0;   // on CPU + wait in the intervals it was working (QueueRule)
   double observed_s = 0;  // how long it was watched
   std::uint64_t timeslices = 0;  // times it was put on a CPU
   std::uint64_t voluntary_switches = 0;
@@ -116,7 +120,8 @@ struct Evidence {
   int intervals = 0;
   double on_cpu_s = 0;  // Σ over watched threads
   double wait_s = 0;    // Σ over watched threads
-  double queued_s = 0;  // Σ over watched threads
+  double queued_s = 0;   // Σ over watched threads
+  double working_s = 0;  // Σ over watched threads
   std::uint64_t timeslices = 0;    // Σ over watched threads
   SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;

@@ -105,6 +105,7 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
           {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
           {"queued_threads_avg", rounded(d.queued_threads_avg)},
+          {"working_threads_avg", rounded(d.working_threads_avg)},
           {"run_delay_ratio", rounded(d.run_delay_ratio)},
           {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
           {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
@@ -122,7 +123,8 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
                      d.capacity.usable_cpu_list.to_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));
-  out += fmt::format("  runnable threads (avg): {:.2f}\n", d.runnable_threads_avg);
+  out += fmt::format("  runnable threads (avg): {:.2f}, {:.2f} of them working (not sleepers waking up)\n",
+                     d.runnable_threads_avg, d.working_threads_avg);
   out += fmt::format("  waiting threads (avg):  {:.2f} (run-queue wait ÷ time watched), {:.2f} queued behind others\n",
                      d.waiting_threads_avg, d.queued_threads_avg);
   out += fmt::format("  wait per time slice:    {:.3f} ms mean, {:.3f} ms p95\n", d.wait_per_slice_ms_mean,

@@ -42,8 +42,14 @@ code=0
 got=$(jq -r '.verdict // "none"' "$work/report.json" 2>/dev/null || echo none)
 
 # Judge: the expected verdict, and no exit 3 where oversubscription is not expected.
+# Under the benchmark's outside load (CORPUS_OUTSIDE_LOAD=1) a job sized
+# right may rightly be a warning that names that load.
 verdict=ok
-[[ $got == "$expected" ]] || verdict=WRONG
+outside_warning() {
+  [[ ${CORPUS_OUTSIDE_LOAD:-0} == 1 && $expected == healthy && $got == warning ]] &&
+    jq -e '[.findings[].kind] | index("outside_load") != null' "$work/report.json" >/dev/null
+}
+[[ $got == "$expected" ]] || outside_warning || verdict=WRONG
 [[ $expected == oversubscribed || $code -ne 3 ]] || verdict=WRONG
 [[ $code -eq 0 || $code -eq 3 ]] || verdict=WRONG  # anything else is a failure of the run
 echo "$name $variant expected=$expected got=$got exit=$code $verdict"

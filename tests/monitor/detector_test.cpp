@@ -309,19 +309,37 @@ TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]
 }
 
 // Each threshold's edge: the same scenario on both sides of a threshold set just around its measured value.
-TEST_CASE("min-cpu-seconds and min-time-slices gate every judgement at their edge", "[monitor]") {
-  const Machine m = three_spinners();  // 4 CPU-seconds, 600 slices in 2 s
+TEST_CASE("min-cpu-seconds gates every judgement at its edge", "[monitor]") {
+  const Machine m = three_spinners();  // 4 CPU-seconds in 2 s
   Thresholds t;
   t.min_cpu_seconds = 3.9;
   CHECK(run(m, t).verdict == Verdict::oversubscribed);
   t.min_cpu_seconds = 4.1;
   CHECK(run(m, t).verdict == Verdict::healthy);
   CHECK_FALSE(run(m, t).evidence.sufficient);
-  t = {};
-  t.min_time_slices = 599;
-  CHECK(run(m, t).evidence.sufficient);
-  t.min_time_slices = 601;
-  CHECK_FALSE(run(m, t).evidence.sufficient);
+}
+
+TEST_CASE("a lone CPU-bound thread that is never switched out is evidence enough", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 0, 1.0, 0, "0-1", 0.5}};  // one slice every 2 s: nothing preempts it
+  m.cpu_busy = {1, 0};
+  const auto d = run(m);
+  CHECK(d.evidence.sufficient);
+  CHECK(d.verdict == Verdict::healthy);
+}
+
+TEST_CASE("a burst of colliding wake-ups queues sleepers for milliseconds but they are not working threads",
+          "[monitor]") {
+  // 64 threads, each on a CPU 0.3% of the time, waiting 50 ms per second over 25 wake-ups: 2 ms per slice.
+  const Machine m = pool(1, 64, 0.003, 0.05, 25);
+  const auto d = run(m);
+  REQUIRE(d.evidence.sufficient);
+  CHECK(d.wait_per_slice_ms_mean == Approx(2.0).epsilon(0.02));
+  CHECK(d.runnable_threads_avg == Approx(3.39).epsilon(0.02));  // above N: all of it wake-ups
+  CHECK(d.working_threads_avg == 0);
+  CHECK(d.queued_threads_avg == 0);
+  CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.processes[0].pool_threads == 0);
 }
 
 TEST_CASE("queue-wait-per-slice-ms separates wake-ups from queueing at its edge", "[monitor]") {
@@ -359,14 +377,16 @@ TEST_CASE("warn- and max-demand-ratio set the demand finding at their edges", "[
   CHECK(find(run(m, t), FindingKind::demand_above_capacity) == nullptr);
 }
 
-TEST_CASE("pool-thread-demand decides which threads form a pool at its edge", "[monitor]") {
-  const Machine m = three_spinners();  // each thread's demand is 1.0
+TEST_CASE("working-cpu-share decides which threads work and form a pool at its edge", "[monitor]") {
+  const Machine m = pool(1, 4, 0.3, 0.3, 150);  // each thread runs 30% of the time, queues 2 ms per slice
   Thresholds t;
-  t.pool_thread_demand = 0.99;
-  CHECK(run(m, t).processes[0].pool_threads == 3);
+  t.working_cpu_share = 0.29;
+  CHECK(run(m, t).processes[0].pool_threads == 4);
+  CHECK(run(m, t).working_threads_avg == Approx(2.4).epsilon(0.01));
   CHECK(find(run(m, t), FindingKind::thread_pool_too_large) != nullptr);
-  t.pool_thread_demand = 1.01;
+  t.working_cpu_share = 0.31;
   CHECK(run(m, t).processes[0].pool_threads == 0);
+  CHECK(run(m, t).working_threads_avg == 0);
   CHECK(find(run(m, t), FindingKind::thread_pool_too_large) == nullptr);
 }
 
