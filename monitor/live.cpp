@@ -23,14 +23,16 @@ void LiveMonitor::sample_now() {
   if (last_) {
     Evidence interval = between(*last_, now, queue_rule(options_.thresholds));
     merge(total_, interval);
-    recent_.push_back(interval);
+    recent_.push_back(std::move(interval));  // the newest, kept last while the oldest leave
     double span = 0;
     for (const auto& e : recent_) span += e.duration_s;
     while (recent_.size() > 1 && span - recent_.front().duration_s >= seconds(options_.window)) {
       span -= recent_.front().duration_s;
       recent_.pop_front();
     }
-    if (options_.on_interval) options_.on_interval(IntervalEnd{last_->time_s, now.time_s, interval, current_verdict()});
+    if (options_.on_interval) {
+      options_.on_interval(IntervalEnd{last_->time_s, now.time_s, recent_.back(), current_verdict()});
+    }
   }
   last_ = std::move(now);
 }
