@@ -119,6 +119,8 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
   add_threshold(command, "working-cpu-share", t.working_cpu_share,
                 "Share of an interval on a CPU from which a thread is working (not a sleeper)");
+  add_threshold(command, "busy-process-demand", t.busy_process_demand,
+                "CPUs a process's working threads want over the window for its pool to count");
   add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
   add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");

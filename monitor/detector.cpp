@@ -24,7 +24,8 @@ struct Context {
   double working = 0;                 // R_w: average working threads wanting a CPU
   double queued = 0;                  // Q: average threads queued behind others' slices
   std::map<pid_t, int> pools;         // pool threads per process with at least one
-  int pool_total = 0;
+  std::map<pid_t, int> busy_pools;    // the same for the busy processes only (busy_process_demand)
+  int busy_pool_total = 0;
   CpuSet usable;  // the usable CPUs (those seen when unknown)
 
   double demand_ratio() const { return working / n; }
@@ -55,16 +56,21 @@ std::optional<Verdict> queue_severity(double queued_share, const Thresholds& t) 
 }
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
-  Context c{e, t, 1, 0, 0, 0, 0, {}, 0, {}};
+  Context c{e, t, 1, 0, 0, 0, 0, {}, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
   c.queued = ratio(e.queued_s, e.duration_s);
   c.working = ratio(e.working_s, e.duration_s);
+  std::map<pid_t, double> working;  // per process: its threads' working time
   for (const auto& [tid, thread] : e.threads) {
-    if (!c.is_pool_thread(thread)) continue;
-    ++c.pools[thread.pid];
-    ++c.pool_total;
+    working[thread.pid] += thread.working_s;
+    if (c.is_pool_thread(thread)) ++c.pools[thread.pid];
+  }
+  for (const auto& [pid, pool] : c.pools) {
+    if (ratio(working[pid], e.duration_s) < t.busy_process_demand) continue;
+    c.busy_pools[pid] = pool;
+    c.busy_pool_total += pool;
   }
   c.usable = capacity.usable_cpu_list;
   if (c.usable.empty()) {
@@ -85,10 +91,10 @@ EvidenceSummary judge_evidence(const Evidence& e, const Thresholds& t) {
                              e.on_cpu_s, e.duration_s, t.min_cpu_seconds)};
 }
 
-// The processes with pool threads.
+// The busy processes with pool threads: those whose pools run side by side.
 std::vector<const ProcessEvidence*> pool_processes(const Context& c) {
   std::vector<const ProcessEvidence*> out;
-  for (const auto& [pid, pool] : c.pools) out.push_back(&c.evidence.processes.at(pid));
+  for (const auto& [pid, pool] : c.busy_pools) out.push_back(&c.evidence.processes.at(pid));
   return out;
 }
 
@@ -102,18 +108,18 @@ std::optional<Finding> check_demand(const Context& c) {
                           "{:.2f} of them queued behind others",
                           c.working, c.n, r, c.queued);
   f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.working), c.n,
-                      sizing_fix(pool_processes(c), c.n));
+                      sizing_fix(pool_processes(c), c.n, c.evidence.processes));
   f.numbers = {{"working_threads_avg", c.working},
                {"usable_cpus", c.n},
                {"demand_ratio", r},
                {"queued_threads_avg", c.queued},
-               {"pool_threads", c.pool_total}};
+               {"pool_threads", c.busy_pool_total}};
   return f;
 }
 
 // " (OMP_NUM_THREADS=4 in the environment of pid P)" when a pool process's environment asks for more than `per`.
 std::string env_note(const Context& c, int per) {
-  for (const auto& [pid, pool] : c.pools) {
+  for (const auto& [pid, pool] : c.busy_pools) {
     const auto& env = c.evidence.processes.at(pid).env;
     for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
       const auto value = env.counts[i];
@@ -126,11 +132,11 @@ std::string env_note(const Context& c, int per) {
 }
 
 std::optional<Finding> check_thread_pool(const Context& c) {
-  const int m = static_cast<int>(c.pools.size());
+  const int m = static_cast<int>(c.busy_pools.size());
   const auto queueing = queue_severity(c.queued_share(), c.t);
-  if (m == 0 || c.pool_total <= c.n || !queueing) return std::nullopt;
-  int most = 0, least = c.pool_total;
-  for (const auto& [pid, pool] : c.pools) {
+  if (m == 0 || c.busy_pool_total <= c.n || !queueing) return std::nullopt;
+  int most = 0, least = c.busy_pool_total;
+  for (const auto& [pid, pool] : c.busy_pools) {
     most = std::max(most, pool);
     least = std::min(least, pool);
   }
@@ -140,12 +146,12 @@ std::optional<Finding> check_thread_pool(const Context& c) {
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
   const auto processes = pool_processes(c);
   f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average{}",
-                          counted(m, "process"), each, c.pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
+                          counted(m, "process"), each, c.busy_pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
                           runtimes_note(processes));
-  f.fix = sizing_fix(processes, c.n);
+  f.fix = sizing_fix(processes, c.n, c.evidence.processes);
   f.numbers = {{"processes", m},
                {"threads_per_process_max", most},
-               {"pool_threads", c.pool_total},
+               {"pool_threads", c.busy_pool_total},
                {"usable_cpus", c.n},
                {"threads_per_process_fit", per},
                {"queued_threads_avg", c.queued}};

@@ -37,8 +37,11 @@
 // max_queued_share, a warning from warn_queued_share, absent below):
 //   demand_above_capacity  R_w ÷ N ≥ warn_demand_ratio (oversubscribed needs
 //                          ≥ max_demand_ratio too)
-//   thread_pool_too_large  processes with pools of more than max(1, ⌊N/M⌋)
-//                          threads, together more than N
+//   thread_pool_too_large  M busy processes (working threads wanting ≥
+//                          busy_process_demand CPUs over the window, so a
+//                          parent that loaded data before forking its
+//                          workers is left out) with pools of more than
+//                          max(1, ⌊N/M⌋) threads, together more than N
 //   overlapping_affinity   ≥ 2 pool threads share a CPU (job demand there ≥
 //                          contended_cpu_demand) while a usable CPU is left
 //                          (job demand ≤ spare_cpu_demand), queued there
@@ -95,6 +98,8 @@ struct Thresholds {
   static constexpr double default_max_throttle_ratio = 0.25;
   // A working thread runs ≥ 5% of the time (idle service threads: 0.1–0.5%) or is CPU-bound.
   static constexpr double default_working_cpu_share = 0.05;
+  // A busy process's working threads want ≥ half a CPU over the window: its pool runs beside the others'.
+  static constexpr double default_busy_process_demand = 0.5;
   // Job threads wanting one CPU to call it shared, and the most job use of a CPU it leaves.
   static constexpr double default_contended_cpu_demand = 1.50;
   static constexpr double default_spare_cpu_demand = 0.50;
@@ -111,6 +116,7 @@ struct Thresholds {
   double warn_throttle_ratio = default_warn_throttle_ratio;
   double max_throttle_ratio = default_max_throttle_ratio;
   double working_cpu_share = default_working_cpu_share;
+  double busy_process_demand = default_busy_process_demand;
   double contended_cpu_demand = default_contended_cpu_demand;
   double spare_cpu_demand = default_spare_cpu_demand;
   double outside_load_cpus = default_outside_load_cpus;

@@ -100,6 +100,7 @@ ProcessEvidence process_identity(const ProcessSample& sample) {
   ProcessEvidence process;
   process.pid = sample.pid;
   process.comm = sample.comm;
+  process.ppid = sample.ppid;
   process.cmdline = sample.cmdline;
   process.env = sample.env;
   process.cgroup = sample.cgroup;
@@ -217,6 +218,7 @@ void merge(Evidence& into, const Evidence& more) {
     if (fresh) continue;
     // The latest identity wins: a process that exec'd is reported as what it became.
     it->second.comm = process.comm;
+    it->second.ppid = process.ppid;
     it->second.cmdline = process.cmdline;
     it->second.env = process.env;
     it->second.cgroup = process.cgroup;

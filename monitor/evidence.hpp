@@ -81,6 +81,7 @@ struct ThreadEvidence {
 // One process over the evidence window.
 struct ProcessEvidence {
   pid_t pid = 0;
+  pid_t ppid = 0;
   std::string comm;
   std::string cmdline;
   ThreadEnv env;

@@ -37,13 +37,21 @@ std::vector<std::string> sizing_variables(const std::vector<Runtime>& runtimes) 
   return names;
 }
 
-// The command line all `processes` share; "" when they differ or none is known.
-std::string command_of(const std::vector<const ProcessEvidence*>& processes) {
+// True when every one of `processes` has the same `field`.
+template <class Field>
+bool all_same(const std::vector<const ProcessEvidence*>& processes, Field field) {
+  return std::all_of(processes.begin(), processes.end(),
+                     [&](const ProcessEvidence* p) { return p->*field == processes.front()->*field; });
+}
+
+// The command line all `processes` share, else their common parent's (from `all`); "" when neither is known.
+std::string command_of(const std::vector<const ProcessEvidence*>& processes,
+                       const std::map<pid_t, ProcessEvidence>& all) {
   if (processes.empty()) return "";
-  for (const auto* process : processes) {
-    if (process->cmdline != processes.front()->cmdline) return "";
-  }
-  return processes.front()->cmdline;
+  if (all_same(processes, &ProcessEvidence::cmdline)) return processes.front()->cmdline;
+  if (!all_same(processes, &ProcessEvidence::ppid)) return "";
+  const auto parent = all.find(processes.front()->ppid);
+  return parent == all.end() ? "" : parent->second.cmdline;
 }
 
 bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {
@@ -62,10 +70,11 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes) 
   return fmt::format(" — the threads come from {}", fmt::join(parts, ", "));
 }
 
-std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n) {
+std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
+                       const std::map<pid_t, ProcessEvidence>& all) {
   const int m = std::max<int>(1, static_cast<int>(processes.size()));
   const int per = n / m;
-  const std::string shared = command_of(processes);
+  const std::string shared = command_of(processes, all);
   const std::string command = shared.empty() ? "CMD" : shared;
   const auto runtimes = runtimes_of(processes);
   if (per == 0 && shared.empty()) {
@@ -82,11 +91,12 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
   const std::string env = fmt::format("{}", fmt::join(assignments, " "));
   const std::string torch =
       maps(runtimes, RuntimeKind::pytorch) ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per) : "";
-  if (m == 1) return fmt::format("run it with {} threads: `{} {}`{}", per, env, command, torch);
+  if (m == 1) return fmt::format("run it with {}: `{} {}`{}", counted(per, "thread"), env, command, torch);
   return fmt::format(
-      "run each with {} threads: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "
+      "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "
       "each process to its own {}",
-      per, env, command, torch, m, command, fmt::join(thread_count_variables, ", "), counted(per, "CPU"));
+      counted(per, "thread"), env, command, torch, m, command, fmt::join(thread_count_variables, ", "),
+      per == 1 ? std::string("CPU") : counted(per, "CPU"));
 }
 
 }  // namespace mptrain::monitor

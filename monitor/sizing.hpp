@@ -16,8 +16,10 @@ namespace mptrain::monitor {
 std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 
 // What to run instead so that `processes` (the ones with pools) fit `n` usable CPUs: floor(n/M) threads
-// each, e.g. "run each with OMP_NUM_THREADS=1 (`OMP_NUM_THREADS=1 python3 main.py`), or start them with
-// `mptrain run -n 2 -- python3 main.py`, which sets these and pins each process to its own CPU".
-std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n);
+// each, e.g. "run each with 1 thread: `OMP_NUM_THREADS=1 python3 main.py`, or start them with
+// `mptrain run -n 2 -- python3 main.py`, which sets … and pins each process to its own CPU". The command
+// is the one they share, or their common parent's among `all` (workers forked by one program), else CMD.
+std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
+                       const std::map<pid_t, ProcessEvidence>& all);
 
 }  // namespace mptrain::monitor

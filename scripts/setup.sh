@@ -28,5 +28,25 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
+
+# Installing libopenblas0-pthread makes it the machine's BLAS (Debian's
+# libblas.so.3/liblapack.so.3 alternatives pick the highest priority). The
+# corpus selects it per process with LD_LIBRARY_PATH instead, so the choice
+# the machine had is put back afterwards.
+blas_links=(libblas.so.3-x86_64-linux-gnu liblapack.so.3-x86_64-linux-gnu)
+declare -A blas_before=()
+for link in "${blas_links[@]}"; do
+  value=$(update-alternatives --query "$link" 2>/dev/null | sed -n 's/^Value: //p' || true)
+  [[ -n $value ]] && blas_before[$link]=$value
+done
+
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+for link in "${!blas_before[@]}"; do
+  value=$(update-alternatives --query "$link" 2>/dev/null | sed -n 's/^Value: //p' || true)
+  if [[ $value != "${blas_before[$link]}" ]]; then
+    echo "setup: keeping ${blas_before[$link]} as the machine's $link" >&2
+    "${sudo[@]}" update-alternatives --quiet --set "$link" "${blas_before[$link]}"
+  fi
+done

@@ -30,6 +30,7 @@ struct Machine {
   std::vector<double> cpu_busy = {0, 0};  // busy fraction of each CPU (all load)
   std::map<pid_t, ThreadEnv> env;
   std::map<pid_t, std::string> cmdline;
+  std::map<pid_t, pid_t> ppid;
   std::map<pid_t, std::vector<Runtime>> runtimes;
   std::optional<double> throttled_fraction;  // of 10 periods per second, in cgroup v1:/job
   double quota_cpus = 0.5;
@@ -66,6 +67,7 @@ Snapshot snapshot_at(const Machine& m, int k) {
     p.cgroup = "v1:/job";
     if (auto it = m.env.find(spec.pid); it != m.env.end()) p.env = it->second;
     if (auto it = m.cmdline.find(spec.pid); it != m.cmdline.end()) p.cmdline = it->second;
+    if (auto it = m.ppid.find(spec.pid); it != m.ppid.end()) p.ppid = it->second;
     if (auto it = m.runtimes.find(spec.pid); it != m.runtimes.end()) p.runtimes = it->second;
     p.threads.push_back(thread_at(spec, t));
   }
@@ -199,6 +201,33 @@ TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at bar
   CHECK(contains(pool_finding->fix, "OMP_NUM_THREADS=1"));
   CHECK(contains(pool_finding->fix, "mptrain run -n 2"));
   CHECK(d.verdict == Verdict::oversubscribed);
+}
+
+TEST_CASE("a parent that worked before forking its workers is not one of the pools side by side", "[monitor]") {
+  Machine m;
+  m.threads.push_back({1, 1, 0, 0.2, 0.0});  // the parent: loaded data, then waits (a fifth of a CPU)
+  for (pid_t p = 2; p <= 3; ++p) {
+    m.threads.push_back({p, p * 10, 0, 0.4, 0.6});
+    m.threads.push_back({p, p * 10 + 1, 1, 0.4, 0.6});
+  }
+  m.cpu_busy = {1, 1};
+  const auto d = run(m);
+  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding != nullptr);
+  CHECK(contains(pool_finding->message, "2 processes × 2 pool threads = 4 threads on 2 usable CPUs"));
+  CHECK(contains(pool_finding->fix, "run each with 1 thread: `OMP_NUM_THREADS=1 CMD`"));
+  CHECK(contains(pool_finding->fix, "mptrain run -n 2"));
+  CHECK(contains(pool_finding->fix, "pins each process to its own CPU"));
+  // Workers forked by one program (multiprocessing): the fix names the program that started them.
+  m.cmdline = {{1, "python3 train.py --workers 2"}, {2, "python3 -c spawn_main(7)"}, {3, "python3 -c spawn_main(9)"}};
+  m.ppid = {{2, 1}, {3, 1}};
+  const auto forked = find(run(m), FindingKind::thread_pool_too_large);
+  CHECK(contains(forked->fix, "`OMP_NUM_THREADS=1 python3 train.py --workers 2`"));
+  CHECK(contains(forked->fix, "`mptrain run -n 2 -- python3 train.py --workers 2`"));
+  CHECK(d.processes.back().pool_threads == 1);  // still reported as the parent's own pool
+  Thresholds t;  // the edge of busy-process-demand: the parent wants 0.2 CPUs
+  t.busy_process_demand = 0.19;
+  CHECK(contains(find(run(m, t), FindingKind::thread_pool_too_large)->message, "3 processes × 1–2 pool threads"));
 }
 
 TEST_CASE("a pool finding names the runtimes that own the threads and the exact command that fits", "[monitor]") {

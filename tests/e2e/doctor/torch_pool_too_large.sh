@@ -12,3 +12,7 @@ expect_json '.verdict == "oversubscribed"'
 expect_json '[.findings[] | select(.kind == "thread_pool_too_large")] | length > 0'
 expect_json '[.findings[] | select(.kind == "thread_pool_too_large")][0] | .message + " " + .fix | test("set_num_threads")'
 expect_code 3
+# The runtimes that own the pool are named from /proc/PID/maps.
+expect_json '[.processes[] | select(.pool_threads >= 2)] | length >= 2'
+expect_json '[.processes[] | select(.pool_threads >= 2) | .runtimes[].name] | index("PyTorch") != null'
+expect_json '[.findings[] | select(.kind == "thread_pool_too_large")][0].message | test("PyTorch")'
