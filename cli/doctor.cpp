@@ -117,6 +117,8 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "max-demand-ratio", t.max_demand_ratio, "Runnable threads ÷ N for oversubscribed");
   add_threshold(command, "warn-throttle-ratio", t.warn_throttle_ratio, "Throttled ÷ CFS periods for a warning");
   add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
+  add_threshold(command, "min-throttled-share", t.min_throttled_share,
+                "Throttled time ÷ time watched below which throttling is no finding");
   add_threshold(command, "working-cpu-share", t.working_cpu_share,
                 "Share of an interval on a CPU from which a thread is working (not a sleeper)");
   add_threshold(command, "busy-process-demand", t.busy_process_demand,

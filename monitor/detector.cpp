@@ -251,6 +251,7 @@ std::vector<Finding> check_throttling(const Context& c) {
   for (const auto& [key, group] : c.evidence.cgroups) {
     const double r = ratio(static_cast<double>(group.throttled_periods), static_cast<double>(group.periods));
     if (group.periods == 0 || r < c.t.warn_throttle_ratio) continue;
+    if (ratio(group.throttled_s, c.duration) < c.t.min_throttled_share) continue;
     const auto severity = r >= c.t.max_throttle_ratio ? Verdict::oversubscribed : Verdict::warning;
     Finding f = finding(FindingKind::cgroup_throttling, severity);
     const double quota = group.quota.cpus.value_or(0);

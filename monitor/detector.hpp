@@ -46,7 +46,8 @@
 //                          contended_cpu_demand) while a usable CPU is left
 //                          (job demand ≤ spare_cpu_demand), queued there
 //   cgroup_throttling      throttled ÷ CFS periods ≥ warn_throttle_ratio
-//                          (oversubscribed from max_throttle_ratio)
+//                          (oversubscribed from max_throttle_ratio) and
+//                          throttled time ÷ D ≥ min_throttled_share
 //   outside_load           others use ≥ outside_load_cpus of the job's CPUs
 //                          while the job queues: always a warning, the job
 //                          is sized right and the machine is busy
@@ -95,13 +96,17 @@ struct Thresholds {
   static constexpr double default_max_demand_ratio = 1.25;
   // Throttled ÷ CFS periods.
   static constexpr double default_warn_throttle_ratio = 0.05;
+  // Throttled time ÷ window: below 1%, a quota used exactly (microseconds now and then) costs nothing.
+  static constexpr double default_min_throttled_share = 0.01;
   static constexpr double default_max_throttle_ratio = 0.25;
   // A working thread runs ≥ 5% of the time (idle service threads: 0.1–0.5%) or is CPU-bound.
   static constexpr double default_working_cpu_share = 0.05;
   // A busy process's working threads want ≥ half a CPU over the window: its pool runs beside the others'.
   static constexpr double default_busy_process_demand = 0.5;
   // Job threads wanting one CPU to call it shared, and the most job use of a CPU it leaves.
-  static constexpr double default_contended_cpu_demand = 1.50;
+  // More than one thread's worth on one CPU (1.1, not 2: two pinned threads that share it for part of the
+  // window, after a start-up, still show), the cost shown by queueing there.
+  static constexpr double default_contended_cpu_demand = 1.10;
   static constexpr double default_spare_cpu_demand = 0.50;
   // CPUs of others' load on the job's CPUs that count as outside load.
   static constexpr double default_outside_load_cpus = 0.25;
@@ -115,6 +120,7 @@ struct Thresholds {
   double max_demand_ratio = default_max_demand_ratio;
   double warn_throttle_ratio = default_warn_throttle_ratio;
   double max_throttle_ratio = default_max_throttle_ratio;
+  double min_throttled_share = default_min_throttled_share;
   double working_cpu_share = default_working_cpu_share;
   double busy_process_demand = default_busy_process_demand;
   double contended_cpu_demand = default_contended_cpu_demand;

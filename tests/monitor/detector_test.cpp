@@ -33,6 +33,7 @@ struct Machine {
   std::map<pid_t, pid_t> ppid;
   std::map<pid_t, std::vector<Runtime>> runtimes;
   std::optional<double> throttled_fraction;  // of 10 periods per second, in cgroup v1:/job
+  double throttled_per_period = 0.05;        // seconds held back in each throttled period
   double quota_cpus = 0.5;
   int intervals = 4;
   double dt = 0.5;
@@ -79,7 +80,7 @@ Snapshot snapshot_at(const Machine& m, int k) {
     CgroupSample group{"v1:/job", CgroupVersion::v1, "/job", "/sys/fs/cgroup/cpu/job", {}, {}};
     group.stat.nr_periods = static_cast<std::uint64_t>(10 * t);
     group.stat.nr_throttled = static_cast<std::uint64_t>(10 * t * *m.throttled_fraction);
-    group.stat.throttled_ns = static_cast<std::uint64_t>(t * *m.throttled_fraction * 0.05 * 1e9);
+    group.stat.throttled_ns = static_cast<std::uint64_t>(10 * t * *m.throttled_fraction * m.throttled_per_period * 1e9);
     group.quota = CpuQuota{m.quota_cpus, static_cast<std::uint64_t>(m.quota_cpus * 100000), 100000};
     s.machine.cgroups.push_back(group);
   }
@@ -301,6 +302,22 @@ TEST_CASE("light throttling is only a warning", "[monitor]") {
   REQUIRE(throttled != nullptr);
   CHECK(throttled->severity == Verdict::warning);
   CHECK(d.verdict == Verdict::warning);
+}
+
+TEST_CASE("a quota used exactly, throttled for microseconds now and then, is no finding", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 0, 0.99, 0.0}};
+  m.cpu_busy = {0.99, 0};
+  m.throttled_fraction = 0.07;        // 7% of the periods, as one busy thread under a 1-CPU quota showed
+  m.throttled_per_period = 0.00005;  // 50 µs each: 0.0035% of the time held back
+  const auto d = run(m);
+  CHECK(find(d, FindingKind::cgroup_throttling) == nullptr);
+  CHECK(d.verdict == Verdict::healthy);
+  Thresholds t;  // the edge of min-throttled-share: 0.0035% of the window
+  t.min_throttled_share = 0.00003;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling) != nullptr);
+  t.min_throttled_share = 0.00004;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling) == nullptr);
 }
 
 TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: overlapping affinity", "[monitor]") {

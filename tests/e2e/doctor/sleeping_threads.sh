@@ -1,0 +1,23 @@
+# A Python service whose threads mostly sleep is healthy: wake-up latency is
+# no evidence of oversubscription. The last landing said oversubscribed
+# (exit 3) for 8 such threads (~1.5% of a CPU, 2 of 2 runs) and for 64
+# (~9%, run-delay ratio 3.35).
+# ctest: serial
+# ctest: timeout 90
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+[[ -x $PY ]] || skip "needs $PY (python3)"
+
+# At the default interval and at the corpus's 0.25 s.
+for threads in 8 64; do
+  for interval in 0.5 0.25; do
+    run_mptrain doctor --json --interval "$interval" -- "$PY" "$WORKLOADS/sleepy_threads.py" "$threads" 10 100 3
+    expect_json '.verdict == "healthy"'
+    expect_code 0
+    # Their wake-ups are not working threads: (almost) nothing queued, no pool.
+    expect_json '.queued_threads_avg < 0.05 and ([.processes[].pool_threads] | add) <= 1'
+  done
+done
+# 8 threads use ~1.5% of a CPU: too little to judge, and said so.
+run_mptrain doctor --json -- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 100 3
+expect_json '.measured == false and (.evidence | test("CPU-seconds"))'
