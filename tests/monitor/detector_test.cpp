@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
+#include <optional>
 
 #include "monitor/report.hpp"
 
@@ -97,9 +98,11 @@ Diagnosis run(const Machine& m, const Thresholds& t = {}) {
   return diagnose(accumulate(series(m), queue_rule(t)), Capacity{2, CpuSet::range(0, 1)}, t);
 }
 
-const Finding* find(const Diagnosis& d, FindingKind kind) {
+// A copy of the finding of `kind` in `d` (a copy, so a temporary diagnosis can be asked), or nullopt.
+std::optional<Finding> find(const Diagnosis& d, FindingKind kind) {
   auto it = std::find_if(d.findings.begin(), d.findings.end(), [&](const Finding& f) { return f.kind == kind; });
-  return it == d.findings.end() ? nullptr : &*it;
+  if (it == d.findings.end()) return std::nullopt;
+  return *it;
 }
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
@@ -157,12 +160,12 @@ TEST_CASE("queueing behind CPU hogs: 3 spinners on 2 CPUs are oversubscribed", "
   CHECK(d.queued_threads_avg == Approx(1.0).epsilon(0.01));
   CHECK(d.wait_per_slice_ms_mean == Approx(3.33).epsilon(0.01));
   CHECK(d.wait_per_slice_ms_p95 == Approx(3.33).epsilon(0.13));
-  const auto* demand = find(d, FindingKind::demand_above_capacity);
-  REQUIRE(demand != nullptr);
+  const auto demand = find(d, FindingKind::demand_above_capacity);
+  REQUIRE(demand.has_value());
   CHECK(demand->severity == Verdict::oversubscribed);
   CHECK(demand->numbers.at("demand_ratio") == Approx(1.5).epsilon(0.01));
-  const auto* queueing = find(d, FindingKind::queueing);
-  REQUIRE(queueing != nullptr);
+  const auto queueing = find(d, FindingKind::queueing);
+  REQUIRE(queueing.has_value());
   CHECK(queueing->severity == Verdict::oversubscribed);
   CHECK(contains(queueing->message, "about 50% longer"));
 }
@@ -193,9 +196,9 @@ TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at bar
   m.env[1].counts[0] = 2;  // OMP_NUM_THREADS
   const auto d = run(m);
   CHECK(d.runnable_threads_avg == Approx(1.8).epsilon(0.01));  // below N: no demand finding
-  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
-  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
-  REQUIRE(pool_finding != nullptr);
+  CHECK(!find(d, FindingKind::demand_above_capacity).has_value());
+  const auto pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding.has_value());
   CHECK(pool_finding->severity == Verdict::oversubscribed);
   CHECK(contains(pool_finding->message, "2 processes × 2 pool threads = 4 threads on 2 usable CPUs"));
   CHECK(contains(pool_finding->message, "OMP_NUM_THREADS=2"));
@@ -213,8 +216,8 @@ TEST_CASE("a parent that worked before forking its workers is not one of the poo
   }
   m.cpu_busy = {1, 1};
   const auto d = run(m);
-  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
-  REQUIRE(pool_finding != nullptr);
+  const auto pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding.has_value());
   CHECK(contains(pool_finding->message, "2 processes × 2 pool threads = 4 threads on 2 usable CPUs"));
   CHECK(contains(pool_finding->fix, "run each with 1 thread: `OMP_NUM_THREADS=1 CMD`"));
   CHECK(contains(pool_finding->fix, "mptrain run -n 2"));
@@ -240,8 +243,8 @@ TEST_CASE("a pool finding names the runtimes that own the threads and the exact 
     m.runtimes[p] = {{RuntimeKind::pytorch, "libtorch_cpu.so.1.13"}, {RuntimeKind::gnu_openmp, "libgomp.so.1.0.0"}};
   }
   m.cpu_busy = {1, 1};
-  const auto* pool_finding = find(run(m), FindingKind::thread_pool_too_large);
-  REQUIRE(pool_finding != nullptr);
+  const auto pool_finding = find(run(m), FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding.has_value());
   CHECK(contains(pool_finding->message, "GNU OpenMP (libgomp.so.1.0.0, sized by OMP_NUM_THREADS)"));
   CHECK(contains(pool_finding->message, "PyTorch (libtorch_cpu.so.1.13, sized by torch.set_num_threads)"));
   CHECK(contains(pool_finding->fix, "`OMP_NUM_THREADS=1 python3 main.py`"));
@@ -261,8 +264,8 @@ TEST_CASE("4 processes x 2 threads on 2 CPUs: pools, demand and exact switch rat
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
   CHECK(d.runnable_threads_avg == Approx(8.0).epsilon(0.01));
-  const auto* pool_finding = find(d, FindingKind::thread_pool_too_large);
-  REQUIRE(pool_finding != nullptr);
+  const auto pool_finding = find(d, FindingKind::thread_pool_too_large);
+  REQUIRE(pool_finding.has_value());
   CHECK(contains(pool_finding->message, "4 processes × 2 pool threads = 8 threads on 2 usable CPUs"));
   CHECK(contains(pool_finding->fix, "run at most 2 CPU-bound processes at once, one thread each"));
   CHECK(d.nonvoluntary_switches_per_second == Approx(600).epsilon(0.02));
@@ -281,15 +284,15 @@ TEST_CASE("a throttled cgroup is reported with its quota and a fix", "[monitor]"
   m.throttled_fraction = 0.9;
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
-  const auto* throttled = find(d, FindingKind::cgroup_throttling);
-  REQUIRE(throttled != nullptr);
+  const auto throttled = find(d, FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
   CHECK(throttled->severity == Verdict::oversubscribed);
   CHECK(throttled->numbers.at("throttled_ratio") == Approx(0.9).epsilon(0.02));
   CHECK(throttled->numbers.at("quota_cpus") == Approx(0.5));
   CHECK(contains(throttled->message, "0.50 CPU"));
   CHECK(contains(throttled->fix, "OMP_NUM_THREADS=1"));
   CHECK(contains(throttled->fix, "raise the quota to 2 CPUs"));
-  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
+  CHECK(!find(d, FindingKind::demand_above_capacity).has_value());
 }
 
 TEST_CASE("light throttling is only a warning", "[monitor]") {
@@ -298,8 +301,8 @@ TEST_CASE("light throttling is only a warning", "[monitor]") {
   m.cpu_busy = {0.9, 0};
   m.throttled_fraction = 0.1;
   const auto d = run(m);
-  const auto* throttled = find(d, FindingKind::cgroup_throttling);
-  REQUIRE(throttled != nullptr);
+  const auto throttled = find(d, FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
   CHECK(throttled->severity == Verdict::warning);
   CHECK(d.verdict == Verdict::warning);
 }
@@ -311,13 +314,13 @@ TEST_CASE("a quota used exactly, throttled for microseconds now and then, is no 
   m.throttled_fraction = 0.07;        // 7% of the periods, as one busy thread under a 1-CPU quota showed
   m.throttled_per_period = 0.00005;  // 50 µs each: 0.0035% of the time held back
   const auto d = run(m);
-  CHECK(find(d, FindingKind::cgroup_throttling) == nullptr);
+  CHECK(!find(d, FindingKind::cgroup_throttling).has_value());
   CHECK(d.verdict == Verdict::healthy);
   Thresholds t;  // the edge of min-throttled-share: 0.0035% of the window
   t.min_throttled_share = 0.00003;
-  CHECK(find(run(m, t), FindingKind::cgroup_throttling) != nullptr);
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling).has_value());
   t.min_throttled_share = 0.00004;
-  CHECK(find(run(m, t), FindingKind::cgroup_throttling) == nullptr);
+  CHECK(!find(run(m, t), FindingKind::cgroup_throttling).has_value());
 }
 
 TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: overlapping affinity", "[monitor]") {
@@ -326,9 +329,9 @@ TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: over
   m.cpu_busy = {0.02, 1};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::oversubscribed);
-  CHECK(find(d, FindingKind::demand_above_capacity) == nullptr);
-  const auto* overlap = find(d, FindingKind::overlapping_affinity);
-  REQUIRE(overlap != nullptr);
+  CHECK(!find(d, FindingKind::demand_above_capacity).has_value());
+  const auto overlap = find(d, FindingKind::overlapping_affinity);
+  REQUIRE(overlap.has_value());
   CHECK(overlap->numbers.at("cpu") == 1);
   CHECK(overlap->numbers.at("pool_threads") == 2);
   CHECK(contains(overlap->message, "CPU 0 is left (98% idle)"));
@@ -342,12 +345,12 @@ TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]
   m.cpu_busy = {0.1, 1};
   const auto d = run(m);
   CHECK(d.verdict == Verdict::warning);
-  const auto* outside = find(d, FindingKind::outside_load);
-  REQUIRE(outside != nullptr);
+  const auto outside = find(d, FindingKind::outside_load);
+  REQUIRE(outside.has_value());
   CHECK(outside->numbers.at("outside_load_cpus") == Approx(0.5).epsilon(0.02));
   CHECK(contains(outside->fix, "idle CPUs 0"));
-  const auto* queueing = find(d, FindingKind::queueing);
-  REQUIRE(queueing != nullptr);
+  const auto queueing = find(d, FindingKind::queueing);
+  REQUIRE(queueing.has_value());
   CHECK(queueing->severity == Verdict::warning);
   Thresholds strict;
   strict.max_queued_share = 0.01;
@@ -420,7 +423,7 @@ TEST_CASE("warn- and max-demand-ratio set the demand finding at their edges", "[
   t.max_demand_ratio = 1.51;
   CHECK(find(run(m, t), FindingKind::demand_above_capacity)->severity == Verdict::warning);
   t.warn_demand_ratio = 1.51;
-  CHECK(find(run(m, t), FindingKind::demand_above_capacity) == nullptr);
+  CHECK(!find(run(m, t), FindingKind::demand_above_capacity).has_value());
 }
 
 TEST_CASE("working-cpu-share decides which threads work and form a pool at its edge", "[monitor]") {
@@ -429,11 +432,11 @@ TEST_CASE("working-cpu-share decides which threads work and form a pool at its e
   t.working_cpu_share = 0.29;
   CHECK(run(m, t).processes[0].pool_threads == 4);
   CHECK(run(m, t).working_threads_avg == Approx(2.4).epsilon(0.01));
-  CHECK(find(run(m, t), FindingKind::thread_pool_too_large) != nullptr);
+  CHECK(find(run(m, t), FindingKind::thread_pool_too_large).has_value());
   t.working_cpu_share = 0.31;
   CHECK(run(m, t).processes[0].pool_threads == 0);
   CHECK(run(m, t).working_threads_avg == 0);
-  CHECK(find(run(m, t), FindingKind::thread_pool_too_large) == nullptr);
+  CHECK(!find(run(m, t), FindingKind::thread_pool_too_large).has_value());
 }
 
 TEST_CASE("warn- and max-throttle-ratio set the throttling finding at their edges", "[monitor]") {
@@ -447,7 +450,7 @@ TEST_CASE("warn- and max-throttle-ratio set the throttling finding at their edge
   t.max_throttle_ratio = 0.51;
   CHECK(find(run(m, t), FindingKind::cgroup_throttling)->severity == Verdict::warning);
   t.warn_throttle_ratio = 0.51;
-  CHECK(find(run(m, t), FindingKind::cgroup_throttling) == nullptr);
+  CHECK(!find(run(m, t), FindingKind::cgroup_throttling).has_value());
 }
 
 TEST_CASE("outside-load-cpus, contended- and spare-cpu-demand at their edges", "[monitor]") {
@@ -456,23 +459,23 @@ TEST_CASE("outside-load-cpus, contended- and spare-cpu-demand at their edges", "
   outside.cpu_busy = {0.1, 1};  // others use 0.5 CPU on CPU 1
   Thresholds t;
   t.outside_load_cpus = 0.49;
-  CHECK(find(run(outside, t), FindingKind::outside_load) != nullptr);
+  CHECK(find(run(outside, t), FindingKind::outside_load).has_value());
   t.outside_load_cpus = 0.51;
-  CHECK(find(run(outside, t), FindingKind::outside_load) == nullptr);
+  CHECK(!find(run(outside, t), FindingKind::outside_load).has_value());
   Machine pinned;
   pinned.threads = {{1, 1, 1, 0.5, 0.5, "1"}, {2, 2, 1, 0.5, 0.5, "1"}};  // demand 2.0 on CPU 1, 0 on CPU 0
   pinned.cpu_busy = {0.02, 1};
   t = {};
   t.contended_cpu_demand = 1.99;
-  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) != nullptr);
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity).has_value());
   t.contended_cpu_demand = 2.01;
-  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) == nullptr);
+  CHECK(!find(run(pinned, t), FindingKind::overlapping_affinity).has_value());
   pinned.threads.push_back({3, 3, 0, 0.3, 0, "0"});  // the job uses 0.3 of CPU 0
   t = {};
   t.spare_cpu_demand = 0.31;
-  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) != nullptr);
+  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity).has_value());
   t.spare_cpu_demand = 0.29;
-  CHECK(find(run(pinned, t), FindingKind::overlapping_affinity) == nullptr);
+  CHECK(!find(run(pinned, t), FindingKind::overlapping_affinity).has_value());
 }
 
 TEST_CASE("the wait-per-slice histogram gives quantiles within 12%", "[monitor]") {
@@ -503,7 +506,7 @@ TEST_CASE("CPU-bound threads that yield in short slices queue all the same (Open
   CHECK(d.wait_per_slice_ms_mean == Approx(0.005).epsilon(0.02));
   CHECK(d.queued_threads_avg == Approx(2.0).epsilon(0.01));
   CHECK(d.verdict == Verdict::oversubscribed);
-  CHECK(find(d, FindingKind::thread_pool_too_large) != nullptr);
+  CHECK(find(d, FindingKind::thread_pool_too_large).has_value());
   Thresholds t;  // the edge of cpu-bound-demand: each thread wants a CPU 100% of the time
   t.cpu_bound_demand = 0.99;
   CHECK(run(m, t).queued_threads_avg == Approx(2.0).epsilon(0.01));

@@ -187,7 +187,7 @@ TEST_CASE("trace: a thread that has gone drops to 0 once", "[trace]") {
 TEST_CASE("trace: a thread that never ran has no track and no name", "[trace]") {
   const auto trace = parse(feed({interval({thread(10, 11, 0, 0), thread(10, 12, 0.1, 0)})}));
   CHECK(track(trace, "worker 11").empty());
-  for (const auto& e : events_of(trace, "M")) CHECK(e["args"]["name"] != "worker 11");
+  for (const auto& e : events_of(trace, "M")) CHECK(e["args"].value("name", std::string()) != "worker 11");
 }
 
 TEST_CASE("trace: a thread that only waited gets its counters", "[trace]") {
