@@ -220,6 +220,7 @@ TEST_CASE("a new thread is sampled at the next sample", "[monitor]") {
   const std::size_t threads = sampler.sample().processes.at(0).threads.size();
   SleepingThreads pool(3);
   const Snapshot snapshot = sampler.sample();
-  CHECK(snapshot.processes.at(0).threads.size() == threads + 3);
+  // At least the 3 new ones: a sanitizer's runtime may start a thread of its own meanwhile.
+  CHECK(snapshot.processes.at(0).threads.size() >= threads + 3);
   for (const pid_t tid : pool.tids()) CHECK(has_thread(snapshot.processes.at(0), tid));
 }
