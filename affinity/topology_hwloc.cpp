@@ -1,5 +1,6 @@
 // Loading topologies through hwloc and flattening them into the plain
 // Topology struct; the only file that includes hwloc.h.
+#include <cctype>
 #include <fmt/format.h>
 #include <hwloc.h>
 
@@ -79,6 +80,10 @@ std::optional<long> synthetic_pus(std::string_view description, long limit) {
   for (std::string_view level : split_words(description)) {
     if (level.starts_with('[')) continue;
     const auto colon = level.find(':');
+    // A type must start with a letter: hwloc reads "1111111111pu:2" as a bare arity of 1111111111.
+    if (colon != std::string_view::npos && (colon == 0 || !std::isalpha(static_cast<unsigned char>(level[0])))) {
+      return std::nullopt;
+    }
     std::string_view arity = colon == std::string_view::npos ? level : level.substr(colon + 1);
     const auto digits = arity.find_first_not_of("0123456789");
     if (digits != std::string_view::npos && arity[digits] != '(') return std::nullopt;

@@ -38,6 +38,15 @@ TEST_CASE("a bad synthetic description is an error showing the accepted form", "
   CHECK(topology.error().message.find("package:2 core:8 pu:2") != std::string::npos);
 }
 
+TEST_CASE("a level whose type starts with a digit is refused before hwloc reads it as a huge arity",
+          "[affinity][topology]") {
+  // hwloc would read "1111111111pu:2" as 1111111111 objects and spend minutes building them (found by fuzzing).
+  auto topology = load_synthetic_topology("1111111111pu:2");
+  REQUIRE_FALSE(topology.ok());
+  CHECK(topology.error().message.find("bad synthetic topology") != std::string::npos);
+  CHECK(load_synthetic_topology("package:2 pu:2").ok());
+}
+
 TEST_CASE("an hwloc XML file gives the machine it records", "[affinity][topology]") {
   auto xml = read_file(std::string(MPTRAIN_TEST_DATA) + "/affinity/two-sockets.xml");
   REQUIRE(xml.ok());
