@@ -39,6 +39,12 @@ struct Context {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
+// Where the outside_load warning looks (never an oversubscribed verdict): a
+// CPU is one of the job's when the job wanted a tenth of it, and idle (a
+// place to move the job to) when it was busy less than half the window.
+constexpr double job_cpu_demand = 0.1;
+constexpr double idle_cpu_busy = 0.5;
+
 // A finding of `kind` with `severity`, its text and numbers to be filled.
 Finding finding(FindingKind kind, Verdict severity) {
   Finding f;
@@ -282,7 +288,8 @@ std::vector<int> idle_cpus_besides(const Context& c, const CpuSet& job_cpus) {
   const CpuSet others = c.usable.minus(job_cpus);
   for (int cpu : others.cpus()) {
     const auto it = c.evidence.cpus.find(cpu);
-    if (it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < 0.5) idle.push_back(cpu);
+    const bool idle_enough = it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < idle_cpu_busy;
+    if (idle_enough) idle.push_back(cpu);
   }
   return idle;
 }
@@ -292,7 +299,7 @@ std::optional<Finding> check_outside_load(const Context& c) {
   std::vector<int> cpus;
   for (const auto& [cpu, e] : c.evidence.cpus) {
     // The job's CPUs: those where it wanted at least a tenth of a CPU.
-    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < 0.1) continue;
+    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < job_cpu_demand) continue;
     outside += std::max(0.0, e.busy_s - e.job_on_s);
     cpus.push_back(cpu);
   }
