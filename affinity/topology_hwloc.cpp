@@ -1,10 +1,10 @@
 // Loading topologies through hwloc and flattening them into the plain
 // Topology struct; the only file that includes hwloc.h.
-#include <cctype>
 #include <fmt/format.h>
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <memory>
 #include <optional>

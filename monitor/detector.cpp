@@ -20,11 +20,11 @@ struct Context {
   const Thresholds& t;
   int n = 1;
   double duration = 0;
-  double runnable = 0;                // R: average runnable threads
-  double working = 0;                 // R_w: average working threads wanting a CPU
-  double queued = 0;                  // Q: average threads queued behind others' slices
-  std::map<pid_t, int> pools;         // pool threads per process with at least one
-  std::map<pid_t, int> busy_pools;    // the same for the busy processes only (busy_process_demand)
+  double runnable = 0;              // R: average runnable threads
+  double working = 0;               // R_w: average working threads wanting a CPU
+  double queued = 0;                // Q: average threads queued behind others' slices
+  std::map<pid_t, int> pools;       // pool threads per process with at least one
+  std::map<pid_t, int> busy_pools;  // the same for the busy processes only (busy_process_demand)
   int busy_pool_total = 0;
   CpuSet usable;  // the usable CPUs (those seen when unknown)
 
@@ -110,9 +110,10 @@ std::optional<Finding> check_demand(const Context& c) {
   if (r < c.t.warn_demand_ratio || !queueing) return std::nullopt;
   const bool severe = r >= c.t.max_demand_ratio && *queueing == Verdict::oversubscribed;
   Finding f = finding(FindingKind::demand_above_capacity, severe ? Verdict::oversubscribed : Verdict::warning);
-  f.message = fmt::format("on average {:.1f} working threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), "
-                          "{:.2f} of them queued behind others",
-                          c.working, c.n, r, c.queued);
+  f.message = fmt::format(
+      "on average {:.1f} working threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), "
+      "{:.2f} of them queued behind others",
+      c.working, c.n, r, c.queued);
   f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.working), c.n,
                       sizing_fix(pool_processes(c), c.n, c.evidence.processes));
   f.numbers = {{"working_threads_avg", c.working},
@@ -155,12 +156,8 @@ std::optional<Finding> check_thread_pool(const Context& c) {
                           counted(m, "process"), each, c.busy_pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
                           runtimes_note(processes));
   f.fix = sizing_fix(processes, c.n, c.evidence.processes);
-  f.numbers = {{"processes", m},
-               {"threads_per_process_max", most},
-               {"pool_threads", c.busy_pool_total},
-               {"usable_cpus", c.n},
-               {"threads_per_process_fit", per},
-               {"queued_threads_avg", c.queued}};
+  f.numbers = {{"processes", m},     {"threads_per_process_max", most}, {"pool_threads", c.busy_pool_total},
+               {"usable_cpus", c.n}, {"threads_per_process_fit", per},  {"queued_threads_avg", c.queued}};
   return f;
 }
 // The pool threads whose last CPU is `cpu`.
@@ -288,7 +285,8 @@ std::vector<int> idle_cpus_besides(const Context& c, const CpuSet& job_cpus) {
   const CpuSet others = c.usable.minus(job_cpus);
   for (int cpu : others.cpus()) {
     const auto it = c.evidence.cpus.find(cpu);
-    const bool idle_enough = it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < idle_cpu_busy;
+    const bool idle_enough =
+        it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < idle_cpu_busy;
     if (idle_enough) idle.push_back(cpu);
   }
   return idle;

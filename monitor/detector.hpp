@@ -210,13 +210,13 @@ struct Diagnosis {
   double duration_s = 0;
   int intervals = 0;
   EvidenceSummary evidence;
-  double runnable_threads_avg = 0;     // (Σ on CPU + Σ wait) ÷ duration
-  double waiting_threads_avg = 0;      // Σ wait ÷ duration
-  double queued_threads_avg = 0;       // wait of slices that queued behind others ÷ duration
-  double working_threads_avg = 0;      // working threads' (on CPU + wait) ÷ duration
-  double run_delay_ratio = 0;          // Σ wait ÷ Σ on CPU
-  double wait_per_slice_ms_mean = 0;   // Σ wait ÷ Σ time slices
-  double wait_per_slice_ms_p95 = 0;    // over (thread, interval) pairs that ran
+  double runnable_threads_avg = 0;    // (Σ on CPU + Σ wait) ÷ duration
+  double waiting_threads_avg = 0;     // Σ wait ÷ duration
+  double queued_threads_avg = 0;      // wait of slices that queued behind others ÷ duration
+  double working_threads_avg = 0;     // working threads' (on CPU + wait) ÷ duration
+  double run_delay_ratio = 0;         // Σ wait ÷ Σ on CPU
+  double wait_per_slice_ms_mean = 0;  // Σ wait ÷ Σ time slices
+  double wait_per_slice_ms_p95 = 0;   // over (thread, interval) pairs that ran
   double voluntary_switches_per_second = 0;
   double nonvoluntary_switches_per_second = 0;
   double cpu_utilization = 0;          // watched threads' CPU time ÷ (N × duration)

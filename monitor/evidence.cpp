@@ -142,7 +142,8 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
 
 void SliceWaitHistogram::add(double per_slice_s) {
   int bucket = 0;
-  if (per_slice_s > lowest_s) bucket = static_cast<int>(std::ceil(std::log10(per_slice_s / lowest_s) * per_decade - 1e-9));
+  if (per_slice_s > lowest_s)
+    bucket = static_cast<int>(std::ceil(std::log10(per_slice_s / lowest_s) * per_decade - 1e-9));
   ++counts_[static_cast<std::size_t>(std::clamp(bucket, 0, buckets - 1))];
   ++count_;
 }

@@ -59,10 +59,10 @@ struct ThreadEvidence {
   pid_t tid = 0;
   std::string comm;
   double on_cpu_s = 0;
-  double wait_s = 0;      // run-queue wait
-  double queued_s = 0;    // the part of wait_s that queued behind others (QueueRule)
-  double working_s = 0;   // on CPU + wait in the intervals it was working (QueueRule)
-  double observed_s = 0;  // how long it was watched
+  double wait_s = 0;             // run-queue wait
+  double queued_s = 0;           // the part of wait_s that queued behind others (QueueRule)
+  double working_s = 0;          // on CPU + wait in the intervals it was working (QueueRule)
+  double observed_s = 0;         // how long it was watched
   std::uint64_t timeslices = 0;  // times it was put on a CPU
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
@@ -97,10 +97,10 @@ struct ProcessEvidence {
 
 // One CPU over the evidence window.
 struct CpuEvidence {
-  double busy_s = 0;      // all load on it (/proc/stat)
-  double total_s = 0;     // elapsed CPU time (/proc/stat)
-  double job_on_s = 0;    // watched threads' time on CPU, attributed to their last CPU
-  double job_wait_s = 0;  // watched threads' run-queue wait, attributed the same way
+  double busy_s = 0;        // all load on it (/proc/stat)
+  double total_s = 0;       // elapsed CPU time (/proc/stat)
+  double job_on_s = 0;      // watched threads' time on CPU, attributed to their last CPU
+  double job_wait_s = 0;    // watched threads' run-queue wait, attributed the same way
   double job_queued_s = 0;  // the part of it that queued behind others
 };
 
@@ -119,10 +119,10 @@ struct CgroupEvidence {
 struct Evidence {
   double duration_s = 0;
   int intervals = 0;
-  double on_cpu_s = 0;  // Σ over watched threads
-  double wait_s = 0;    // Σ over watched threads
-  double queued_s = 0;   // Σ over watched threads
-  double working_s = 0;  // Σ over watched threads
+  double on_cpu_s = 0;             // Σ over watched threads
+  double wait_s = 0;               // Σ over watched threads
+  double queued_s = 0;             // Σ over watched threads
+  double working_s = 0;            // Σ over watched threads
   std::uint64_t timeslices = 0;    // Σ over watched threads
   SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;

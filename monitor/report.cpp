@@ -95,27 +95,28 @@ nlohmann::json to_json(const Diagnosis& d) {
   for (const auto& p : d.processes) processes.push_back(process_json(p));
   nlohmann::json cgroups = nlohmann::json::array();
   for (const auto& g : d.cgroups) cgroups.push_back(cgroup_json(g));
-  return {{"verdict", to_string(d.verdict)},
-          {"usable_cpus", d.capacity.usable_cpus},
-          {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
-          {"duration_seconds", rounded(d.duration_s)},
-          {"intervals", d.intervals},
-          {"measured", d.evidence.sufficient},
-          {"evidence", d.evidence.sufficient ? nlohmann::json(nullptr) : nlohmann::json(d.evidence.note)},
-          {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
-          {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
-          {"queued_threads_avg", rounded(d.queued_threads_avg)},
-          {"working_threads_avg", rounded(d.working_threads_avg)},
-          {"run_delay_ratio", rounded(d.run_delay_ratio)},
-          {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
-          {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
-          {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
-          {"cpu_utilization", rounded(d.cpu_utilization)},
-          {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
-          {"cpu_pressure", d.cpu_pressure ? nlohmann::json(rounded(*d.cpu_pressure)) : nlohmann::json(nullptr)},
-          {"findings", findings},
-          {"processes", processes},
-          {"cgroups", cgroups}};
+  return {
+      {"verdict", to_string(d.verdict)},
+      {"usable_cpus", d.capacity.usable_cpus},
+      {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
+      {"duration_seconds", rounded(d.duration_s)},
+      {"intervals", d.intervals},
+      {"measured", d.evidence.sufficient},
+      {"evidence", d.evidence.sufficient ? nlohmann::json(nullptr) : nlohmann::json(d.evidence.note)},
+      {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
+      {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
+      {"queued_threads_avg", rounded(d.queued_threads_avg)},
+      {"working_threads_avg", rounded(d.working_threads_avg)},
+      {"run_delay_ratio", rounded(d.run_delay_ratio)},
+      {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
+      {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
+      {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
+      {"cpu_utilization", rounded(d.cpu_utilization)},
+      {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
+      {"cpu_pressure", d.cpu_pressure ? nlohmann::json(rounded(*d.cpu_pressure)) : nlohmann::json(nullptr)},
+      {"findings", findings},
+      {"processes", processes},
+      {"cgroups", cgroups}};
 }
 
 std::string to_text(const Diagnosis& d, int max_processes) {
@@ -179,9 +180,9 @@ std::string threads_table(const Diagnosis& d, int max_threads) {
       out += fmt::format("  … and {} more\n", d.threads.size() - static_cast<std::size_t>(max_threads));
       break;
     }
-    out += fmt::format("  {:>7} {:>7}  {:<16} {:>8.3f} {:>8.3f} {:>8} {:>7.3f} ms {:>8} {:>8} {:>4}  {}\n", t.pid, t.tid,
-                       t.comm, t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms, t.voluntary_switches,
-                       t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed);
+    out += fmt::format("  {:>7} {:>7}  {:<16} {:>8.3f} {:>8.3f} {:>8} {:>7.3f} ms {:>8} {:>8} {:>4}  {}\n", t.pid,
+                       t.tid, t.comm, t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms,
+                       t.voluntary_switches, t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed);
   }
   return out;
 }

@@ -35,7 +35,7 @@ std::size_t open_count(const TaskFiles& files) {
 
 // What is known about one watched process.
 struct ProcessState {
-  ProcessSample info;  // identity fields (comm, cmdline, env, cgroup, runtimes); threads unused
+  ProcessSample info;         // identity fields (comm, cmdline, env, cgroup, runtimes); threads unused
   int runtimes_read_at = -1;  // its thread count when its maps were last read (-1: not since it exec'd)
   ProcFile stat;
   std::map<pid_t, TaskFiles> tasks;  // its threads by tid, as last listed
@@ -57,7 +57,7 @@ std::atomic<std::size_t> process_kept_fds{0};
 // at every sample, which costs several times more.
 std::size_t fd_budget(const FsRoot& root) {
   rlimit limit{};
-  const std::uint64_t soft = root.is_real()                         ? raise_open_file_limit()
+  const std::uint64_t soft = root.is_real()                            ? raise_open_file_limit()
                              : ::getrlimit(RLIMIT_NOFILE, &limit) == 0 ? limit.rlim_cur
                                                                        : RLIM_INFINITY;
   if (soft == RLIM_INFINITY) return 4096;

@@ -78,9 +78,10 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
   const std::string command = shared.empty() ? "CMD" : shared;
   const auto runtimes = runtimes_of(processes);
   if (per == 0 && shared.empty()) {
-    return fmt::format("run at most {} CPU-bound processes at once, one thread each (`make -j {}`, `xargs -P {}`, or "
-                       "`mptrain run -n {} -- CMD`)",
-                       n, n, n, n);
+    return fmt::format(
+        "run at most {} CPU-bound processes at once, one thread each (`make -j {}`, `xargs -P {}`, or "
+        "`mptrain run -n {} -- CMD`)",
+        n, n, n, n);
   }
   if (per == 0) {
     return fmt::format("run at most {} with one thread each: `mptrain run -n {} -- {}`", counted(n, "process"), n,
@@ -89,8 +90,9 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
   std::vector<std::string> assignments;
   for (const auto& name : sizing_variables(runtimes)) assignments.push_back(fmt::format("{}={}", name, per));
   const std::string env = fmt::format("{}", fmt::join(assignments, " "));
-  const std::string torch =
-      maps(runtimes, RuntimeKind::pytorch) ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per) : "";
+  const std::string torch = maps(runtimes, RuntimeKind::pytorch)
+                                ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per)
+                                : "";
   if (m == 1) return fmt::format("run it with {}: `{} {}`{}", counted(per, "thread"), env, command, torch);
   return fmt::format(
       "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "

@@ -36,8 +36,8 @@ struct Report {
 // Everything the child touches, laid out before fork.
 struct Prepared {
   pid_t parent = 0;
-  std::optional<IdMask> cpu_mask;   // nullopt: keep the parent's affinity
-  std::optional<IdMask> node_mask;  // nullopt: keep the parent's memory policy
+  std::optional<IdMask> cpu_mask;    // nullopt: keep the parent's affinity
+  std::optional<IdMask> node_mask;   // nullopt: keep the parent's memory policy
   std::optional<rlimit> file_limit;  // nullopt: keep the parent's limit on open files
   std::vector<char*> argv;
   std::vector<char*> envp;

@@ -229,7 +229,7 @@ TEST_CASE("a parent that worked before forking its workers is not one of the poo
   CHECK(contains(forked->fix, "`OMP_NUM_THREADS=1 python3 train.py --workers 2`"));
   CHECK(contains(forked->fix, "`mptrain run -n 2 -- python3 train.py --workers 2`"));
   CHECK(d.processes.back().pool_threads == 1);  // still reported as the parent's own pool
-  Thresholds t;  // the edge of busy-process-demand: the parent wants 0.2 CPUs
+  Thresholds t;                                 // the edge of busy-process-demand: the parent wants 0.2 CPUs
   t.busy_process_demand = 0.19;
   CHECK(contains(find(run(m, t), FindingKind::thread_pool_too_large)->message, "3 processes × 1–2 pool threads"));
 }
@@ -311,7 +311,7 @@ TEST_CASE("a quota used exactly, throttled for microseconds now and then, is no 
   Machine m;
   m.threads = {{1, 1, 0, 0.99, 0.0}};
   m.cpu_busy = {0.99, 0};
-  m.throttled_fraction = 0.07;        // 7% of the periods, as one busy thread under a 1-CPU quota showed
+  m.throttled_fraction = 0.07;       // 7% of the periods, as one busy thread under a 1-CPU quota showed
   m.throttled_per_period = 0.00005;  // 50 µs each: 0.0035% of the time held back
   const auto d = run(m);
   CHECK(!find(d, FindingKind::cgroup_throttling).has_value());
@@ -392,7 +392,7 @@ TEST_CASE("a burst of colliding wake-ups queues sleepers for milliseconds but th
 }
 
 TEST_CASE("queue-wait-per-slice-ms separates wake-ups from queueing at its edge", "[monitor]") {
-  Machine m = three_spinners();  // 3.33 ms per slice
+  Machine m = three_spinners();                      // 3.33 ms per slice
   for (auto& thread : m.threads) thread.wait = 0.2;  // runnable 87% of the time: also CPU-bound
   Thresholds t;
   t.cpu_bound_demand = 0.9;
