@@ -26,9 +26,8 @@ void write_file(const std::filesystem::path& path, const char* text, mode_t mode
   ::chmod(path.c_str(), mode);
 }
 
-// Why `program` could not be started as a child (the child is reaped).
-std::string start_error(const std::filesystem::path& program) {
-  const ChildTarget target{program.string(), {program.string()}};
+// Starts `target` as a child and reaps it; the start's outcome.
+mptrain::Status start_and_reap(const ChildTarget& target) {
   const WorkerSpec spec;
   ChildSetup setup;
   setup.spec = &spec;
@@ -38,6 +37,12 @@ std::string start_error(const std::filesystem::path& program) {
   const auto started = await_start(*child, target, spec, warnings);
   int status = 0;
   ::waitpid(child->pid, &status, 0);
+  return started;
+}
+
+// Why `program` could not be started as a child (the child is reaped).
+std::string start_error(const std::filesystem::path& program) {
+  const auto started = start_and_reap(ChildTarget{program.string(), {program.string()}});
   REQUIRE_FALSE(started.ok());
   return started.error().message;
 }
@@ -106,16 +111,7 @@ TEST_CASE("a command gets back the open-file limit mptrain had before raising it
   REQUIRE(before.has_value());
   REQUIRE(raised > *before);
   const auto out = make_temp_dir() / "limit";
-  const ChildTarget target{"/bin/sh", {"/bin/sh", "-c", "ulimit -Sn > " + out.string()}};
-  const WorkerSpec spec;
-  ChildSetup setup;
-  setup.spec = &spec;
-  auto child = start_child(target, setup);
-  REQUIRE(child.ok());
-  std::vector<std::string> warnings;
-  REQUIRE(await_start(*child, target, spec, warnings).ok());
-  int status = 0;
-  ::waitpid(child->pid, &status, 0);
+  REQUIRE(start_and_reap(ChildTarget{"/bin/sh", {"/bin/sh", "-c", "ulimit -Sn > " + out.string()}}).ok());
   std::string seen;
   std::ifstream(out) >> seen;
   CHECK(seen == std::to_string(*before));
