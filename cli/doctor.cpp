@@ -189,7 +189,6 @@ WatchOutcome watch_processes(monitor::LiveMonitor& monitor, const DoctorOptions&
 // monitor from its ticks, until it exits.
 WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   procmgr::GroupOptions group;
-  group.root = FsRoot::from_env();
   group.output = o.json ? procmgr::Output::tagged : procmgr::Output::inherit;
   group.tagged_stdout = procmgr::TaggedStdout::to_stderr;
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };

@@ -17,7 +17,9 @@ constexpr long long max_count = 1 << 20;
 }  // namespace
 
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
-  command.add_option("-n,--num-processes", options.num_processes, "Worker processes M")
+  command
+      .add_option("-n,--num-processes,--nproc-per-node", options.num_processes,
+                  "Worker processes M (--nproc-per-node: torchrun's name)")
       ->check(whole_number(1, max_count))
       ->default_str("one per package")
       ->group("Placement");

@@ -4,6 +4,8 @@
 
 #include "cli/commands.hpp"
 #include "util/failure.hpp"
+#include "util/fs.hpp"
+#include "util/pinning.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -26,12 +28,16 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 }  // namespace
 
 std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
+  // No NUMA support (no node list): nothing to bind.
+  const auto online_nodes = read_online_nodes(FsRoot::from_env());
   std::vector<procmgr::WorkerSpec> specs;
   for (const auto& placement : plan.workers) {
     procmgr::WorkerSpec spec;
     spec.rank = placement.rank;
-    if (plan.bind != affinity::Bind::none) spec.cpus = placement.cpus;
-    spec.numa_node = placement.numa_node;
+    if (plan.bind != affinity::Bind::none) {
+      spec.cpus = placement.cpus;
+      if (online_nodes.ok()) spec.memory = procmgr::node_memory_policy(placement.numa_node, *online_nodes);
+    }
     specs.push_back(std::move(spec));
   }
   return specs;

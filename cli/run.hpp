@@ -30,8 +30,10 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command);
 // Registers the launcher options on `command`; returns their storage.
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command);
 
-// One worker per placement of `plan`, pinned to its CPUs and NUMA node unless
-// the binding is none; the caller adds what runs (program, environment).
+// One worker per placement of `plan`, pinned to its CPUs and, on a machine of
+// several NUMA nodes (read under MPTRAIN_FSROOT), its memory bound to its
+// node, unless the binding is none; the caller adds what runs (program,
+// environment).
 std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan);
 // "rank 1 (pid 1234) exited with code 7".
 std::string describe_worker(const procmgr::WorkerResult& worker);
@@ -39,6 +41,13 @@ std::string describe_worker(const procmgr::WorkerResult& worker);
 // `role` ("training worker "): its rank, pid and how it ended, why the others
 // stopped, and the last lines of its stderr.
 std::string failure_message(const procmgr::GroupResult& result, std::string_view role = {});
+
+// Prints, instead of starting them, each of `specs`' exact command line for
+// `command` (binding, variables, program), CPUs and memory policy, as text
+// or as the JSON document of SPEC (`ranks`); returns the exit code. Throws a
+// runtime Failure when the program cannot be found, as the launch would.
+int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
+                  const std::vector<std::string>& command, bool json);
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

@@ -16,11 +16,14 @@
 #include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
+#include "procmgr/allocator.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
 #include "util/failure.hpp"
 #include "util/fd.hpp"
+#include "util/fs.hpp"
+#include "util/pinning.hpp"
 
 namespace mptrain::cli {
 
@@ -32,7 +35,54 @@ struct LaunchOptions {
   double grace_seconds = std::chrono::duration<double>(procmgr::GroupOptions{}.grace).count();
   int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;
+  std::string omp_bind = "close";
+  std::string allocator{procmgr::to_string(procmgr::Allocator::system)};
+  std::string membind;
+  std::string interleave;
+  bool dry_run = false;
 };
+
+namespace {
+
+// The options that place each worker's threads and memory, and the dry run.
+void add_placement_launch_options(CLI::App& command, LaunchOptions& options, const char* group) {
+  command
+      .add_option("--omp-bind", options.omp_bind,
+                  "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
+                  "KMP_AFFINITY), or leave them floating: close or none")
+      ->check(CLI::IsMember({"close", "none"}))
+      ->default_str("close")
+      ->group(group);
+  command
+      .add_option("--allocator", options.allocator,
+                  "Preload this memory allocator into the workers (LD_PRELOAD): jemalloc (Debian's libjemalloc2), "
+                  "tcmalloc (libtcmalloc-minimal4) or default")
+      ->check(CLI::IsMember({"jemalloc", "tcmalloc", "default"}))
+      ->default_str("default")
+      ->group(group);
+  auto* membind = command
+                      .add_option("--membind", options.membind,
+                                  "Allocate every worker's memory only from these NUMA nodes (0-1, or all), as "
+                                  "numactl --membind")
+                      ->check(non_empty())
+                      ->type_name("NODES")
+                      ->group(group);
+  auto* interleave = command
+                         .add_option("--interleave", options.interleave,
+                                     "Interleave every worker's memory over these NUMA nodes (0-1, or all), as "
+                                     "numactl --interleave")
+                         ->check(non_empty())
+                         ->type_name("NODES")
+                         ->group(group);
+  membind->excludes(interleave);
+  interleave->excludes(membind);
+  command
+      .add_flag("--dry-run", options.dry_run,
+                "Print each rank's command line, CPUs, memory policy and the variables mptrain sets, and run nothing")
+      ->group(group);
+}
+
+}  // namespace
 
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
   auto options = std::make_shared<LaunchOptions>();
@@ -63,6 +113,7 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
                 fmt::format("Keep the thread-count variables already set in the environment ({})",
                             fmt::join(thread_count_variables, ", ")))
       ->group(group);
+  add_placement_launch_options(command, *options, group);
   return options;
 }
 
@@ -91,6 +142,7 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const LaunchOptions& l
   world.threads = plan.threads_per_process;
   world.master_addr = launch.master_addr;
   world.master_port = launch.master_port;
+  world.max_restarts = launch.max_restarts;
   if (world.master_port == 0) {
     world.master_port = value_or_fail(procmgr::find_free_port());
   } else if (port_in_use(world.master_port)) {
@@ -112,14 +164,71 @@ void warn_overridden_variables(const std::vector<std::string>& environment, int 
   }
 }
 
-// One worker per placement, each with its torchrun-compatible environment.
+// Warns when the user's own OpenMP placement replaces the one mptrain would set.
+void warn_user_placement(const std::vector<std::string>& environment) {
+  for (const auto& name : procmgr::placement_variables_set(environment)) {
+    std::string value;
+    procmgr::find_variable(environment, name, &value);
+    print_warning(fmt::format(
+        "{}={} is set, so mptrain leaves the placement of each worker's OpenMP threads to it (pass --omp-bind "
+        "none to silence this, or unset it to get one thread per PU of each worker's CPUs)",
+        name, value));
+  }
+}
+
+// The memory policy --membind or --interleave asks for; nullopt when neither was given.
+std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launch) {
+  if (launch.membind.empty() && launch.interleave.empty()) return std::nullopt;
+  const bool bind = !launch.membind.empty();
+  const std::string option = bind ? "--membind" : "--interleave";
+  const std::string& text = bind ? launch.membind : launch.interleave;
+  auto online = read_online_nodes(FsRoot::from_env());
+  if (!online.ok()) runtime_failure("{}: this machine reports no NUMA nodes ({})", option, online.error().message);
+  procmgr::MemoryPolicy policy{bind ? MemoryMode::bind : MemoryMode::interleave, *online, procmgr::MemoryRefusal::fail};
+  if (text == "all") return policy;
+  auto nodes = CpuSet::parse(text);
+  if (!nodes.ok() || nodes->empty()) usage_failure("{} {}: not a list of NUMA nodes such as 0-1, or all", option, text);
+  if (nodes->intersect(*online) != *nodes) {
+    usage_failure("{} {}: this machine's NUMA nodes are {}", option, text, online->to_string());
+  }
+  policy.nodes = *nodes;
+  return policy;
+}
+
+// What each worker gets besides its rank and CPUs: thread placement, allocator, memory policy.
+struct WorkerSettings {
+  procmgr::UserThreadEnv thread_counts = procmgr::UserThreadEnv::override;
+  procmgr::OmpBind omp_bind = procmgr::OmpBind::close;
+  std::string preload;  // the allocator library; "": none
+  std::optional<procmgr::MemoryPolicy> memory;
+};
+
+WorkerSettings worker_settings(const LaunchOptions& launch) {
+  WorkerSettings settings;
+  settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
+  settings.omp_bind = launch.omp_bind == "none" ? procmgr::OmpBind::none : procmgr::OmpBind::close;
+  const auto allocator = value_or_fail(procmgr::parse_allocator(launch.allocator), exit_code::usage_error);
+  settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
+  settings.memory = requested_memory(launch);
+  return settings;
+}
+
+// One worker per placement, each with its torchrun-compatible environment,
+// its threads' placement, the allocator and the memory policy.
 std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const procmgr::WorldInfo& world,
-                                              procmgr::UserThreadEnv policy,
+                                              const WorkerSettings& settings,
                                               const std::vector<std::string>& environment) {
   auto specs = worker_specs(plan);
   for (auto& spec : specs) {
     const auto& cpus = plan.workers.at(static_cast<std::size_t>(spec.rank)).cpus;  // also with bind none
-    spec.env = procmgr::worker_environment(spec.rank, cpus, world, policy, environment);
+    spec.env = procmgr::worker_environment(spec.rank, cpus, world, settings.thread_counts, environment);
+    for (auto& entry : procmgr::openmp_placement(spec.cpus, settings.omp_bind, environment)) {
+      spec.env.push_back(std::move(entry));
+    }
+    for (auto& entry : procmgr::preload_environment(settings.preload, environment)) {
+      spec.env.push_back(std::move(entry));
+    }
+    if (settings.memory) spec.memory = *settings.memory;
   }
   return specs;
 }
@@ -127,7 +236,6 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
 procmgr::GroupOptions group_options(const RunOptions& options) {
   const auto& launch = *options.launch;
   procmgr::GroupOptions group;
-  group.root = FsRoot::from_env();
   group.output = launch.log_dir.empty() ? procmgr::Output::tagged : procmgr::Output::log_dir;
   group.log_dir = launch.log_dir;
   group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;
@@ -189,12 +297,18 @@ int run_launcher(const RunOptions& options) {
   const auto& launch = *options.launch;
   // 1. Plan: M workers, T threads each, their CPUs.
   const auto plan = plan_for_this_machine(options.placement);
-  // 2. The workers' environment, built here before any fork.
+  // 2. The workers' environment, memory policy and allocator, built here before any fork.
   const auto environment = procmgr::current_environment();
-  const auto policy = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
-  if (policy == procmgr::UserThreadEnv::override) warn_overridden_variables(environment, plan.threads_per_process);
+  const auto settings = worker_settings(launch);
+  if (settings.thread_counts == procmgr::UserThreadEnv::override) {
+    warn_overridden_variables(environment, plan.threads_per_process);
+  }
+  if (settings.omp_bind != procmgr::OmpBind::none && plan.bind != affinity::Bind::none) {
+    warn_user_placement(environment);
+  }
   const auto world = world_info(plan, launch);
-  const auto specs = launch_specs(plan, world, policy, environment);
+  const auto specs = launch_specs(plan, world, settings, environment);
+  if (launch.dry_run) return print_dry_run(plan, specs, options.command, options.json);
   // 3. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   RunMonitor monitor(plan);

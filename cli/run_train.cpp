@@ -288,7 +288,6 @@ TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& sett
                      static_cast<std::uint64_t>(train_data.count);
   const auto start = Clock::now();
   procmgr::GroupOptions group;
-  group.root = FsRoot::from_env();
   group.output = procmgr::Output::inherit;
   group.on_tick = [&](const std::vector<pid_t>& pids) {
     monitor.observe(pids);

@@ -1,6 +1,7 @@
 #include "procmgr/environment.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,12 +31,23 @@ bool find_variable(const std::vector<std::string>& environment, std::string_view
   return false;
 }
 
-std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment) {
-  std::vector<std::string> names;
-  for (auto name : thread_count_variables) {
-    if (find_variable(environment, name)) names.emplace_back(name);
+// The names of `names` that `environment` sets.
+template <std::size_t N>
+std::vector<std::string> names_set(const std::array<std::string_view, N>& names,
+                                   const std::vector<std::string>& environment) {
+  std::vector<std::string> found;
+  for (auto name : names) {
+    if (find_variable(environment, name)) found.emplace_back(name);
   }
-  return names;
+  return found;
+}
+
+std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment) {
+  return names_set(thread_count_variables, environment);
+}
+
+std::vector<std::string> placement_variables_set(const std::vector<std::string>& environment) {
+  return names_set(thread_placement_variables, environment);
 }
 
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
@@ -46,6 +58,11 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
       fmt::format("WORLD_SIZE={}", world.world_size),
       fmt::format("LOCAL_WORLD_SIZE={}", world.world_size),
       "GROUP_RANK=0",
+      "GROUP_WORLD_SIZE=1",
+      "ROLE_NAME=default",
+      fmt::format("ROLE_RANK={}", rank),
+      fmt::format("ROLE_WORLD_SIZE={}", world.world_size),
+      fmt::format("TORCHELASTIC_MAX_RESTARTS={}", world.max_restarts),
       fmt::format("MASTER_ADDR={}", world.master_addr),
       fmt::format("MASTER_PORT={}", world.master_port),
       fmt::format("MPTRAIN_CPUS={}", cpus.to_string()),
@@ -55,6 +72,31 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
     entries.push_back(fmt::format("{}={}", name, world.threads));
   }
   return entries;
+}
+
+std::vector<std::string> attempt_environment(int restart) {
+  return {fmt::format("MPTRAIN_RESTART_COUNT={}", restart), fmt::format("TORCHELASTIC_RESTART_COUNT={}", restart)};
+}
+
+std::vector<std::string> openmp_placement(const CpuSet& cpus, OmpBind bind,
+                                          const std::vector<std::string>& environment) {
+  if (bind == OmpBind::none || cpus.empty() || !placement_variables_set(environment).empty()) return {};
+  std::vector<std::string> places;
+  for (int cpu : cpus.cpus()) places.push_back(fmt::format("{{{}}}", cpu));
+  std::vector<std::string> entries = {
+      fmt::format("OMP_PLACES={}", fmt::join(places, ",")),
+      "OMP_PROC_BIND=close",
+      fmt::format("KMP_AFFINITY=granularity=fine,explicit,proclist=[{}]", fmt::join(cpus.cpus(), ",")),
+  };
+  if (!find_variable(environment, "KMP_WARNINGS")) entries.emplace_back("KMP_WARNINGS=0");
+  return entries;
+}
+
+std::vector<std::string> preload_environment(const std::string& library, const std::vector<std::string>& environment) {
+  if (library.empty()) return {};
+  std::string preloaded;
+  if (!find_variable(environment, "LD_PRELOAD", &preloaded) || preloaded.empty()) return {"LD_PRELOAD=" + library};
+  return {fmt::format("LD_PRELOAD={}:{}", library, preloaded)};
 }
 
 std::vector<std::string> merge_environment(std::vector<std::string> base, const std::vector<std::string>& overrides) {

@@ -1,7 +1,9 @@
 // The environment a launched worker gets: thread counts, torchrun-compatible
-// rendezvous variables and its CPU list. Built in the parent before fork.
+// rendezvous variables, its CPU list, the placement of its OpenMP threads
+// and a preloaded allocator. Built in the parent before fork.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,14 +15,27 @@ namespace mptrain::procmgr {
 
 // What every worker of a launch is told about the group.
 struct WorldInfo {
-  int world_size = 1;                     // M
+  int world_size = 1;                     // M, the workers on this node
   int threads = 1;                        // T
   std::string master_addr = "127.0.0.1";  // MASTER_ADDR
   int master_port = 29500;                // MASTER_PORT
+  int max_restarts = 0;                   // TORCHELASTIC_MAX_RESTARTS
 };
 
 // Whether thread-count variables already in mptrain's environment win (`--keep-env`).
 enum class UserThreadEnv { override, keep };
+
+// How the threads inside a worker are placed (`--omp-bind`).
+enum class OmpBind {
+  close,  // OpenMP thread i on the i-th PU of the worker's set
+  none,   // left to float over the worker's set
+};
+
+// The variables that place a program's OpenMP threads: OMP_PLACES and
+// OMP_PROC_BIND (the OpenMP standard: GNU, LLVM and Intel runtimes),
+// KMP_AFFINITY (Intel and LLVM's own) and GOMP_CPU_AFFINITY (GNU's own).
+inline constexpr std::array<std::string_view, 4> thread_placement_variables = {"OMP_PLACES", "OMP_PROC_BIND",
+                                                                               "KMP_AFFINITY", "GOMP_CPU_AFFINITY"};
 
 // This process's environment as "NAME=value" entries.
 std::vector<std::string> current_environment();
@@ -30,13 +45,36 @@ bool find_variable(const std::vector<std::string>& environment, std::string_view
 
 // The names of `thread_count_variables` that `environment` already sets.
 std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment);
+// The names of `thread_placement_variables` that `environment` already sets.
+std::vector<std::string> placement_variables_set(const std::vector<std::string>& environment);
 
-// The variables for worker `rank` pinned to `cpus`: RANK, LOCAL_RANK,
-// WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT,
-// MPTRAIN_CPUS and the thread counts — except, with UserThreadEnv::keep,
-// thread variables that `environment` already sets.
+// The variables for worker `rank` planned on `cpus`: torchrun's RANK,
+// LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE,
+// ROLE_NAME, ROLE_RANK, ROLE_WORLD_SIZE, TORCHELASTIC_MAX_RESTARTS,
+// MASTER_ADDR, MASTER_PORT, then MPTRAIN_CPUS and the thread counts —
+// except, with UserThreadEnv::keep, thread variables that `environment`
+// already sets.
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
                                             const std::vector<std::string>& environment);
+
+// The variables of restart attempt `restart` (0 for the first start):
+// MPTRAIN_RESTART_COUNT and torchrun's TORCHELASTIC_RESTART_COUNT.
+std::vector<std::string> attempt_environment(int restart);
+
+// The variables that place the OpenMP threads of a worker pinned to `cpus`,
+// one place per PU in the set's order: OMP_PLACES="{0},{1}",
+// OMP_PROC_BIND=close, KMP_AFFINITY="granularity=fine,explicit,proclist=[0,1]"
+// and KMP_WARNINGS=0 (LLVM and Intel OpenMP read both KMP_AFFINITY and
+// OMP_PLACES, and would warn on every start that one is ignored; a
+// KMP_WARNINGS of the user's wins). None when `bind` is none, `cpus` is empty
+// (the worker is not pinned) or `environment` sets any placement variable:
+// the user's own placement wins whole.
+std::vector<std::string> openmp_placement(const CpuSet& cpus, OmpBind bind,
+                                          const std::vector<std::string>& environment);
+
+// LD_PRELOAD with `library` first, then the libraries `environment` already
+// preloads; none when `library` is empty.
+std::vector<std::string> preload_environment(const std::string& library, const std::vector<std::string>& environment);
 
 // `base` with `overrides` applied: an entry of the same name is replaced in
 // place, a new name is appended.

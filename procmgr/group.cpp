@@ -87,12 +87,6 @@ Result<LogFiles> open_logs(const GroupOptions& options, const std::vector<Worker
   return logs;
 }
 
-// True when the machine under `root` has more than one NUMA node, so memory binding matters.
-bool has_several_numa_nodes(const FsRoot& root) {
-  auto nodes = read_online_nodes(root);
-  return nodes.ok() && nodes->size() > 1;
-}
-
 // Runs one attempt of the group and the restarts after it.
 class Supervisor {
  public:
@@ -131,7 +125,6 @@ class Supervisor {
   std::vector<std::string> base_environment_;
   LogFiles logs_;
   UniqueFd dev_null_;
-  MemoryBinding memory_ = MemoryBinding::none;
   std::vector<std::string> warnings_;
 
   // The current attempt.
@@ -161,7 +154,6 @@ Status Supervisor::prepare() {
     logs_ = std::move(*logs);
   }
   base_environment_ = current_environment();
-  if (has_several_numa_nodes(options_.root)) memory_ = MemoryBinding::node;
   return ok_status();
 }
 
@@ -235,11 +227,10 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   ChildSetup setup;
   setup.spec = &spec;
   auto overrides = spec.env;
-  overrides.push_back(fmt::format("MPTRAIN_RESTART_COUNT={}", restart));
+  for (auto& entry : attempt_environment(restart)) overrides.push_back(std::move(entry));
   setup.environment = merge_environment(base_environment_, overrides);
   setup.streams.in = dev_null_.get();
   setup.process_group = process_group_;
-  setup.memory = memory_;
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
     const auto index = static_cast<std::size_t>(&worker - workers_.data());

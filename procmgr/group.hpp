@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "util/cpu_set.hpp"
-#include "util/fs.hpp"
+#include "util/pinning.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
@@ -33,11 +33,32 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+// What happens when the kernel refuses a worker's memory policy.
+enum class MemoryRefusal {
+  warn,  // the worker runs anyway (a default binding; containers often forbid it)
+  fail,  // the worker is not started (a policy the user asked for)
+};
+
+// Where a worker's memory comes from, set before it runs.
+struct MemoryPolicy {
+  MemoryMode mode = MemoryMode::bind;
+  CpuSet nodes;  // NUMA nodes; empty: the parent's policy (the kernel's default allocates locally)
+  MemoryRefusal refusal = MemoryRefusal::warn;
+};
+
+// The default policy of a worker whose CPUs sit in NUMA node `node` (-1:
+// several or unknown) on a machine whose online nodes are `online`: bound to
+// that node when the machine has several nodes, else the parent's.
+MemoryPolicy node_memory_policy(int node, const CpuSet& online);
+
+// "membind 0", "interleave 0-1" or "default" (the parent's policy).
+std::string to_string(const MemoryPolicy& policy);
+
 // One worker to start.
 struct WorkerSpec {
   int rank = 0;
   CpuSet cpus;                   // pinned to these before it runs; empty: not pinned
-  int numa_node = -1;            // memory bound to this node when >= 0
+  MemoryPolicy memory;           // applied before it runs
   std::vector<std::string> env;  // "NAME=value" set in the child on top of the parent's environment
 };
 
@@ -79,8 +100,6 @@ struct GroupOptions {
   // Called in the parent before a restart with the failed attempt's result
   // and the number of the restart about to be made (1 for the first).
   std::function<void(const GroupResult&, int)> on_restart;
-  // Where /sys is read (the online NUMA nodes decide whether memory is bound).
-  FsRoot root;
 };
 
 // How one worker ended.
@@ -111,8 +130,8 @@ std::string signal_name(int signal);
 // Starts one worker per spec running `program` and supervises them until all
 // have ended (see GroupOptions). Each worker runs in the group's own process
 // group with stdin from /dev/null, dies with mptrain (PR_SET_PDEATHSIG), and
-// gets "MPTRAIN_RESTART_COUNT=K" (K = restarts made so far) on top of its
-// spec's environment. SIGINT, SIGTERM and SIGHUP sent to mptrain meanwhile are
+// gets attempt_environment(K) (K = restarts made so far, environment.hpp) on
+// top of its spec's environment. SIGINT, SIGTERM and SIGHUP sent to mptrain meanwhile are
 // forwarded to the group's process group (SIGKILL follows after `grace`; no
 // restart then); after such a stop or a failure, processes the workers left
 // in that group are killed.

@@ -29,16 +29,12 @@ struct ChildStreams {
   int err = -1;
 };
 
-// Whether the child's memory is bound to its spec's NUMA node.
-enum class MemoryBinding { none, node };
-
 // How one child is set up.
 struct ChildSetup {
   const WorkerSpec* spec = nullptr;
   std::vector<std::string> environment;  // the child's whole environment, "NAME=value"
   ChildStreams streams;
-  pid_t process_group = 0;  // 0: the child leads a new process group
-  MemoryBinding memory = MemoryBinding::none;
+  pid_t process_group = 0;     // 0: the child leads a new process group
   std::vector<int> close_fds;  // closed in the child (a function child keeps all others)
 };
 

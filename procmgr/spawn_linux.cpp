@@ -54,7 +54,7 @@ std::string describe_failure(Step step, const ChildTarget& target, const WorkerS
     case Step::cpu_affinity:
       return fmt::format("cannot pin rank {} to CPUs {}", spec.rank, spec.cpus.to_string());
     case Step::memory_policy:
-      return fmt::format("cannot bind the memory of rank {} to NUMA node {}", spec.rank, spec.numa_node);
+      return fmt::format("cannot set the memory policy of rank {} ({})", spec.rank, to_string(spec.memory));
     case Step::exec:
       return fmt::format("cannot run '{}' for rank {}", target.argv.at(0), spec.rank);
   }
@@ -141,8 +141,8 @@ Status prepare_masks(const ChildSetup& setup, Prepared& prepared) {
     if (!mask.ok()) return Error{fmt::format("cannot pin rank {}: {}", spec.rank, mask.error().message)};
     prepared.cpu_mask = *mask;
   }
-  if (setup.memory == MemoryBinding::node && spec.numa_node >= 0) {
-    auto mask = IdMask::of(CpuSet({spec.numa_node}), "NUMA node");
+  if (!spec.memory.nodes.empty()) {
+    auto mask = IdMask::of(spec.memory.nodes, "NUMA node");
     if (!mask.ok()) return Error{fmt::format("cannot bind the memory of rank {}: {}", spec.rank, mask.error().message)};
     prepared.node_mask = *mask;
   }
@@ -197,8 +197,11 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
     if (const int err = set_thread_affinity(*prepared.cpu_mask); err != 0) fail_child(fd, Step::cpu_affinity, err);
   }
   if (prepared.node_mask) {
-    // Not fatal: containers often forbid it.
-    if (const int err = bind_thread_memory(*prepared.node_mask); err != 0) report(fd, Step::memory_policy, err);
+    const auto& memory = setup.spec->memory;
+    if (const int err = set_thread_memory_policy(memory.mode, *prepared.node_mask); err != 0) {
+      if (memory.refusal == MemoryRefusal::fail) fail_child(fd, Step::memory_policy, err);
+      report(fd, Step::memory_policy, err);
+    }
   }
 }
 
@@ -283,7 +286,7 @@ Status await_start(StartedChild& child, const ChildTarget& target, const WorkerS
     if (n == 0) break;
     const std::string message = fmt::format("{} (pid {}): {}", describe_failure(record.step, target, spec), child.pid,
                                             failure_cause(record.step, record.error, target));
-    if (record.step != Step::memory_policy) return Error{message};
+    if (record.step != Step::memory_policy || spec.memory.refusal == MemoryRefusal::fail) return Error{message};
     warnings.push_back(message);
   }
   child.report.reset();

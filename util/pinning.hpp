@@ -41,9 +41,19 @@ class IdMask {
 // Restricts the calling thread (a new process inherits it) to the CPUs of
 // `cpus`. Returns 0, or the errno of sched_setaffinity; async-signal-safe.
 int set_thread_affinity(const IdMask& cpus) noexcept;
-// Makes the calling thread allocate memory only from the NUMA nodes of
-// `nodes` (MPOL_BIND). Returns 0, or the errno of set_mempolicy; async-signal-safe.
-int bind_thread_memory(const IdMask& nodes) noexcept;
+// How the NUMA nodes of a memory policy are used, as numactl names them.
+enum class MemoryMode {
+  bind,        // allocate only from these nodes (MPOL_BIND, numactl --membind)
+  interleave,  // spread pages round-robin over these nodes (MPOL_INTERLEAVE, numactl --interleave)
+};
+
+// "membind" or "interleave".
+std::string_view to_string(MemoryMode mode);
+
+// Sets the calling thread's memory policy (a new process inherits it) to
+// `mode` over the NUMA nodes of `nodes`. Returns 0, or the errno of
+// set_mempolicy; async-signal-safe.
+int set_thread_memory_policy(MemoryMode mode, const IdMask& nodes) noexcept;
 
 // The online NUMA nodes (/sys/devices/system/node/online under `root`); an
 // Error naming the file when it cannot be read or parsed (kernels without

@@ -27,9 +27,12 @@ int set_thread_affinity(const IdMask& cpus) noexcept {
   return errno;
 }
 
-int bind_thread_memory(const IdMask& nodes) noexcept {
+std::string_view to_string(MemoryMode mode) { return mode == MemoryMode::bind ? "membind" : "interleave"; }
+
+int set_thread_memory_policy(MemoryMode mode, const IdMask& nodes) noexcept {
+  const int policy = mode == MemoryMode::bind ? MPOL_BIND : MPOL_INTERLEAVE;
   // The kernel reads maxnode - 1 bits: one more than the mask holds.
-  if (::set_mempolicy(MPOL_BIND, nodes.words(), IdMask::capacity + 1) == 0) return 0;
+  if (::set_mempolicy(policy, nodes.words(), IdMask::capacity + 1) == 0) return 0;
   return errno;
 }
 

@@ -1,5 +1,6 @@
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string>
@@ -69,6 +70,23 @@ Result<double> parse_double(std::string_view text) {
     return Error{"not a number: '" + std::string(text) + "'"};
   }
   return value;
+}
+
+std::string shell_quote(std::string_view word) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
 }
 
 }  // namespace mptrain

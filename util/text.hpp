@@ -27,4 +27,7 @@ std::optional<std::uint64_t> parse_u64(std::string_view text);
 std::string counted(long long n, std::string_view noun);
 // `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
 Result<double> parse_double(std::string_view text);
+// `word` as one word for a POSIX shell: unchanged when it holds only
+// characters no shell treats specially, else in single quotes.
+std::string shell_quote(std::string_view word);
 }  // namespace mptrain

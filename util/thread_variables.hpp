@@ -9,8 +9,11 @@
 
 namespace mptrain {
 
-// OpenMP's variable first: fixes name it as the one to set.
-inline constexpr std::array<std::string_view, 3> thread_count_variables = {"OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                                                                           "OPENBLAS_NUM_THREADS"};
+// OpenMP's variable first: fixes name it as the one to set. Then the BLAS
+// libraries (MKL, OpenBLAS, BLIS, Apple's vecLib as numpy builds on macOS
+// read it) and numexpr, which pandas and numexpr users start.
+inline constexpr std::array<std::string_view, 6> thread_count_variables = {
+    "OMP_NUM_THREADS",  "MKL_NUM_THREADS",        "OPENBLAS_NUM_THREADS",
+    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"};
 
 }  // namespace mptrain

@@ -18,6 +18,7 @@ WorldInfo world_of_four() {
   world.threads = 2;
   world.master_addr = "10.0.0.1";
   world.master_port = 12345;
+  world.max_restarts = 3;
   return world;
 }
 
@@ -26,8 +27,10 @@ WorldInfo world_of_four() {
 TEST_CASE("a worker's environment has torchrun's variables, its CPUs and thread counts") {
   const auto env = worker_environment(1, CpuSet::parse("2-3").value(), world_of_four(), UserThreadEnv::override, {});
   for (const char* entry :
-       {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=4", "LOCAL_WORLD_SIZE=4", "MASTER_ADDR=10.0.0.1", "MASTER_PORT=12345",
-        "MPTRAIN_CPUS=2-3", "OMP_NUM_THREADS=2", "MKL_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2"}) {
+       {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=4", "LOCAL_WORLD_SIZE=4", "GROUP_RANK=0", "GROUP_WORLD_SIZE=1",
+        "ROLE_NAME=default", "ROLE_RANK=1", "ROLE_WORLD_SIZE=4", "TORCHELASTIC_MAX_RESTARTS=3", "MASTER_ADDR=10.0.0.1",
+        "MASTER_PORT=12345", "MPTRAIN_CPUS=2-3", "OMP_NUM_THREADS=2", "MKL_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2",
+        "BLIS_NUM_THREADS=2", "VECLIB_MAXIMUM_THREADS=2", "NUMEXPR_NUM_THREADS=2"}) {
     INFO(entry);
     CHECK(contains(env, entry));
   }
@@ -61,4 +64,39 @@ TEST_CASE("merging replaces a variable in place and appends new ones") {
 TEST_CASE("the current environment is read") {
   ::setenv("MPTRAIN_TEST_VARIABLE", "yes", 1);
   CHECK(contains(current_environment(), "MPTRAIN_TEST_VARIABLE=yes"));
+}
+
+TEST_CASE("each attempt tells the workers its restart count, as mptrain and as torchrun") {
+  CHECK(attempt_environment(0) == std::vector<std::string>{"MPTRAIN_RESTART_COUNT=0", "TORCHELASTIC_RESTART_COUNT=0"});
+  CHECK(attempt_environment(2) == std::vector<std::string>{"MPTRAIN_RESTART_COUNT=2", "TORCHELASTIC_RESTART_COUNT=2"});
+}
+
+TEST_CASE("OpenMP threads are placed one per PU of the worker's CPUs, for every runtime") {
+  CHECK(openmp_placement(CpuSet::parse("2-3,6").value(), OmpBind::close, {}) ==
+        std::vector<std::string>{"OMP_PLACES={2},{3},{6}", "OMP_PROC_BIND=close",
+                                 "KMP_AFFINITY=granularity=fine,explicit,proclist=[2,3,6]", "KMP_WARNINGS=0"});
+  // The user's KMP_WARNINGS wins.
+  const auto warnings_kept = openmp_placement(CpuSet({0}), OmpBind::close, {"KMP_WARNINGS=1"});
+  CHECK(warnings_kept.size() == 3);
+  CHECK_FALSE(contains(warnings_kept, "KMP_WARNINGS=0"));
+}
+
+TEST_CASE("OpenMP threads are left alone when asked, when the worker is not pinned, or when the user places them") {
+  CHECK(openmp_placement(CpuSet({0, 1}), OmpBind::none, {}).empty());
+  CHECK(openmp_placement(CpuSet(), OmpBind::close, {}).empty());
+  for (const char* user :
+       {"OMP_PLACES=cores", "OMP_PROC_BIND=spread", "KMP_AFFINITY=compact", "GOMP_CPU_AFFINITY=0-3"}) {
+    INFO(user);
+    CHECK(openmp_placement(CpuSet({0, 1}), OmpBind::close, {"PATH=/bin", user}).empty());
+  }
+  CHECK(placement_variables_set({"OMP_PLACES=cores", "KMP_AFFINITY=compact", "OMP_NUM_THREADS=2"}) ==
+        std::vector<std::string>{"OMP_PLACES", "KMP_AFFINITY"});
+}
+
+TEST_CASE("the allocator is preloaded before the user's own preloads") {
+  CHECK(preload_environment("", {"LD_PRELOAD=/x.so"}).empty());
+  CHECK(preload_environment("/lib/j.so", {}) == std::vector<std::string>{"LD_PRELOAD=/lib/j.so"});
+  CHECK(preload_environment("/lib/j.so", {"LD_PRELOAD="}) == std::vector<std::string>{"LD_PRELOAD=/lib/j.so"});
+  CHECK(preload_environment("/lib/j.so", {"LD_PRELOAD=/x.so /y.so"}) ==
+        std::vector<std::string>{"LD_PRELOAD=/lib/j.so:/x.so /y.so"});
 }

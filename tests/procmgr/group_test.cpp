@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "util/fd.hpp"
 
@@ -103,36 +104,65 @@ TEST_CASE("a worker is pinned to its CPUs before its function runs") {
   CHECK(result->exit_code() == 0);
 }
 
-// 0 when the calling process's memory policy is MPOL_BIND to node `node` only, else a code saying why not.
-int bound_to_node(int node) {
+// 0 when the calling process's memory policy is `mode` over node `node` only, else a code saying why not.
+int memory_policy_is(int expected_mode, int node) {
   int mode = -1;
   unsigned long nodes[16] = {};
   if (::get_mempolicy(&mode, nodes, sizeof nodes * 8, nullptr, 0) != 0) return 2;
-  if (mode != MPOL_BIND) return 3;
+  if (mode != expected_mode) return 3;
   return nodes[0] == (1UL << node) ? 0 : 4;
 }
 
-TEST_CASE("on a machine of several NUMA nodes a worker's memory is bound to its node before its function runs") {
-  auto group = specs(1);
-  group[0].numa_node = 0;
-  GroupOptions options = quick_options();
-  options.root = FsRoot(MPTRAIN_TEST_DATA "/numa-four-nodes");  // /sys says nodes 0-3 are online
-  auto result = run_group(
-      group, [](const WorkerSpec&) { return bound_to_node(0); }, options);
-  REQUIRE(result.ok());
-  CHECK(result->exit_code() == 0);
-  CHECK(result->warnings.empty());
+// The first online NUMA node of this machine (every Debian kernel has NUMA support).
+int first_online_node() {
+  auto nodes = read_online_nodes(FsRoot());
+  if (!nodes.ok() || nodes->empty()) FAIL("this kernel reports no NUMA nodes: " << nodes.error().message);
+  return nodes->cpus().front();
 }
 
-TEST_CASE("on a machine of one NUMA node a worker's memory is left unbound") {
-  auto group = specs(1);
-  group[0].numa_node = 0;
-  GroupOptions options = quick_options();
-  options.root = FsRoot(MPTRAIN_TEST_DATA "/cgroup-v1-quota");  // no node directory: not NUMA
+TEST_CASE("a worker's memory is bound to, or interleaved over, its nodes before its function runs") {
+  const int node = first_online_node();
+  for (auto [mode, kernel_mode] : {std::pair{MemoryMode::bind, MPOL_BIND}, {MemoryMode::interleave, MPOL_INTERLEAVE}}) {
+    auto group = specs(1);
+    group[0].memory = MemoryPolicy{mode, CpuSet({node}), MemoryRefusal::fail};
+    auto result = run_group(
+        group, [kernel_mode = kernel_mode, node](const WorkerSpec&) { return memory_policy_is(kernel_mode, node); },
+        quick_options());
+    REQUIRE(result.ok());
+    CHECK(result->exit_code() == 0);
+    CHECK(result->warnings.empty());
+  }
+}
+
+TEST_CASE("a worker without a memory policy keeps the default one") {
   auto result = run_group(
-      group, [](const WorkerSpec&) { return bound_to_node(0); }, options);
+      specs(1), [](const WorkerSpec&) { return memory_policy_is(MPOL_BIND, 0); }, quick_options());
   REQUIRE(result.ok());
   CHECK(result->exit_code() == 3);  // the default policy
+}
+
+TEST_CASE("a memory policy the kernel refuses stops the start when asked for, and is a warning by default") {
+  auto group = specs(1);
+  group[0].memory = MemoryPolicy{MemoryMode::bind, CpuSet({IdMask::capacity - 1}), MemoryRefusal::fail};
+  auto refused = run_group(
+      group, [](const WorkerSpec&) { return 0; }, quick_options());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("cannot set the memory policy of rank 0 (membind 8191)") != std::string::npos);
+  group[0].memory.refusal = MemoryRefusal::warn;
+  auto warned = run_group(
+      group, [](const WorkerSpec&) { return 0; }, quick_options());
+  REQUIRE(warned.ok());
+  CHECK(warned->exit_code() == 0);
+  REQUIRE(warned->warnings.size() == 1);
+  CHECK(warned->warnings[0].find("cannot set the memory policy of rank 0") != std::string::npos);
+}
+
+TEST_CASE("the default memory policy binds a worker to its node only on a machine of several nodes") {
+  CHECK(to_string(node_memory_policy(2, CpuSet::range(0, 3))) == "membind 2");
+  CHECK(node_memory_policy(2, CpuSet::range(0, 3)).refusal == MemoryRefusal::warn);
+  CHECK(to_string(node_memory_policy(0, CpuSet({0}))) == "default");           // one node: nothing to choose
+  CHECK(to_string(node_memory_policy(-1, CpuSet::range(0, 3))) == "default");  // a worker across nodes
+  CHECK(to_string(node_memory_policy(5, CpuSet::range(0, 3))) == "default");   // not an online node
 }
 
 TEST_CASE("pinning to a CPU that does not exist is a start error") {

@@ -1,10 +1,12 @@
 #include "util/pinning.hpp"
 
+#include <numaif.h>
 #include <sched.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 
 using namespace mptrain;
 
@@ -48,7 +50,15 @@ TEST_CASE("a thread's affinity set through a mask shows in sched_getaffinity", "
   CHECK(this_thread_cpus() == all);
 }
 
-TEST_CASE("memory bound to an online node through a mask", "[util][pinning]") {
+// The calling thread's memory policy mode and its first word of nodes.
+std::pair<int, unsigned long> this_thread_memory_policy() {
+  int mode = -1;
+  unsigned long nodes[IdMask::capacity / (sizeof(unsigned long) * 8)] = {};
+  if (::get_mempolicy(&mode, nodes, IdMask::capacity, nullptr, 0) != 0) return {-1, 0};
+  return {mode, nodes[0]};
+}
+
+TEST_CASE("memory bound to, or interleaved over, an online node through a mask", "[util][pinning]") {
   auto nodes = read_online_nodes(FsRoot());
   if (!nodes.ok()) {
     WARN("no NUMA support here (" << nodes.error().message << "): only the refusal of an absent node is checked");
@@ -58,9 +68,14 @@ TEST_CASE("memory bound to an online node through a mask", "[util][pinning]") {
     if (nodes.ok()) {
       auto first = IdMask::of(nodes->first(1), "NUMA node");
       REQUIRE(first.ok());
-      CHECK(bind_thread_memory(*first) == 0);
+      const unsigned long bit = 1UL << nodes->first(1).cpus().front();
+      CHECK(set_thread_memory_policy(MemoryMode::bind, *first) == 0);
+      CHECK(this_thread_memory_policy() == std::pair<int, unsigned long>(MPOL_BIND, bit));
+      CHECK(set_thread_memory_policy(MemoryMode::interleave, *first) == 0);
+      CHECK(this_thread_memory_policy() == std::pair<int, unsigned long>(MPOL_INTERLEAVE, bit));
     }
-    CHECK(bind_thread_memory(IdMask()) == EINVAL);  // MPOL_BIND needs a node
+    CHECK(set_thread_memory_policy(MemoryMode::bind, IdMask()) == EINVAL);  // a policy needs a node
+    CHECK(set_thread_memory_policy(MemoryMode::interleave, IdMask()) == EINVAL);
   }).join();
 }
 

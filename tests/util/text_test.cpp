@@ -23,3 +23,12 @@ TEST_CASE("split keeps empty pieces and split_words drops whitespace", "[util]")
   CHECK(words[0] == "cpu");
   CHECK(words[2] == "34");
 }
+
+TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest", "[util]") {
+  CHECK(shell_quote("/usr/bin/python3") == "/usr/bin/python3");
+  CHECK(shell_quote("OMP_PLACES={0},{1}") == "'OMP_PLACES={0},{1}'");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("$HOME;rm") == "'$HOME;rm'");
+}

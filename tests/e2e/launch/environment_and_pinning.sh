@@ -8,7 +8,7 @@ need_cpus 2
 threads=$(jq -r .threads_per_process "$WORK/plan.json")
 
 script='
-for v in RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT OMP_NUM_THREADS MKL_NUM_THREADS \
+for v in RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT OMP_NUM_THREADS MKL_NUM_THREADS BLIS_NUM_THREADS \
          OPENBLAS_NUM_THREADS MPTRAIN_CPUS MPTRAIN_RESTART_COUNT; do
   eval "echo $v=\${$v-unset}"
 done
@@ -21,7 +21,7 @@ for rank in 0 1; do
   cpus=$(jq -r ".workers[$rank].cpus" "$WORK/plan.json")
   grep "^\[$rank\] " "$WORK/err" | sed "s/^\[$rank\] //" >"$WORK/env.$rank"
   for expected in "RANK=$rank" "LOCAL_RANK=$rank" WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
-                  "OMP_NUM_THREADS=$threads" "MKL_NUM_THREADS=$threads" "OPENBLAS_NUM_THREADS=$threads" \
+                  "OMP_NUM_THREADS=$threads" "MKL_NUM_THREADS=$threads" "OPENBLAS_NUM_THREADS=$threads" "BLIS_NUM_THREADS=$threads" \
                   "MPTRAIN_CPUS=$cpus" "ALLOWED=$cpus" MPTRAIN_RESTART_COUNT=0; do
     grep -qx "$expected" "$WORK/env.$rank" || { cat "$WORK/env.$rank" >&2; fail "rank $rank lacks $expected"; }
   done

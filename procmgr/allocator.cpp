@@ -1,0 +1,87 @@
+#include "procmgr/allocator.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <system_error>
+#include <vector>
+
+namespace mptrain::procmgr {
+
+namespace {
+
+// A library file and the Debian package that installs it.
+struct Library {
+  std::string_view file;
+  std::string_view package;
+};
+
+// The libraries of `allocator`, best first: tcmalloc's minimal build has no
+// profiler (and is what run_cpu users install); the full one works too.
+std::vector<Library> libraries_of(Allocator allocator) {
+  switch (allocator) {
+    case Allocator::jemalloc:
+      return {{"libjemalloc.so.2", "libjemalloc2"}};
+    case Allocator::tcmalloc:
+      return {{"libtcmalloc_minimal.so.4", "libtcmalloc-minimal4"}, {"libtcmalloc.so.4", "libgoogle-perftools4"}};
+    case Allocator::system:
+      break;
+  }
+  return {};
+}
+
+// The directories the dynamic loader searches by default, this system's
+// multiarch ones (MPTRAIN_MULTIARCH, from CMake) first.
+std::vector<std::string> library_directories() {
+  std::vector<std::string> directories;
+  const std::string_view multiarch = MPTRAIN_MULTIARCH;
+  if (!multiarch.empty()) {
+    directories.push_back(fmt::format("/usr/lib/{}", multiarch));
+    directories.push_back(fmt::format("/lib/{}", multiarch));
+    directories.push_back(fmt::format("/usr/local/lib/{}", multiarch));
+  }
+  for (const char* directory : {"/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/lib"}) {
+    directories.emplace_back(directory);
+  }
+  return directories;
+}
+
+}  // namespace
+
+std::string_view to_string(Allocator allocator) {
+  switch (allocator) {
+    case Allocator::jemalloc:
+      return "jemalloc";
+    case Allocator::tcmalloc:
+      return "tcmalloc";
+    case Allocator::system:
+      break;
+  }
+  return "default";
+}
+
+Result<Allocator> parse_allocator(std::string_view name) {
+  for (auto allocator : {Allocator::system, Allocator::jemalloc, Allocator::tcmalloc}) {
+    if (name == to_string(allocator)) return allocator;
+  }
+  return Error{fmt::format("unknown allocator '{}'; choose jemalloc, tcmalloc or default", name)};
+}
+
+Result<std::string> find_allocator(Allocator allocator, const FsRoot& root) {
+  const auto libraries = libraries_of(allocator);
+  if (libraries.empty()) return std::string();
+  const auto directories = library_directories();
+  for (const auto& library : libraries) {
+    for (const auto& directory : directories) {
+      const std::string path = fmt::format("{}/{}", directory, library.file);
+      std::error_code error;
+      if (std::filesystem::is_regular_file(root.path(path), error)) return path;
+    }
+  }
+  return Error{fmt::format("--allocator {}: {} is not installed (looked in {}); install it with `apt-get install {}`",
+                           to_string(allocator), libraries.front().file, fmt::join(directories, ", "),
+                           libraries.front().package)};
+}
+
+}  // namespace mptrain::procmgr
