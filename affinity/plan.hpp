@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "affinity/cpu_selection.hpp"
 #include "util/cpu_set.hpp"
 #include "util/result.hpp"
 
@@ -30,7 +31,7 @@ struct PlacementRequest {
   std::optional<int> num_processes;        // default: one per package
   std::optional<int> threads_per_process;  // default: floor(N / M)
   std::optional<Bind> bind;                // default: core (none when a quota limits N)
-  std::optional<CpuSet> cpus;              // restrict to these CPUs
+  std::optional<CpuSelection> cpus;        // restrict to these CPUs (--cpus, resolved by the planner)
   CoreUse core_use = CoreUse::all_pus;
   int reserve = 0;  // PUs per worker left for helper threads
   Oversubscribe oversubscribe = Oversubscribe::refuse;

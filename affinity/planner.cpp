@@ -128,6 +128,26 @@ std::vector<Positions> core_sets(const Pool& pool, int workers, int size) {
   return sets;
 }
 
+// The CPUs of `allowed` that --cpus `selection` names in `topology`; notes
+// the named CPUs that are not usable, refuses a selection with none usable.
+Result<CpuSet> restrict_to(const CpuSelection& selection, const Topology& topology, const CpuSet& allowed,
+                           std::vector<std::string>& notes) {
+  auto requested = resolve_cpu_selection(selection, topology);
+  if (!requested.ok()) return Error{"--cpus: " + requested.error().message};
+  const CpuSet chosen = allowed.intersect(*requested);
+  if (chosen.empty()) {
+    const std::string named = requested->to_string() == selection.text
+                                  ? selection.text
+                                  : fmt::format("{} (CPUs {})", selection.text, requested->to_string());
+    return Error{fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", named, allowed.to_string())};
+  }
+  const CpuSet ignored = requested->minus(allowed);
+  if (!ignored.empty()) {
+    notes.push_back(fmt::format("--cpus: CPUs {} are not usable and were ignored", ignored.to_string()));
+  }
+  return chosen;
+}
+
 // The usable PUs after --cpus and --physical-cores; notes what was dropped.
 Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request,
                        std::vector<std::string>& notes) {
@@ -137,15 +157,9 @@ Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const
                              topology.source, all_cpus(topology).to_string())};
   }
   if (request.cpus) {
-    const CpuSet chosen = allowed.intersect(*request.cpus);
-    if (chosen.empty()) {
-      return Error{fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", request.cpus->to_string(),
-                               allowed.to_string())};
-    }
-    const CpuSet ignored = request.cpus->minus(allowed);
-    if (!ignored.empty())
-      notes.push_back(fmt::format("--cpus: CPUs {} are not usable and were ignored", ignored.to_string()));
-    allowed = chosen;
+    auto chosen = restrict_to(*request.cpus, topology, allowed, notes);
+    if (!chosen.ok()) return chosen.error();
+    allowed = std::move(chosen).value();
   }
   Pool pool;
   std::set<int> cores;

@@ -22,7 +22,8 @@ namespace mptrain::affinity {
 
 // Plans `request` over the PUs of `topology` that `usable` allows; an Error
 // explaining the refusal and what to do instead otherwise (a usage error:
-// M×T > N without Oversubscribe::allow, --reserve ≥ T, --cpus with no usable CPU).
+// M×T > N without Oversubscribe::allow, --reserve ≥ T, --cpus naming an
+// object `topology` lacks or no usable CPU).
 Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request);
 
 // A binding and why it was chosen.

@@ -33,4 +33,8 @@ std::vector<int> numa_node_ids(const Topology& topology) {
   return {ids.begin(), ids.end()};
 }
 
+const std::vector<CpuSet>& objects_of(const Topology& topology, ObjectType type) {
+  return topology.objects[static_cast<std::size_t>(type)];
+}
+
 }  // namespace mptrain::affinity

@@ -4,6 +4,7 @@
 // planner only ever sees the plain struct.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,10 @@ struct Pu {
   int l3 = -1;        // logical index of its L3 cache, -1 when there is none
 };
 
+// The kinds of hwloc object a --cpus location can name (caches are data or unified caches).
+enum class ObjectType { machine, package, numa, l3, l2, l1, core, pu };
+inline constexpr int object_type_count = 8;
+
 // A machine: its PUs in hwloc's logical order (package, NUMA node, cache,
 // core, PU), which keeps neighbours in the list close in the hardware.
 struct Topology {
@@ -31,6 +36,9 @@ struct Topology {
   int cores = 0;
   int l3_caches = 0;
   std::string source;  // "this machine", "synthetic: DESC" or "xml: FILE"
+  // For each ObjectType, the PUs (OS indexes) of every object of that type
+  // in hwloc's logical order (see objects_of).
+  std::array<std::vector<CpuSet>, object_type_count> objects;
 };
 
 // This machine's topology, including CPUs this process may not use; an Error
@@ -58,5 +66,9 @@ CpuSet package_cpus(const Topology& topology, int package);
 CpuSet numa_node_cpus(const Topology& topology, int node);
 // The distinct NUMA node OS indexes of `topology`, in increasing order.
 std::vector<int> numa_node_ids(const Topology& topology);
+// The PUs (OS indexes) of each object of `type` in `topology`, in logical
+// order (element 2 of objects_of(t, ObjectType::core) is core L#2); empty
+// when the topology has no object of that type.
+const std::vector<CpuSet>& objects_of(const Topology& topology, ObjectType type);
 
 }  // namespace mptrain::affinity

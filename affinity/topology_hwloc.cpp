@@ -53,6 +53,47 @@ Pu describe_pu(hwloc_topology_t topology, hwloc_obj_t pu) {
   return out;
 }
 
+hwloc_obj_type_t hwloc_type_of(ObjectType type) {
+  switch (type) {
+    case ObjectType::machine:
+      return HWLOC_OBJ_MACHINE;
+    case ObjectType::package:
+      return HWLOC_OBJ_PACKAGE;
+    case ObjectType::numa:
+      return HWLOC_OBJ_NUMANODE;
+    case ObjectType::l3:
+      return HWLOC_OBJ_L3CACHE;
+    case ObjectType::l2:
+      return HWLOC_OBJ_L2CACHE;
+    case ObjectType::l1:
+      return HWLOC_OBJ_L1CACHE;
+    case ObjectType::core:
+      return HWLOC_OBJ_CORE;
+    case ObjectType::pu:
+      return HWLOC_OBJ_PU;
+  }
+  return HWLOC_OBJ_PU;
+}
+
+// The OS indexes of the PUs in hwloc CPU set `cpuset`.
+CpuSet os_cpus(hwloc_const_cpuset_t cpuset) {
+  std::vector<int> cpus;
+  for (int cpu = hwloc_bitmap_first(cpuset); cpu >= 0; cpu = hwloc_bitmap_next(cpuset, cpu)) cpus.push_back(cpu);
+  return CpuSet(std::move(cpus));
+}
+
+// The PUs of every object of `type`, in logical order (what --cpus locations index).
+std::vector<CpuSet> objects_by_type(hwloc_topology_t topology, ObjectType type) {
+  std::vector<CpuSet> objects;
+  const hwloc_obj_type_t hwloc_type = hwloc_type_of(type);
+  const int count = count_of(topology, hwloc_type);
+  for (int i = 0; i < count; ++i) {
+    const hwloc_obj_t object = hwloc_get_obj_by_type(topology, hwloc_type, static_cast<unsigned>(i));
+    objects.push_back(object != nullptr && object->cpuset != nullptr ? os_cpus(object->cpuset) : CpuSet());
+  }
+  return objects;
+}
+
 Topology flatten(hwloc_topology_t topology, std::string source) {
   Topology out;
   const int pus = count_of(topology, HWLOC_OBJ_PU);
@@ -64,6 +105,9 @@ Topology flatten(hwloc_topology_t topology, std::string source) {
   out.cores = count_of(topology, HWLOC_OBJ_CORE);
   if (out.cores == 0) out.cores = pus;
   out.l3_caches = count_of(topology, HWLOC_OBJ_L3CACHE);
+  for (int type = 0; type < object_type_count; ++type) {
+    out.objects[static_cast<std::size_t>(type)] = objects_by_type(topology, static_cast<ObjectType>(type));
+  }
   out.source = std::move(source);
   return out;
 }

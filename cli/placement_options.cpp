@@ -31,7 +31,10 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->check(CLI::IsMember({"core", "numa", "package", "none"}))
       ->default_str("core")
       ->group("Placement");
-  command.add_option("--cpus", options.cpus, "Use only these CPUs, a list such as 0-3,8")
+  command
+      .add_option("--cpus", options.cpus,
+                  "Use only these CPUs: a list such as 0-3,8 or 0-15:2, or hwloc locations such as core:0-3, "
+                  "numa:1, package:0.core:0-1 (words separated by spaces are united)")
       ->check(non_empty())
       ->group("Placement");
   command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
@@ -49,10 +52,9 @@ affinity::PlacementRequest to_request(const PlacementOptions& options) {
   if (options.threads_per_process > 0) request.threads_per_process = options.threads_per_process;
   if (!options.bind.empty()) request.bind = value_or_fail(affinity::parse_bind(options.bind), exit_code::usage_error);
   if (!options.cpus.empty()) {
-    auto cpus = CpuSet::parse(options.cpus);
+    auto cpus = affinity::parse_cpu_selection(options.cpus);
     if (!cpus.ok()) usage_failure("--cpus: {}", cpus.error().message);
-    if (cpus->empty()) usage_failure("--cpus: the list is empty; give CPUs such as 0-3");
-    request.cpus = *cpus;
+    request.cpus = std::move(cpus).value();
   }
   request.core_use = options.physical_cores ? affinity::CoreUse::physical_cores : affinity::CoreUse::all_pus;
   request.reserve = options.reserve;

@@ -1,5 +1,7 @@
 #include "util/cpu_set.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <iterator>
@@ -27,6 +29,81 @@ Result<int> parse_cpu_number(std::string_view text, std::string_view whole) {
   return static_cast<int>(*value);
 }
 
+// Which CPUs of a range a part takes: the first `used` of every `group`
+// ("A-B" is 1/1, "A-B:S" is 1/S, "A-B:U/G" is U/G).
+struct Stride {
+  int used = 1;
+  int group = 1;
+};
+
+// The count `text` (a stride, or the USED or GROUP of "A-B:USED/GROUP") in
+// `part`: a whole number from `least` to max_cpus; an Error naming it otherwise.
+Result<int> parse_count(std::string_view text, std::string_view what, int least, std::string_view part,
+                        std::string_view whole) {
+  auto value = parse_int(text);
+  if (!value.ok() || *value < least || *value > max_cpus) {
+    return Error{fmt::format("bad {} '{}' in '{}' of CPU list '{}': give a whole number from {} to {}", what,
+                             trim(text), part, whole, least, max_cpus)};
+  }
+  return static_cast<int>(*value);
+}
+
+// The stride after the colon of `part` ("S" or "USED/GROUP"); an Error for a
+// zero or malformed stride, or a group smaller than what it uses.
+Result<Stride> parse_stride(std::string_view text, std::string_view part, std::string_view whole) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    auto step = parse_count(text, "stride", 1, part, whole);
+    if (!step.ok()) return step.error();
+    return Stride{1, *step};
+  }
+  auto used = parse_count(text.substr(0, slash), "count of CPUs used per group", 1, part, whole);
+  if (!used.ok()) return used.error();
+  auto group = parse_count(text.substr(slash + 1), "group size", 1, part, whole);
+  if (!group.ok()) return group.error();
+  if (*used > *group) {
+    return Error{
+        fmt::format("'{}' in CPU list '{}' takes {} CPUs of every group of {}; a group must be at least as "
+                    "large as what it uses",
+                    part, whole, *used, *group)};
+  }
+  return Stride{*used, *group};
+}
+
+// Adds the CPUs of `part` of CPU list `whole` to `cpus`: "A", "A-B", "A-B:S"
+// or "A-B:USED/GROUP" (the forms of the kernel's cpuset lists); an Error
+// naming the bad part otherwise.
+Status add_part(std::string_view part, std::string_view whole, std::vector<int>& cpus) {
+  const auto colon = part.find(':');
+  const std::string_view range = part.substr(0, colon);
+  const auto dash = range.find('-');
+  if (colon != std::string_view::npos && dash == std::string_view::npos) {
+    return Error{fmt::format(
+        "stride without a range in '{}' of CPU list '{}': write it as FIRST-LAST:STRIDE, such as 0-15:2", part, whole)};
+  }
+  auto first = parse_cpu_number(range.substr(0, dash), whole);
+  if (!first.ok()) return first.error();
+  int last = *first;
+  if (dash != std::string_view::npos) {
+    auto end = parse_cpu_number(range.substr(dash + 1), whole);
+    if (!end.ok()) return end.error();
+    last = *end;
+  }
+  if (last < *first) {
+    return Error{"descending range '" + std::string(part) + "' in CPU list '" + std::string(whole) + "'"};
+  }
+  Stride stride;
+  if (colon != std::string_view::npos) {
+    auto parsed = parse_stride(part.substr(colon + 1), part, whole);
+    if (!parsed.ok()) return parsed.error();
+    stride = *parsed;
+  }
+  for (int start = *first; start <= last; start += stride.group) {
+    for (int cpu = start; cpu < start + stride.used && cpu <= last; ++cpu) cpus.push_back(cpu);
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<CpuSet> CpuSet::parse(std::string_view text) {
@@ -34,19 +111,8 @@ Result<CpuSet> CpuSet::parse(std::string_view text) {
   const std::string_view whole = trim(text);
   if (whole.empty()) return CpuSet();
   for (std::string_view part : split(whole, ',')) {
-    part = trim(part);
-    const auto dash = part.find('-');
-    auto first = parse_cpu_number(part.substr(0, dash), whole);
-    if (!first.ok()) return first.error();
-    int last = *first;
-    if (dash != std::string_view::npos) {
-      auto end = parse_cpu_number(part.substr(dash + 1), whole);
-      if (!end.ok()) return end.error();
-      last = *end;
-    }
-    if (last < *first)
-      return Error{"descending range '" + std::string(part) + "' in CPU list '" + std::string(whole) + "'"};
-    for (int cpu = *first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    auto added = add_part(trim(part), whole, cpus);
+    if (!added.ok()) return added.error();
   }
   return CpuSet(std::move(cpus));
 }

@@ -1,5 +1,6 @@
 // A set of CPU numbers and its "list string" form ("0-3,8"), as used by
-// /sys, /proc/PID/status (Cpus_allowed_list), cgroup cpusets and taskset.
+// /sys, /proc/PID/status (Cpus_allowed_list), cgroup cpusets and taskset;
+// parsing also takes the kernel's strided ranges ("0-15:2", "0-15:2/4").
 #pragma once
 
 #include <string>
@@ -22,8 +23,10 @@ class CpuSet {
   explicit CpuSet(std::vector<int> cpus);
 
   // Parses a list string such as "0-3,8,10-11" (whitespace and a trailing
-  // newline allowed, "" is the empty set); returns an Error naming the bad
-  // part (a CPU number must be below max_cpus).
+  // newline allowed, "" is the empty set), with the kernel's strides:
+  // "0-15:2" is every second CPU of 0-15 and "0-15:2/4" the first two of
+  // every four; returns an Error naming the bad part (a CPU number must be
+  // below max_cpus, a stride at least 1 and a group no smaller than it uses).
   static Result<CpuSet> parse(std::string_view text);
   // The CPUs first..last inclusive.
   static CpuSet range(int first, int last);

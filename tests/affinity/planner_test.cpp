@@ -196,7 +196,7 @@ TEST_CASE("an L3 cache is not split when the workers fit in one each", "[affinit
 
 TEST_CASE("an uneven cpuset keeps workers where the CPUs are", "[affinity][planner]") {
   PlacementRequest request;
-  request.cpus = *CpuSet::parse("0-5,9");
+  request.cpus = *parse_cpu_selection("0-5,9");
   const Plan plan = plan_for("package:2 core:8 pu:1", request);
   CHECK(plan.usable_cpus == 7);
   CHECK(plan.num_processes == 2);
@@ -257,8 +257,42 @@ TEST_CASE("a reserve of T or more is refused", "[affinity][planner]") {
 
 TEST_CASE("a CPU list with no usable CPU is refused", "[affinity][planner]") {
   PlacementRequest request;
-  request.cpus = *CpuSet::parse("100-101");
+  request.cpus = *parse_cpu_selection("100-101");
   CHECK(refusal("package:1 core:4 pu:1", request).find("no usable CPU") != std::string::npos);
+}
+
+TEST_CASE("a location restricts the plan to that object's PUs", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.cpus = *parse_cpu_selection("package:1");
+  const Plan plan = plan_for(two_sockets, request);
+  CHECK(plan.usable_cpus == 16);
+  CHECK(plan.usable_cpu_list.to_string() == "16-31");
+  CHECK(plan.workers[0].cpus.to_string() == "16-23");
+  CHECK(plan.workers[1].cpus.to_string() == "24-31");
+  CHECK(plan.workers[1].package == 1);
+}
+
+TEST_CASE("a location naming an object the topology lacks is refused, naming what exists", "[affinity][planner]") {
+  PlacementRequest request;
+  request.cpus = *parse_cpu_selection("numa:1");
+  CHECK(refusal(two_sockets, request) ==
+        "--cpus: numa:1: the topology (synthetic: " + std::string(two_sockets) + ") has NUMA node 0");
+}
+
+TEST_CASE("a location whose PUs are not usable is refused, with the PUs it names", "[affinity][planner]") {
+  const Topology topology = synthetic("package:2 core:2 pu:1");
+  auto usable = combine_usable_cpus(CpuSet::range(0, 3), CpuSet::range(0, 1), CgroupCpuLimits{});
+  REQUIRE(usable.ok());
+  PlacementRequest request;
+  request.cpus = *parse_cpu_selection("package:1");
+  auto plan = make_plan(topology, *usable, request);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message == "--cpus package:1 (CPUs 2-3) contains no usable CPU; the usable CPUs are 0-1");
+  request.cpus = *parse_cpu_selection("core:1-2");
+  plan = make_plan(topology, *usable, request);
+  REQUIRE(plan.ok());
+  CHECK(plan->usable_cpu_list.to_string() == "1");
+  CHECK(has_note(*plan, "--cpus: CPUs 2 are not usable and were ignored"));
 }
 
 TEST_CASE("a quota that limits N makes the default binding none", "[affinity][planner]") {

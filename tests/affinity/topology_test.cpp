@@ -32,6 +32,28 @@ TEST_CASE("synthetic NUMA nodes and L3 caches are recorded per PU", "[affinity][
   CHECK(numa_node_cpus(*topology, 3).to_string() == "12-15");
 }
 
+TEST_CASE("each object type lists its objects' PUs in logical order", "[affinity][topology]") {
+  auto topology = load_synthetic_topology("package:2 numa:2 l3:1 core:2 pu:2");
+  REQUIRE(topology.ok());
+  CHECK(objects_of(*topology, ObjectType::machine).size() == 1);
+  CHECK(objects_of(*topology, ObjectType::machine)[0].to_string() == "0-15");
+  CHECK(objects_of(*topology, ObjectType::package)[1].to_string() == "8-15");
+  CHECK(objects_of(*topology, ObjectType::numa).size() == 4);
+  CHECK(objects_of(*topology, ObjectType::numa)[3].to_string() == "12-15");
+  CHECK(objects_of(*topology, ObjectType::l3)[2].to_string() == "8-11");
+  CHECK(objects_of(*topology, ObjectType::l2).empty());
+  CHECK(objects_of(*topology, ObjectType::core)[5].to_string() == "10-11");
+  CHECK(objects_of(*topology, ObjectType::pu)[7].to_string() == "7");
+}
+
+TEST_CASE("an object's PUs are their OS indexes", "[affinity][topology]") {
+  auto topology = load_synthetic_topology("package:2 core:2 pu:2(indexes=0,4,1,5,2,6,3,7)");
+  REQUIRE(topology.ok());
+  CHECK(objects_of(*topology, ObjectType::core)[1].to_string() == "1,5");
+  CHECK(objects_of(*topology, ObjectType::package)[1].to_string() == "2-3,6-7");
+  CHECK(objects_of(*topology, ObjectType::pu)[1].to_string() == "4");
+}
+
 TEST_CASE("a bad synthetic description is an error showing the accepted form", "[affinity][topology]") {
   auto topology = load_synthetic_topology("sockets:two");
   REQUIRE_FALSE(topology.ok());

@@ -45,3 +45,52 @@ TEST_CASE("a CPU number beyond Linux's largest is refused, naming the limit", "[
   CHECK(beyond.error().message.find("beyond 8191") != std::string::npos);
   CHECK_FALSE(CpuSet::parse("8192").ok());
 }
+
+TEST_CASE("a strided range takes every S-th CPU from its first to its last", "[util]") {
+  CHECK(CpuSet::parse("0-15:2")->to_string() == "0,2,4,6,8,10,12,14");
+  CHECK(CpuSet::parse("1-15:4")->to_string() == "1,5,9,13");
+  CHECK(CpuSet::parse("0-9:4")->to_string() == "0,4,8");
+  CHECK(CpuSet::parse("3-3:5")->to_string() == "3");
+  CHECK(CpuSet::parse("0-7:1")->to_string() == "0-7");
+  CHECK(CpuSet::parse("0-3:2,8")->to_string() == "0,2,8");
+}
+
+TEST_CASE("a used/group stride takes the first USED CPUs of every GROUP, as the kernel does", "[util]") {
+  CHECK(CpuSet::parse("0-15:2/4")->to_string() == "0-1,4-5,8-9,12-13");
+  CHECK(CpuSet::parse("0-1023:2/256")->to_string() == "0-1,256-257,512-513,768-769");
+  // The last group is cut at the range's end.
+  CHECK(CpuSet::parse("0-9:3/4")->to_string() == "0-2,4-6,8-9");
+  CHECK(CpuSet::parse("0-7:4/4")->to_string() == "0-7");
+  CHECK(CpuSet::parse("2-13:1/3")->to_string() == "2,5,8,11");
+}
+
+TEST_CASE("a bad stride is an error saying what is wrong", "[util]") {
+  const auto message = [](const char* text) {
+    auto set = CpuSet::parse(text);
+    REQUIRE_FALSE(set.ok());
+    return set.error().message;
+  };
+  CHECK(message("0-15:0").find("bad stride '0'") != std::string::npos);
+  CHECK(message("0-15:x").find("bad stride 'x'") != std::string::npos);
+  CHECK(message("0-15:").find("bad stride ''") != std::string::npos);
+  CHECK(message("0-15:-2").find("bad stride") != std::string::npos);
+  CHECK(message("0-15:99999").find("from 1 to 8192") != std::string::npos);
+  CHECK(message("0-15:3/2").find("takes 3 CPUs of every group of 2") != std::string::npos);
+  CHECK(message("0-15:0/4").find("bad count of CPUs used per group '0'") != std::string::npos);
+  CHECK(message("0-15:2/0").find("bad group size '0'") != std::string::npos);
+  CHECK(message("0-15:2/").find("bad group size ''") != std::string::npos);
+  CHECK(message("4:2").find("stride without a range") != std::string::npos);
+  CHECK(message("15-0:2").find("descending range '15-0:2'") != std::string::npos);
+  CHECK(message("0-8192:2").find("beyond 8191") != std::string::npos);
+  CHECK(message("0-15:2:2").find("bad stride '2:2'") != std::string::npos);
+}
+
+TEST_CASE("a strided list prints as plain ranges that parse back to the same set", "[util]") {
+  for (const char* text : {"0-15:2", "0-15:2/4", "0-8191:3/7", "5-6:9"}) {
+    auto set = CpuSet::parse(text);
+    REQUIRE(set.ok());
+    auto again = CpuSet::parse(set->to_string());
+    REQUIRE(again.ok());
+    CHECK(*again == *set);
+  }
+}
