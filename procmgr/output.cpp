@@ -261,7 +261,8 @@ Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLay
       auto fd = open_log(files_dir / name, layout);
       if (!fd.ok()) return fd.error();
       if (layout == LogLayout::per_attempt) {
-        if (auto linked = link_latest(dir, attempt_name + "/" + name, name); !linked.ok()) return linked.error();
+        if (auto linked = link_latest(dir, fmt::format("{}/{}", attempt_name, name), name); !linked.ok())
+          return linked.error();
       }
       (stream == Streams::out ? rank_logs.out : rank_logs.err) = std::move(*fd);
     }
