@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -32,6 +33,11 @@ struct LaunchOptions {
   std::string master_addr = procmgr::WorldInfo{}.master_addr;
   int master_port = 0;  // 0: a free port
   std::string log_dir;
+  std::string redirects;       // --redirects SPEC as given; "" when not given
+  std::string tee;             // --tee SPEC as given; "" when not given
+  bool tag_output = true;      // --tag-output, the default
+  bool no_tag_output = false;  // --no-tag-output
+  bool timestamp_output = false;
   double grace_seconds = std::chrono::duration<double>(procmgr::GroupOptions{}.grace).count();
   int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;
@@ -82,6 +88,57 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
       ->group(group);
 }
 
+// A check that an option's value is a --redirects/--tee stream choice.
+CLI::Validator stream_choice() {
+  auto check = [](const std::string& text) -> std::string {
+    auto choice = procmgr::parse_stream_choice(text);
+    return choice.ok() ? std::string() : choice.error().message;
+  };
+  return CLI::Validator(std::move(check), "");
+}
+
+// A check, run once the whole command line is read, that refuses (usage
+// error) option `name` when `log_dir` was not given.
+std::function<void(const std::string&)> needs_log_dir(const CLI::Option* log_dir, std::string name) {
+  return [log_dir, name = std::move(name)](const std::string&) {
+    if (log_dir->count() == 0) {
+      usage_failure("{} needs --log-dir DIR, the directory of the log files it sends streams to; add one", name);
+    }
+  };
+}
+
+// Registers --redirects, --tee, --tag-output and --timestamp-output, which
+// say where workers' output goes and how its console lines start.
+void add_output_options(CLI::App& command, LaunchOptions& options, const CLI::Option* log_dir, const char* group) {
+  command
+      .add_option("--redirects", options.redirects,
+                  "Streams that go only to the rank's log file: 0 none, 1 stdout, 2 stderr, 3 both (or none, out, "
+                  "err, all), or per rank as 0:3,1:err (others none); needs --log-dir (which alone means 3)")
+      ->check(stream_choice())
+      ->each(needs_log_dir(log_dir, "--redirects"))
+      ->type_name("SPEC")
+      ->group(group);
+  command
+      .add_option("--tee", options.tee,
+                  "Streams that go to the rank's log file and to the console, written as for --redirects; a "
+                  "stream named by both is teed; needs --log-dir")
+      ->check(stream_choice())
+      ->each(needs_log_dir(log_dir, "--tee"))
+      ->type_name("SPEC")
+      ->group(group);
+  auto* tag =
+      command.add_flag("--tag-output", options.tag_output, "Start each console line with \"[RANK] \" (the default)")
+          ->group(group);
+  command
+      .add_flag("--no-tag-output", options.no_tag_output, "Print console lines without the rank (still whole lines)")
+      ->excludes(tag)
+      ->group(group);
+  command
+      .add_flag("--timestamp-output", options.timestamp_output,
+                "Start each console line with the local time mptrain read it, as 2026-11-22T03:10:11.123")
+      ->group(group);
+}
+
 }  // namespace
 
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
@@ -96,10 +153,14 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
       ->type_name("PORT")
       ->default_str("a free port")
       ->group(group);
-  command.add_option("--log-dir", options->log_dir, "Write each rank's output to DIR/rank-R.out and rank-R.err")
-      ->check(non_empty())
-      ->type_name("DIR")
-      ->group(group);
+  const auto* log_dir = command
+                            .add_option("--log-dir", options->log_dir,
+                                        "Write each rank's output to DIR/rank-R.out and .err (with --max-restarts: to "
+                                        "DIR/attempt-A/rank-R.*, and DIR/rank-R.* link to the latest attempt's)")
+                            ->check(non_empty())
+                            ->type_name("DIR")
+                            ->group(group);
+  add_output_options(command, *options, log_dir, group);
   command.add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping")
       ->check(at_least(0))
       ->type_name("SECONDS")
@@ -233,12 +294,34 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
   return specs;
 }
 
-procmgr::GroupOptions group_options(const RunOptions& options) {
+// The stream choice option `name` was given as `text` ("" for none: `fallback`);
+// a usage error when it names a rank the group of `world_size` lacks.
+procmgr::StreamChoice stream_choice_for(std::string_view name, const std::string& text, procmgr::Streams fallback,
+                                        int world_size) {
+  if (text.empty()) return procmgr::StreamChoice{fallback, {}};
+  auto choice = value_or_fail(procmgr::parse_stream_choice(text), exit_code::usage_error);
+  if (!choice.per_rank.empty() && choice.per_rank.rbegin()->first >= world_size) {
+    const auto ranks =
+        world_size == 1 ? std::string("the only rank is 0") : fmt::format("the ranks are 0 to {}", world_size - 1);
+    usage_failure("{} {} names rank {}, but {}; name only those", name, text, choice.per_rank.rbegin()->first, ranks);
+  }
+  return choice;
+}
+
+procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
   const auto& launch = *options.launch;
   procmgr::GroupOptions group;
   group.output = launch.log_dir.empty() ? procmgr::Output::tagged : procmgr::Output::log_dir;
   group.log_dir = launch.log_dir;
   group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;
+  // Output: --log-dir alone sends both streams to files only; with --redirects
+  // or --tee, only the streams they name go to files, as with torchrun.
+  const bool log_dir_alone = launch.redirects.empty() && launch.tee.empty();
+  group.redirects = stream_choice_for("--redirects", launch.redirects,
+                                      log_dir_alone ? procmgr::Streams::all : procmgr::Streams::none, world_size);
+  group.tee = stream_choice_for("--tee", launch.tee, procmgr::Streams::none, world_size);
+  group.rank_tag = launch.no_tag_output ? procmgr::RankTag::off : procmgr::RankTag::on;
+  group.timestamps = launch.timestamp_output ? procmgr::Timestamps::on : procmgr::Timestamps::off;
   group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
   group.max_restarts = launch.max_restarts;
   return group;
@@ -308,11 +391,11 @@ int run_launcher(const RunOptions& options) {
   }
   const auto world = world_info(plan, launch);
   const auto specs = launch_specs(plan, world, settings, environment);
+  auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
   if (launch.dry_run) return print_dry_run(plan, specs, options.command, options.json);
   // 3. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   RunMonitor monitor(plan);
-  auto group = group_options(options);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     if (const auto change = monitor.verdict_change(); !change.empty()) print_warning(change);

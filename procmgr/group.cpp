@@ -34,8 +34,8 @@ using Clock = std::chrono::steady_clock;
 struct Stream {
   UniqueFd fd;  // read end; invalid when not piped or after EOF
   LineTagger tagger{""};
-  bool tag = false;  // prefix lines (Output::tagged) or copy bytes (log_dir)
-  int sink = -1;     // where the output goes
+  int console = -1;  // where its whole, prefixed lines go; -1: not to the console
+  int file = -1;     // where its bytes are copied as they come; -1: no log file
   TailBuffer* tail = nullptr;
 };
 
@@ -50,12 +50,6 @@ struct Worker {
   TailBuffer tail;
 };
 
-// The log files of Output::log_dir, kept open across restarts.
-struct LogFiles {
-  std::vector<UniqueFd> out;
-  std::vector<UniqueFd> err;
-};
-
 double seconds(std::chrono::nanoseconds duration) { return std::chrono::duration<double>(duration).count(); }
 
 double cpu_seconds(const rusage& usage) {
@@ -65,26 +59,19 @@ double cpu_seconds(const rusage& usage) {
   return to_seconds(usage.ru_utime) + to_seconds(usage.ru_stime);
 }
 
-Result<UniqueFd> open_log(const std::filesystem::path& path) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) return errno_error("cannot write the log file", path.string());
-  return fd;
+// Where stream `stream` of rank `rank` goes under `options`.
+Destination destination_of(const GroupOptions& options, int rank, Streams stream) {
+  if (options.output != Output::log_dir) return Destination::console;
+  return destination(options.redirects, options.tee, rank, stream);
 }
 
-Result<LogFiles> open_logs(const GroupOptions& options, const std::vector<WorkerSpec>& specs) {
-  LogFiles logs;
-  std::error_code error;
-  std::filesystem::create_directories(options.log_dir, error);
-  if (error) return Error{"cannot create the log directory " + options.log_dir.string() + ": " + error.message()};
-  for (const auto& spec : specs) {
-    auto out = open_log(options.log_dir / fmt::format("rank-{}.out", spec.rank));
-    if (!out.ok()) return out.error();
-    auto err = open_log(options.log_dir / fmt::format("rank-{}.err", spec.rank));
-    if (!err.ok()) return err.error();
-    logs.out.push_back(std::move(*out));
-    logs.err.push_back(std::move(*err));
-  }
-  return logs;
+// The streams of rank `rank` that go to a log file under `options`.
+Streams logged_streams(const GroupOptions& options, int rank) {
+  const bool out = destination_of(options, rank, Streams::out) != Destination::console;
+  const bool err = destination_of(options, rank, Streams::err) != Destination::console;
+  if (out && err) return Streams::all;
+  if (out) return Streams::out;
+  return err ? Streams::err : Streams::none;
 }
 
 // Runs one attempt of the group and the restarts after it.
@@ -97,15 +84,16 @@ class Supervisor {
 
  private:
   Status prepare();
+  Status open_attempt_logs(int restart);
   Result<GroupResult> run_attempt(int restart);
   Status spawn_all(int restart);
   Status spawn_one(Worker& worker, int restart);
-  Status pipe_stream(Stream& stream, int sink, TailBuffer* tail, std::string prefix, int& child_end_out,
-                     UniqueFd& child_end);
+  Status pipe_stream(Worker& worker, Streams kind, int& child_end_out, UniqueFd& child_end);
   void supervise();
   void handle_signals();
   void read_stream(Stream& stream, std::size_t limit);
   void route(Stream& stream, std::string_view data);
+  void finish_stream(Stream& stream);
   void reap_exited();
   void record_exit(Worker& worker, int wait_status, const rusage& usage);
   void stop_group(int signal);
@@ -123,7 +111,7 @@ class Supervisor {
   std::unique_ptr<SignalRelay> relay_;
   std::optional<GroupWatchdog> watchdog_;  // kills the workers' group should mptrain die unreaped
   std::vector<std::string> base_environment_;
-  LogFiles logs_;
+  std::vector<RankLogs> logs_;  // the current attempt's log files, index = worker (Output::log_dir)
   UniqueFd dev_null_;
   std::vector<std::string> warnings_;
 
@@ -148,11 +136,6 @@ Status Supervisor::prepare() {
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
-  if (options_.output == Output::log_dir) {
-    auto logs = open_logs(options_, specs_);
-    if (!logs.ok()) return logs.error();
-    logs_ = std::move(*logs);
-  }
   base_environment_ = current_environment();
   return ok_status();
 }
@@ -169,7 +152,21 @@ Result<GroupResult> Supervisor::run() {
   }
 }
 
+Status Supervisor::open_attempt_logs(int restart) {
+  logs_.clear();
+  if (options_.output != Output::log_dir) return ok_status();
+  std::vector<LoggedStreams> logged;
+  for (const auto& spec : specs_) logged.push_back({spec.rank, logged_streams(options_, spec.rank)});
+  const auto layout = options_.max_restarts > 0 ? LogLayout::per_attempt : LogLayout::flat;
+  auto logs = open_logs(options_.log_dir, layout, restart, logged);
+  if (!logs.ok()) return logs.error();
+  logs_ = std::move(*logs);
+  return ok_status();
+}
+
 Result<GroupResult> Supervisor::run_attempt(int restart) {
+  // Each attempt writes its own log files, opened before any of its workers starts.
+  if (auto status = open_attempt_logs(restart); !status.ok()) return status.error();
   workers_.clear();
   workers_.resize(specs_.size());
   reports_.clear();
@@ -207,15 +204,22 @@ Status Supervisor::spawn_all(int restart) {
   return ok_status();
 }
 
-Status Supervisor::pipe_stream(Stream& stream, int sink, TailBuffer* tail, std::string prefix, int& child_end_out,
-                               UniqueFd& child_end) {
+// Pipes stream `kind` (out or err) of `worker` to where the options send
+// it; stderr also feeds the worker's tail, wherever it goes.
+Status Supervisor::pipe_stream(Worker& worker, Streams kind, int& child_end_out, UniqueFd& child_end) {
   auto pipe = make_pipe(PipeMode::nonblocking_read);
   if (!pipe.ok()) return pipe.error();
+  const int rank = worker.spec->rank;
+  const auto index = static_cast<std::size_t>(&worker - workers_.data());
+  const auto where = destination_of(options_, rank, kind);
+  const bool is_out = kind == Streams::out;
+  Stream& stream = is_out ? worker.out : worker.err;
+  const int console = !is_out || options_.tagged_stdout == TaggedStdout::to_stderr ? 2 : 1;
   stream.fd = std::move(pipe->read);
-  stream.sink = sink;
-  stream.tail = tail;
-  stream.tag = options_.output == Output::tagged;
-  stream.tagger = LineTagger(std::move(prefix));
+  stream.console = where == Destination::file ? -1 : console;
+  stream.file = where == Destination::console ? -1 : (is_out ? logs_[index].out : logs_[index].err).get();
+  stream.tail = is_out ? nullptr : &worker.tail;
+  stream.tagger = LineTagger(options_.rank_tag == RankTag::on ? fmt::format("[{}] ", rank) : "", options_.timestamps);
   child_end = std::move(pipe->write);
   child_end_out = child_end.get();
   return ok_status();
@@ -233,14 +237,8 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   setup.process_group = process_group_;
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
-    const auto index = static_cast<std::size_t>(&worker - workers_.data());
-    const bool to_logs = options_.output == Output::log_dir;
-    const int out_sink = to_logs ? logs_.out[index].get() : options_.tagged_stdout == TaggedStdout::to_stdout ? 1 : 2;
-    const int err_sink = to_logs ? logs_.err[index].get() : 2;
-    const std::string prefix = fmt::format("[{}] ", spec.rank);
-    if (auto s = pipe_stream(worker.out, out_sink, nullptr, prefix, setup.streams.out, child_out); !s.ok()) return s;
-    if (auto s = pipe_stream(worker.err, err_sink, &worker.tail, prefix, setup.streams.err, child_err); !s.ok())
-      return s;
+    if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) return s;
+    if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) return s;
   }
   // A function child keeps inherited descriptors; close the parent's ends of every pipe.
   for (const auto& other : workers_) {
@@ -321,13 +319,21 @@ void Supervisor::handle_signals() {
 
 void Supervisor::route(Stream& stream, std::string_view data) {
   if (stream.tail != nullptr) stream.tail->feed(data);
-  if (!stream.tag) {
-    (void)write_all(stream.sink, data, "worker output");  // a full disk must not stop the group
-    return;
-  }
+  if (stream.file >= 0) (void)write_all(stream.file, data, "worker output");  // a full disk must not stop the group
+  if (stream.console < 0) return;
   std::string lines;
   stream.tagger.feed(data, lines);
-  (void)write_all(stream.sink, lines, "worker output");
+  (void)write_all(stream.console, lines, "worker output");
+}
+
+// Prints a stream's unfinished last line, if any, and closes it.
+void Supervisor::finish_stream(Stream& stream) {
+  if (stream.console >= 0) {
+    std::string rest;
+    stream.tagger.finish(rest);
+    (void)write_all(stream.console, rest, "worker output");
+  }
+  stream.fd.reset();
 }
 
 void Supervisor::read_stream(Stream& stream, std::size_t limit) {
@@ -338,10 +344,7 @@ void Supervisor::read_stream(Stream& stream, std::size_t limit) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;
     if (n <= 0) {  // EOF (or an error): flush an unfinished last line
-      std::string rest;
-      if (stream.tag) stream.tagger.finish(rest);
-      (void)write_all(stream.sink, rest, "worker output");
-      stream.fd.reset();
+      finish_stream(stream);
       return;
     }
     route(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
@@ -400,11 +403,7 @@ void Supervisor::drain_streams() {
     for (Stream* stream : {&worker.out, &worker.err}) {
       if (!stream->fd.valid()) continue;
       read_stream(*stream, 4 * 1024 * 1024);
-      if (!stream->fd.valid()) continue;
-      std::string rest;
-      if (stream->tag) stream->tagger.finish(rest);
-      (void)write_all(stream->sink, rest, "worker output");
-      stream->fd.reset();
+      if (stream->fd.valid()) finish_stream(*stream);
     }
   }
 }

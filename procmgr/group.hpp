@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "procmgr/output.hpp"
 #include "util/cpu_set.hpp"
 #include "util/pinning.hpp"
 #include "util/result.hpp"
@@ -75,9 +76,18 @@ using ChildFunction = std::function<int(const WorkerSpec&)>;
 // Where workers' stdout and stderr go.
 enum class Output {
   inherit,  // straight to mptrain's own stdout/stderr
-  tagged,   // whole lines, prefixed "[RANK] ", never interleaved mid-line
-  log_dir,  // rank-R.out and rank-R.err under GroupOptions::log_dir, truncated once, kept across restarts
+  tagged,   // to the console: whole lines, never interleaved mid-line, each prefixed as GroupOptions says
+  // To files under GroupOptions::log_dir as its `redirects` and `tee` say,
+  // the rest to the console as with `tagged`. The files hold the bytes as
+  // written (no tag, no timestamp): rank-R.out and rank-R.err, or with
+  // max_restarts > 0 attempt-A/rank-R.out and .err for each attempt A
+  // (0, 1, ...) with rank-R.out and .err links to the latest attempt's
+  // (LogLayout::per_attempt); each file is truncated when its attempt starts.
+  log_dir,
 };
+
+// Whether console lines start with the worker's rank, "[RANK] ".
+enum class RankTag { on, off };
 
 // Where tagged worker stdout lines are written (`--json` keeps stdout for the report).
 enum class TaggedStdout { to_stdout, to_stderr };
@@ -96,7 +106,13 @@ struct GroupOptions {
   // the supervising thread, so it should return quickly (a sampler's step).
   // An exception it throws kills and reaps the workers, then propagates.
   std::function<void(const std::vector<pid_t>&)> on_tick;
-  TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for Output::tagged
+  TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for workers' stdout lines on the console
+  RankTag rank_tag = RankTag::on;                        // for lines on the console
+  Timestamps timestamps = Timestamps::off;               // for lines on the console, before the rank tag
+  // For Output::log_dir: the streams that go to their log file only, and
+  // those that go to it and to the console (tee wins where both name one).
+  StreamChoice redirects{Streams::all, {}};
+  StreamChoice tee;
   // Called in the parent before a restart with the failed attempt's result
   // and the number of the restart about to be made (1 for the first).
   std::function<void(const GroupResult&, int)> on_restart;
@@ -109,7 +125,7 @@ struct WorkerResult {
   ExitStatus status;
   double wall_seconds = 0;
   double cpu_seconds = 0;   // user + system time of the worker and its reaped children
-  std::string stderr_tail;  // last lines of its stderr (tagged and log_dir output only)
+  std::string stderr_tail;  // last lines of its stderr in its attempt (tagged and log_dir output)
 };
 
 // How the whole group ended (the last attempt when restarted).

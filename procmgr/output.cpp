@@ -1,18 +1,139 @@
 #include "procmgr/output.hpp"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <climits>
+#include <ctime>
+#include <optional>
+#include <system_error>
 #include <utility>
+
+#include "util/text.hpp"
 
 namespace mptrain::procmgr {
 
-LineTagger::LineTagger(std::string prefix, std::size_t max_line) : prefix_(std::move(prefix)), max_line_(max_line) {}
+bool includes(Streams set, Streams streams) {
+  const auto bits = static_cast<unsigned>(streams);
+  return (static_cast<unsigned>(set) & bits) == bits;
+}
+
+std::string to_string(Streams streams) {
+  switch (streams) {
+    case Streams::none:
+      return "none";
+    case Streams::out:
+      return "out";
+    case Streams::err:
+      return "err";
+    case Streams::all:
+      return "all";
+  }
+  return "none";
+}
+
+Streams StreamChoice::for_rank(int rank) const {
+  const auto it = per_rank.find(rank);
+  return it == per_rank.end() ? every_rank : it->second;
+}
+
+namespace {
+
+constexpr std::string_view accepted_forms =
+    "give 0 (none), 1 (out), 2 (err) or 3 (all) for every rank, or RANK:VALUE pairs such as 0:3,1:err";
+
+// `text` as a stream VALUE: a digit 0-3 or its word.
+std::optional<Streams> parse_streams(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, Streams>, 8> names{{{"0", Streams::none},
+                                                                              {"none", Streams::none},
+                                                                              {"1", Streams::out},
+                                                                              {"out", Streams::out},
+                                                                              {"2", Streams::err},
+                                                                              {"err", Streams::err},
+                                                                              {"3", Streams::all},
+                                                                              {"all", Streams::all}}};
+  for (const auto& [name, streams] : names) {
+    if (text == name) return streams;
+  }
+  return std::nullopt;
+}
+
+// "'PAIR'" or "'PAIR' in 'TEXT'" when `text` holds more than `pair`.
+std::string quoted(std::string_view pair, std::string_view text) {
+  return pair == text ? fmt::format("'{}'", pair) : fmt::format("'{}' in '{}'", pair, text);
+}
+
+// `text` as a rank: digits only, at most INT_MAX.
+std::optional<int> parse_rank(std::string_view text) {
+  const auto value = parse_u64(text);
+  if (!value || *value > static_cast<std::uint64_t>(INT_MAX)) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+}  // namespace
+
+Result<StreamChoice> parse_stream_choice(std::string_view text) {
+  if (text.empty()) return Error{fmt::format("the value is empty; {}", accepted_forms)};
+  StreamChoice choice;
+  if (text.find(':') == std::string_view::npos) {
+    const auto streams = parse_streams(text);
+    if (!streams) return Error{fmt::format("'{}' is not a stream choice; {}", text, accepted_forms)};
+    choice.every_rank = *streams;
+    return choice;
+  }
+  for (const auto pair : split(text, ',')) {
+    const auto colon = pair.find(':');
+    if (colon == std::string_view::npos) {
+      return Error{fmt::format("{} is not RANK:VALUE; {}", quoted(pair, text), accepted_forms)};
+    }
+    const auto rank = parse_rank(pair.substr(0, colon));
+    if (!rank) return Error{fmt::format("{} does not start with a rank (a whole number from 0)", quoted(pair, text))};
+    const auto streams = parse_streams(pair.substr(colon + 1));
+    if (!streams) return Error{fmt::format("{} is not RANK:VALUE; {}", quoted(pair, text), accepted_forms)};
+    if (!choice.per_rank.emplace(*rank, *streams).second) {
+      return Error{fmt::format("rank {} is named twice in '{}'; name each rank once", *rank, text)};
+    }
+  }
+  return choice;
+}
+
+Destination destination(const StreamChoice& redirects, const StreamChoice& tee, int rank, Streams stream) {
+  if (includes(tee.for_rank(rank), stream)) return Destination::file_and_console;
+  if (includes(redirects.for_rank(rank), stream)) return Destination::file;
+  return Destination::console;
+}
+
+std::string format_timestamp(std::chrono::system_clock::time_point time) {
+  using namespace std::chrono;
+  const auto milliseconds_since_epoch = floor<milliseconds>(time);
+  const auto seconds_since_epoch = floor<seconds>(milliseconds_since_epoch);
+  const std::time_t whole_seconds = system_clock::to_time_t(seconds_since_epoch);
+  std::tm local{};
+  ::localtime_r(&whole_seconds, &local);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}", local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,
+                     local.tm_hour, local.tm_min, local.tm_sec,
+                     (milliseconds_since_epoch - seconds_since_epoch).count());
+}
+
+LineTagger::LineTagger(std::string tag, Timestamps timestamps, std::size_t max_line)
+    : tag_(std::move(tag)), timestamps_(timestamps), max_line_(max_line) {}
+
+void LineTagger::stamp() {
+  if (timestamps_ == Timestamps::on) stamp_ = format_timestamp(std::chrono::system_clock::now()) + ' ';
+}
 
 void LineTagger::emit(std::string_view line, std::string& out) const {
-  out += prefix_;
+  out += stamp_;
+  out += tag_;
   out += line;
   out += '\n';
 }
 
 void LineTagger::feed(std::string_view data, std::string& out) {
+  stamp();
   while (!data.empty()) {
     const auto newline = data.find('\n');
     if (newline == std::string_view::npos) {
@@ -36,6 +157,7 @@ void LineTagger::feed(std::string_view data, std::string& out) {
 
 void LineTagger::finish(std::string& out) {
   if (partial_.empty()) return;
+  stamp();
   emit(partial_, out);
   partial_.clear();
 }
@@ -72,6 +194,81 @@ std::string TailBuffer::text() const {
     text += partial_;
   }
   return text;
+}
+
+std::string log_file_name(int rank, Streams stream) {
+  return fmt::format("rank-{}.{}", rank, stream == Streams::err ? "err" : "out");
+}
+
+namespace {
+
+// Creates directory `dir` and its parents; an Error when it cannot, or when `dir` is something else.
+Status make_log_directory(const std::filesystem::path& dir) {
+  std::error_code error;
+  if (std::filesystem::exists(dir, error) && !std::filesystem::is_directory(dir, error)) {
+    return Error{fmt::format("the log directory {} is not a directory; remove that file or choose another directory",
+                             dir.string())};
+  }
+  std::filesystem::create_directories(dir, error);
+  if (error) return Error{fmt::format("cannot create the log directory {}: {}", dir.string(), error.message())};
+  return ok_status();
+}
+
+// Opens `path` for writing, created or truncated; with LogLayout::flat a
+// symbolic link there is removed first, so the file is a new regular one.
+Result<UniqueFd> open_log(const std::filesystem::path& path, LogLayout layout) {
+  struct stat info {};
+  if (layout == LogLayout::flat && ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
+      ::unlink(path.c_str()) != 0) {
+    return errno_error("cannot remove the old link", path.string());
+  }
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return errno_error("cannot write the log file", path.string());
+  return fd;
+}
+
+// Makes `dir`/`name` a symbolic link to `target` (relative to `dir`): a new
+// link beside it renamed over it, so a reader never finds the name missing.
+Status link_latest(const std::filesystem::path& dir, const std::string& target, const std::string& name) {
+  const auto link = dir / name;
+  const auto temp = dir / fmt::format(".{}.{}.tmp", name, ::getpid());
+  ::unlink(temp.c_str());  // left by a run that died between the two steps
+  if (::symlink(target.c_str(), temp.c_str()) != 0) return errno_error("cannot create the link", temp.string());
+  if (::rename(temp.c_str(), link.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    return errno_error("cannot replace", link.string(), error);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLayout layout, int attempt,
+                                        const std::vector<LoggedStreams>& ranks) {
+  if (auto made = make_log_directory(dir); !made.ok()) return made.error();
+  const std::string attempt_name = fmt::format("attempt-{}", attempt);
+  const auto files_dir = layout == LogLayout::per_attempt ? dir / attempt_name : dir;
+  if (layout == LogLayout::per_attempt) {
+    if (auto made = make_log_directory(files_dir); !made.ok()) return made.error();
+  }
+  std::vector<RankLogs> logs;
+  for (const auto& rank : ranks) {
+    RankLogs rank_logs;
+    for (const Streams stream : {Streams::out, Streams::err}) {
+      if (!includes(rank.streams, stream)) continue;
+      const auto name = log_file_name(rank.rank, stream);
+      auto fd = open_log(files_dir / name, layout);
+      if (!fd.ok()) return fd.error();
+      if (layout == LogLayout::per_attempt) {
+        if (auto linked = link_latest(dir, fmt::format("{}/{}", attempt_name, name), name); !linked.ok())
+          return linked.error();
+      }
+      (stream == Streams::out ? rank_logs.out : rank_logs.err) = std::move(*fd);
+    }
+    logs.push_back(std::move(rank_logs));
+  }
+  return logs;
 }
 
 }  // namespace mptrain::procmgr

@@ -1,20 +1,69 @@
-// Turning workers' raw output bytes into whole, rank-tagged lines, and
-// keeping the last lines of a stream for the failure summary.
+// Workers' output: which streams go to log files and which to the console
+// (torchrun's redirects and tee), whole console lines with an optional
+// timestamp and rank tag, the log files of each attempt, and the last lines
+// of a stream for the failure summary.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "util/fd.hpp"
+#include "util/result.hpp"
 
 namespace mptrain::procmgr {
+
+// A set of a worker's standard streams, numbered as torchrun numbers them.
+enum class Streams { none = 0, out = 1, err = 2, all = 3 };
+
+// True when the set `set` holds every stream of `streams`.
+bool includes(Streams set, Streams streams);
+// "none", "out", "err" or "all".
+std::string to_string(Streams streams);
+
+// Which streams of which rank an option such as --redirects or --tee names.
+struct StreamChoice {
+  Streams every_rank = Streams::none;  // for every rank `per_rank` does not name
+  std::map<int, Streams> per_rank;     // from the "RANK:VALUE,..." form
+
+  // The streams chosen for rank `rank`.
+  Streams for_rank(int rank) const;
+};
+
+// Parses `text` as torchrun writes a --redirects or --tee value: one VALUE
+// for every rank, or "RANK:VALUE" pairs separated by commas (ranks not named
+// get none); a VALUE is 0, 1, 2, 3 or the word none, out, err, all. Returns
+// an Error saying what is wrong (an empty text, an unknown value, a rank named
+// twice) and what the accepted forms are.
+Result<StreamChoice> parse_stream_choice(std::string_view text);
+
+// Where one stream of a worker goes.
+enum class Destination { console, file, file_and_console };
+
+// Where stream `stream` (out or err) of rank `rank` goes: its log file and
+// the console when `tee` names it (tee wins over redirects), its log file
+// only when `redirects` does, the console only otherwise.
+Destination destination(const StreamChoice& redirects, const StreamChoice& tee, int rank, Streams stream);
+
+// Whether console lines start with the time mptrain read them.
+enum class Timestamps { off, on };
+
+// `time` as local wall-clock time to the millisecond, "2026-11-22T03:10:11.123".
+std::string format_timestamp(std::chrono::system_clock::time_point time);
 
 // Splits a byte stream into whole lines, each emitted with a prefix.
 class LineTagger {
  public:
-  // Lines get `prefix` (e.g. "[1] "; "" for none); a partial line longer
-  // than `max_line` bytes is emitted as a line of its own.
-  explicit LineTagger(std::string prefix, std::size_t max_line = 64 * 1024);
+  // Lines get `tag` (e.g. "[1] "; "" for none), preceded with
+  // Timestamps::on by format_timestamp() of the time the line's end was fed
+  // and a space; a partial line longer than `max_line` bytes is emitted as a
+  // line of its own.
+  explicit LineTagger(std::string tag, Timestamps timestamps = Timestamps::off, std::size_t max_line = 64 * 1024);
 
   // Appends to `out` every line completed by `data`, prefixed and with its
   // newline; an unfinished last line is held back for later calls.
@@ -23,11 +72,14 @@ class LineTagger {
   void finish(std::string& out);
 
  private:
+  void stamp();
   void emit(std::string_view line, std::string& out) const;
 
-  std::string prefix_;
+  std::string tag_;
+  Timestamps timestamps_;
   std::size_t max_line_;
   std::string partial_;
+  std::string stamp_;  // the timestamp and space of the lines emitted by the current call
 };
 
 // The last few lines of a byte stream.
@@ -49,5 +101,36 @@ class TailBuffer {
   std::deque<std::string> lines_;
   std::string partial_;
 };
+
+// Where the log files of the attempts of a group are.
+enum class LogLayout {
+  flat,         // DIR/rank-R.out and DIR/rank-R.err (one attempt)
+  per_attempt,  // DIR/attempt-A/rank-R.out and .err, with DIR/rank-R.out and .err links to the latest attempt's
+};
+
+// The log file name of stream `stream` (out or err) of rank `rank`: "rank-1.out".
+std::string log_file_name(int rank, Streams stream);
+
+// Which streams of a rank go to log files.
+struct LoggedStreams {
+  int rank = 0;
+  Streams streams = Streams::none;
+};
+
+// One rank's open log files; a descriptor is invalid for a stream not logged.
+struct RankLogs {
+  UniqueFd out;
+  UniqueFd err;
+};
+
+// Creates `dir` (and with LogLayout::per_attempt its attempt-`attempt`
+// folder) and opens, truncated, the log file of each stream of `ranks`; with
+// per_attempt, DIR/rank-R.out and .err are then made symbolic links to the
+// new files, each replaced atomically (a new link renamed over the old name);
+// with flat, a link left there by an earlier per-attempt run is removed
+// first, so it is not written through. Returns one RankLogs per entry of
+// `ranks`, or an Error naming the path that cannot be created or written.
+Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLayout layout, int attempt,
+                                        const std::vector<LoggedStreams>& ranks);
 
 }  // namespace mptrain::procmgr

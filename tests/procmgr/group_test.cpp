@@ -362,3 +362,58 @@ TEST_CASE("tagged output of a program keeps its stderr tail") {
   CHECK(result->exit_code() == 2);
   CHECK(result->workers[0].stderr_tail == "one\ntwo");
 }
+
+TEST_CASE("redirects and tee send only the streams they name to files") {
+  const auto dir = make_temp_dir();
+  auto options = quick_options();
+  options.output = Output::log_dir;
+  options.log_dir = dir;
+  options.redirects = StreamChoice{Streams::none, {{0, Streams::out}}};
+  options.tee = StreamChoice{Streams::none, {{1, Streams::err}}};
+  options.tagged_stdout = TaggedStdout::to_stderr;
+  auto result = run_group(specs(2), Program{{"sh", "-c", "echo out $TEST_RANK; echo err $TEST_RANK >&2"}}, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK(slurp(dir / "rank-0.out") == "out 0\n");
+  CHECK(slurp(dir / "rank-1.err") == "err 1\n");
+  CHECK_FALSE(std::filesystem::exists(dir / "rank-0.err"));
+  CHECK_FALSE(std::filesystem::exists(dir / "rank-1.out"));
+  CHECK(result->workers[0].stderr_tail == "err 0");  // printed on the console, kept all the same
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("with restarts each attempt writes its own logs and the links name the latest") {
+  const auto dir = make_temp_dir();
+  auto options = quick_options();
+  options.output = Output::log_dir;
+  options.log_dir = dir;
+  options.max_restarts = 1;
+  auto result = run_group(specs(1),
+                          Program{{"sh", "-c",
+                                   "echo out $MPTRAIN_RESTART_COUNT; echo err $MPTRAIN_RESTART_COUNT >&2; "
+                                   "[ $MPTRAIN_RESTART_COUNT = 1 ]"}},
+                          options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK(result->restarts == 1);
+  CHECK(slurp(dir / "attempt-0/rank-0.out") == "out 0\n");
+  CHECK(slurp(dir / "attempt-0/rank-0.err") == "err 0\n");
+  CHECK(slurp(dir / "attempt-1/rank-0.out") == "out 1\n");
+  CHECK(std::filesystem::read_symlink(dir / "rank-0.out") == "attempt-1/rank-0.out");
+  CHECK(slurp(dir / "rank-0.err") == "err 1\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a restarted attempt's stderr tail holds that attempt's lines only") {
+  auto options = quick_options();
+  options.output = Output::tagged;
+  options.tagged_stdout = TaggedStdout::to_stderr;
+  options.max_restarts = 1;
+  std::string first_tail;
+  options.on_restart = [&](const GroupResult& failed, int) { first_tail = failed.workers[0].stderr_tail; };
+  auto result = run_group(specs(1), Program{{"sh", "-c", "echo attempt $MPTRAIN_RESTART_COUNT >&2; exit 4"}}, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 4);
+  CHECK(first_tail == "attempt 0");
+  CHECK(result->workers[0].stderr_tail == "attempt 1");
+}
