@@ -68,3 +68,6 @@ expect_code 0
 run_mptrain run -n 2 --dry-run -- no-such-program-here
 expect_code 1
 expect_stderr "^mptrain: error: cannot run 'no-such-program-here'"
+# Output options are checked as for a launch.
+run_mptrain run -n 2 --log-dir "$WORK/logs" --tee 0:1,5:2 --dry-run -- true
+expect_usage_error '--tee 0:1,5:2 names rank 5'
