@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -22,9 +23,31 @@ struct HwlocDeleter {
 };
 using HwlocTopology = std::unique_ptr<hwloc_topology, HwlocDeleter>;
 
+// hwloc's plugins, each a shared library with its own dependencies: I/O
+// devices (mptrain keeps none) and the libxml2 XML reader (hwloc's built-in
+// reader loads the XML that lstopo writes).
+constexpr const char* unused_plugins =
+    "hwloc_pci,hwloc_opencl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero,hwloc_gl,hwloc_xml_libxml";
+
+// hwloc_topology_init, without loading the plugins mptrain does not use
+// (about a millisecond of every command's start-up, where `bench/launch.sh`
+// counts). hwloc reads that list only from its environment, so it is set
+// for the call and removed again (a user's own list wins); mptrain is still
+// single-threaded here, and its workers never see the variable.
+int init_without_unused_plugins(hwloc_topology_t* raw) {
+  constexpr const char* variable = "HWLOC_PLUGINS_BLACKLIST";
+  const bool users = std::getenv(variable) != nullptr;
+  if (!users) ::setenv(variable, unused_plugins, 0);
+  const int result = hwloc_topology_init(raw);
+  const int error = errno;
+  if (!users) ::unsetenv(variable);
+  errno = error;
+  return result;
+}
+
 Result<HwlocTopology> new_topology() {
   hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) return errno_error("cannot initialise hwloc", "");
+  if (init_without_unused_plugins(&raw) != 0) return errno_error("cannot initialise hwloc", "");
   HwlocTopology topology(raw);
   // Keep CPUs this process may not use: `topo` shows the whole machine and
   // the usable set is computed separately (affinity, cgroup, quota).
