@@ -10,6 +10,11 @@ namespace mptrain::affinity {
 
 namespace {
 
+// "CPU 3" or "CPUs 0-3".
+std::string cpus_named(const CpuSet& cpus) {
+  return fmt::format("{} {}", cpus.size() == 1 ? "CPU" : "CPUs", cpus.to_string());
+}
+
 // The CPUs of `cpus` in `topology`'s logical order (package, NUMA node, cache, core, PU).
 std::vector<int> in_topology_order(const Topology& topology, const CpuSet& cpus) {
   std::vector<int> ordered;
@@ -91,13 +96,22 @@ std::string_view to_string(ShareKind kind) {
   return "whole host";
 }
 
-Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size) {
-  const CpuSet pool = usable.cpus.intersect(all_cpus(topology));
+Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size,
+                             const std::optional<CpuSet>& only) {
+  CpuSet pool = usable.cpus.intersect(all_cpus(topology));
   if (pool.empty()) {
     return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_string(),
                              topology.source, all_cpus(topology).to_string())};
   }
-  const CpuSet host = host_view(topology, usable);
+  CpuSet host = host_view(topology, usable);
+  if (only) {
+    if (pool.intersect(*only).empty()) {
+      return Error{fmt::format("it selects CPUs {}, none of them usable; the usable CPUs are {}", only->to_string(),
+                               pool.to_string())};
+    }
+    pool = pool.intersect(*only);
+    host = host.intersect(*only);
+  }
   NodeShare share;
   share.cpus = pool;
   share.host_cpus = pool;
@@ -105,9 +119,9 @@ Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable,
     share.kind = ShareKind::already_bound;
     share.host_cpus = host;
     share.notes.push_back(
-        fmt::format("this process is already bound to CPUs {} of the host's usable {} (its "
-                    "launcher bound it, as mpirun does by default): not split again",
-                    pool.to_string(), host.to_string()));
+        fmt::format("this process is already bound to {} of the host's usable {} (its launcher bound it, as "
+                    "mpirun does by default): not split again",
+                    cpus_named(pool), host.to_string()));
   } else if (local_size > 1) {
     const auto packages = by_package(topology, pool);
     if (static_cast<int>(packages.size()) == local_size) {

@@ -46,10 +46,12 @@ struct NodeShare {
 };
 
 // The share of local rank `local_rank` of `local_size` (0 <= rank < size)
-// of the CPUs of `topology` that `usable` allows; an Error (a usage error)
-// when the host has fewer usable CPUs than mptrain processes or none of
-// `usable` is in `topology`.
-Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size);
+// of the CPUs of `topology` that `usable` allows — of those in `only` when
+// it is set (the CPUs --cpus selects, so the mptrain on a host share the
+// selection); an Error (a usage error) when the host has fewer usable CPUs
+// than mptrain processes or none of them is in `topology` and `only`.
+Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size,
+                             const std::optional<CpuSet>& only = std::nullopt);
 
 // `usable` narrowed to `share`: its CPUs, its part of the quota, and N recounted from them.
 UsableCpus usable_share(const UsableCpus& usable, const NodeShare& share);

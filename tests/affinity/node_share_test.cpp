@@ -24,6 +24,14 @@ NodeShare share_of(const Topology& topology, const UsableCpus& usable, int local
   return std::move(share).value();
 }
 
+NodeShare share_of_only(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size,
+                        const CpuSet& only) {
+  auto share = node_share(topology, usable, local_rank, local_size, only);
+  INFO((share.ok() ? std::string() : share.error().message));
+  REQUIRE(share.ok());
+  return std::move(share).value();
+}
+
 NodeShare share_of(const Topology& topology, int local_rank, int local_size) {
   return share_of(topology, usable_cpus_of(topology), local_rank, local_size);
 }
@@ -143,4 +151,19 @@ TEST_CASE("a plan made on a share places its workers inside it", "[affinity][nod
   CHECK(plan->usable_cpus == 5);
   CHECK(plan->usable_cpu_list == cpus("5-9"));
   for (const auto& worker : plan->workers) CHECK(share.cpus.intersect(worker.cpus) == worker.cpus);
+}
+
+TEST_CASE("the mptrain on a host share the CPUs --cpus selects", "[affinity][node_share]") {
+  const auto topology = two_packages();
+  const auto whole = usable_cpus_of(topology);
+  const auto share = share_of_only(topology, whole, 1, 2, cpus("0-7"));
+  CHECK(share.cpus == cpus("4-7"));
+  CHECK(share.host_cpus == cpus("0-7"));
+  // A bound process keeps the part of its binding that is selected.
+  const auto bound = share_of_only(topology, usable("0-15", "4-11"), 1, 2, cpus("0-7"));
+  CHECK(bound.kind == ShareKind::already_bound);
+  CHECK(bound.cpus == cpus("4-7"));
+  auto none = node_share(topology, usable("0-15", "8-15"), 0, 2, cpus("0-7"));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("none of them usable; the usable CPUs are 8-15") != std::string::npos);
 }
