@@ -61,13 +61,16 @@ void add_node_options(CLI::App& command, NodeOptions& options) {
       ->group("Nodes");
   command
       .add_option("--local-rank", options.local_rank,
-                  "This mptrain's rank among the mptrain on its host, which split the host's CPUs")
+                  "This mptrain's rank among the mptrain on its host, which split the host's CPUs (the node rank "
+                  "when --master-addr is a loopback address)")
       ->check(whole_number(0))
-      ->default_str("from the launcher, else the node rank if --master-addr is loopback, else 0")
+      ->default_str("from the launcher, else 0")
       ->group("Nodes");
-  command.add_option("--local-size", options.local_size, "mptrain processes on this host")
+  command
+      .add_option("--local-size", options.local_size,
+                  "mptrain processes on this host (K when --master-addr is a loopback address)")
       ->check(whole_number(1))
-      ->default_str("from the launcher, else K if --master-addr is loopback, else 1")
+      ->default_str("from the launcher, else 1")
       ->group("Nodes");
 }
 
