@@ -386,41 +386,43 @@ std::string master_address(const Variables& env, const NodeRequest& request) {
   return env.get("PET_MASTER_ADDR").value_or("");
 }
 
-// Fills what `reading` left unset: node 0 of 1, then the local part — every
-// node on this host when the master address is a loopback address, else one
-// mptrain per host.
-void fill_defaults(Reading& reading, const std::string& master, std::vector<std::string>& notes) {
+// Fills the node rank and count `reading` left unset: node 0 of 1, node 0 of
+// the count given (torchrun's default, noted).
+void fill_node_defaults(Reading& reading, std::vector<std::string>& notes) {
   if (!reading.count) reading.count = Value{1, "the node count 1", {}};
-  if (!reading.rank) {
-    reading.rank = Value{0, "the node rank 0", {}};
-    if (reading.count->value > 1) {
-      notes.push_back(fmt::format("{} not given: this is node 0, as torchrun assumes; give it on every other node",
-                                  reading.source == IdentitySource::pytorch_job ? "PET_NODE_RANK" : "--node-rank"));
-    }
+  if (reading.rank) return;
+  reading.rank = Value{0, "the node rank 0", {}};
+  if (reading.count->value > 1) {
+    notes.push_back(fmt::format("{} not given: this is node 0, as torchrun assumes; give it on every other node",
+                                reading.source == IdentitySource::pytorch_job ? "PET_NODE_RANK" : "--node-rank"));
   }
-  const bool loopback = reading.count->value > 1 && is_loopback(master);
-  if (loopback && (!reading.local_rank || !reading.local_size)) {
+}
+
+// Fills the local rank and size `reading` left unset: the node rank and count
+// when the master address `master` is a loopback address (every node runs on
+// this host), else one mptrain per host.
+void fill_local_defaults(Reading& reading, const std::string& master, std::vector<std::string>& notes) {
+  if (reading.local_rank && reading.local_size) return;
+  if (reading.count->value > 1 && is_loopback(master)) {
     notes.push_back(
         fmt::format("the master address {} is a loopback address, so every node runs on this host: "
                     "local rank = node rank, local size = node count",
                     master));
+    const std::string why = fmt::format("as the master address {} is loopback", master);
+    const std::string label = "loopback master address";
+    if (!reading.local_rank) {
+      reading.local_rank =
+          Value{reading.rank->value, fmt::format("the local rank {} ({})", reading.rank->value, why), label};
+    }
+    if (!reading.local_size) {
+      reading.local_size =
+          Value{reading.count->value, fmt::format("the local size {} ({})", reading.count->value, why), label};
+    }
+    return;
   }
-  if (!reading.local_rank) {
-    reading.local_rank = loopback ? Value{reading.rank->value,
-                                          fmt::format("the local rank {} (the node rank, as the "
-                                                      "master address is loopback)",
-                                                      reading.rank->value),
-                                          "loopback master address"}
-                                  : Value{0, "the local rank 0", "one per host"};
-  }
+  if (!reading.local_rank) reading.local_rank = Value{0, "the local rank 0", "one per host"};
   if (!reading.local_size) {
-    reading.local_size = loopback
-                             ? Value{reading.count->value,
-                                     fmt::format("the local size {} (the node count, as the master address is "
-                                                 "loopback)",
-                                                 reading.count->value),
-                                     "loopback master address"}
-                             : Value{1, "the local size 1 (one mptrain per host; give --local-size)", "one per host"};
+    reading.local_size = Value{1, "the local size 1 (one mptrain per host; give --local-size)", "one per host"};
   }
 }
 
@@ -478,7 +480,8 @@ Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environm
   if (!hints.ok()) return hints.error();
   if (auto status = check_rank_hints(reading, *hints); !status.ok()) return status.error();
   // 4. Defaults for the rest, then the ranges across sources.
-  fill_defaults(reading, master_address(env, request), identity.notes);
+  fill_node_defaults(reading, identity.notes);
+  fill_local_defaults(reading, master_address(env, request), identity.notes);
   if (auto status = check_ranges(reading); !status.ok()) return status.error();
   identity.rank = reading.rank->value;
   identity.count = reading.count->value;
