@@ -14,6 +14,13 @@ expect_code 0
 expect_json '.node.rank == 2 and .node.cpus == "10-14" and .node.split == "equal share" and .node.unused_cpus == "15"'
 expect_json '[.notes[] | select(test("1 usable CPU left unused by the split: 15"))] | length == 1'
 
+# --cpus selects before the split: the mptrain on the host share the selection.
+run_mptrain plan "${machine[@]}" --cpus package:0 --nnodes 2 --local-rank 1 --local-size 2 --json
+expect_code 0
+expect_json '.node.cpus == "4-7" and .node.host_cpus == "0-7" and .usable_cpu_list == "4-7"'
+run_mptrain plan "${machine[@]}" --cpus 0 --nnodes 2 --local-rank 1 --local-size 2
+expect_usage_error '--cpus 0: 2 mptrain processes on this host but only 1 usable CPU'
+
 # Alone (no option, no launcher) the node is the whole host, and says so.
 run_mptrain plan "${machine[@]}" --json
 expect_code 0
