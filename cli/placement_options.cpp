@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
 
@@ -44,6 +45,51 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->group("Placement");
   command.add_flag("--allow-oversubscribe", options.allow_oversubscribe, "Plan M x T > N anyway (for demonstrations)")
       ->group("Placement");
+  add_node_options(command, options.nodes);
+}
+
+void add_node_options(CLI::App& command, NodeOptions& options) {
+  command
+      .add_option("--nnodes", options.nnodes,
+                  "Nodes K in the job: mptrain processes, one per host or per package (torchrun's name)")
+      ->check(whole_number(1))
+      ->default_str("from mpirun, srun or PET_NNODES, else 1")
+      ->group("Nodes");
+  command.add_option("--node-rank", options.node_rank, "This node's rank, 0 to K-1 (torchrun's name)")
+      ->check(whole_number(0))
+      ->default_str("from the launcher, else 0")
+      ->group("Nodes");
+  command
+      .add_option("--local-rank", options.local_rank,
+                  "This mptrain's rank among the mptrain on its host, which split the host's CPUs (the node rank "
+                  "when --master-addr is a loopback address)")
+      ->check(whole_number(0))
+      ->default_str("from the launcher, else 0")
+      ->group("Nodes");
+  command
+      .add_option("--local-size", options.local_size,
+                  "mptrain processes on this host (K when --master-addr is a loopback address)")
+      ->check(whole_number(1))
+      ->default_str("from the launcher, else 1")
+      ->group("Nodes");
+}
+
+void add_master_addr_option(CLI::App& command, NodeOptions& options) {
+  command
+      .add_option("--master-addr", options.master_addr,
+                  "Node 0's address; a loopback address (127.0.0.1, localhost, ::1) puts every node on this host")
+      ->check(non_empty())
+      ->group("Nodes");
+}
+
+cluster::NodeIdentity read_node_identity(const NodeOptions& options) {
+  cluster::NodeRequest request;
+  if (options.nnodes > 0) request.nnodes = options.nnodes;
+  if (options.node_rank >= 0) request.node_rank = options.node_rank;
+  if (options.local_rank >= 0) request.local_rank = options.local_rank;
+  if (options.local_size > 0) request.local_size = options.local_size;
+  request.master_addr = options.master_addr;
+  return value_or_fail(cluster::read_node_identity(current_environment(), request), exit_code::usage_error);
 }
 
 affinity::PlacementRequest to_request(const PlacementOptions& options) {
@@ -107,11 +153,37 @@ affinity::Machine load_machine(const TopologyOptions& options) {
   return value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
 }
 
-affinity::Plan plan_for_this_machine(const PlacementOptions& options) {
-  const auto request = to_request(options);
-  const auto machine = value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
-  return value_or_fail(affinity::make_plan(machine.topology, machine.usable, request), exit_code::usage_error);
+NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& machine) {
+  auto request = to_request(options);
+  NodePlan out;
+  out.node = read_node_identity(options.nodes);
+  // --cpus restricts the host before it is split, so the mptrain on it share the selection.
+  std::optional<CpuSet> only;
+  if (request.cpus && out.node.local_size > 1) {
+    auto selected = affinity::resolve_cpu_selection(*request.cpus, machine.topology);
+    if (!selected.ok()) usage_failure("--cpus: {}", selected.error().message);
+    only = std::move(selected).value();
+    request.cpus.reset();
+  }
+  auto share = affinity::node_share(machine.topology, machine.usable, out.node.local_rank, out.node.local_size, only);
+  if (!share.ok()) usage_failure("{}{}", only ? fmt::format("--cpus {}: ", options.cpus) : "", share.error().message);
+  out.share = std::move(share).value();
+  out.plan =
+      value_or_fail(affinity::make_plan(machine.topology, affinity::usable_share(machine.usable, out.share), request),
+                    exit_code::usage_error);
+  // The node's notes first: they say which CPUs the workers were planned on.
+  std::vector<std::string> notes = out.node.notes;
+  notes.insert(notes.end(), out.share.notes.begin(), out.share.notes.end());
+  notes.insert(notes.end(), out.plan.notes.begin(), out.plan.notes.end());
+  out.plan.notes = std::move(notes);
+  return out;
 }
+
+NodePlan plan_this_node(const PlacementOptions& options) {
+  return plan_node(options, value_or_fail(affinity::read_this_machine(FsRoot::from_env())));
+}
+
+affinity::Plan plan_for_this_machine(const PlacementOptions& options) { return plan_this_node(options).plan; }
 
 nlohmann::json plan_to_json(const affinity::Plan& plan) {
   nlohmann::json workers = nlohmann::json::array();
@@ -152,6 +224,31 @@ std::string plan_table(const affinity::Plan& plan) {
   out += fmt::format("\nunused CPUs: {}\n", or_dash(plan.unused_cpus.to_string()));
   for (const auto& note : plan.notes) out += "note: " + note + "\n";
   return out;
+}
+
+nlohmann::json node_to_json(const NodePlan& node_plan) {
+  const auto& node = node_plan.node;
+  const auto& share = node_plan.share;
+  return {{"rank", node.rank},
+          {"count", node.count},
+          {"local_rank", node.local_rank},
+          {"local_size", node.local_size},
+          {"source", cluster::to_string(node.source)},
+          {"local_source", node.local_source},
+          {"node_list", node.node_list.empty() ? nlohmann::json(nullptr) : nlohmann::json(node.node_list)},
+          {"cpus", share.cpus.to_string()},
+          {"host_cpus", share.host_cpus.to_string()},
+          {"split", affinity::to_string(share.kind)},
+          {"unused_cpus", share.unused.to_string()}};
+}
+
+std::string node_line(const NodePlan& node_plan) {
+  const auto& node = node_plan.node;
+  if (node.single_node()) return {};
+  const std::string nodes = node.node_list.empty() ? "" : fmt::format(", nodes {}", node.node_list);
+  return fmt::format("node {} of {} (local {} of {}, from {}{}): CPUs {} of usable {}", node.rank, node.count,
+                     node.local_rank, node.local_size, cluster::to_string(node.source), nodes,
+                     node_plan.share.cpus.to_string(), node_plan.share.host_cpus.to_string());
 }
 
 }  // namespace mptrain::cli

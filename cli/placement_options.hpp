@@ -5,10 +5,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "affinity/node_share.hpp"
 #include "affinity/plan.hpp"
 #include "affinity/planner.hpp"
+#include "cluster/identity.hpp"
 
 namespace mptrain::cli {
+
+// Which node this mptrain is, as typed on the command line (SPEC "Beyond one machine").
+struct NodeOptions {
+  int nnodes = 0;           // --nnodes K; 0: not given
+  int node_rank = -1;       // --node-rank R; -1: not given
+  int local_rank = -1;      // --local-rank L; -1: not given
+  int local_size = 0;       // --local-size S; 0: not given
+  std::string master_addr;  // --master-addr: plan's own option; run copies its launcher option here
+};
 
 // Placement options as typed on the command line.
 struct PlacementOptions {
@@ -19,11 +30,22 @@ struct PlacementOptions {
   bool physical_cores = false;
   int reserve = 0;
   bool allow_oversubscribe = false;
+  NodeOptions nodes;
 };
 
 // Registers -n, -t, --bind, --cpus, --physical-cores, --reserve and
-// --allow-oversubscribe on `command`, storing into `options`.
+// --allow-oversubscribe, and the node options, on `command`, storing into `options`.
 void add_placement_options(CLI::App& command, PlacementOptions& options);
+
+// Registers --nnodes, --node-rank, --local-rank and --local-size (the group "Nodes") on `command`.
+void add_node_options(CLI::App& command, NodeOptions& options);
+// Registers --master-addr in the group "Nodes" on `command`, for a command
+// (plan) that has no launcher option of that name.
+void add_master_addr_option(CLI::App& command, NodeOptions& options);
+
+// This mptrain's node identity from its environment and `options`; throws a
+// usage Failure when they are malformed or disagree.
+cluster::NodeIdentity read_node_identity(const NodeOptions& options);
 
 // The planner request for `options`; throws a usage Failure for a bad
 // --bind name or --cpus list.
@@ -43,9 +65,24 @@ void add_topology_options(CLI::App& command, TopologyOptions& options);
 // Failure for a bad description and a runtime Failure for unreadable input.
 affinity::Machine load_machine(const TopologyOptions& options);
 
-// The plan for `options` on this machine (usable CPUs read under
-// MPTRAIN_FSROOT); throws a runtime Failure when the machine cannot be read
-// and a usage Failure when the request cannot be planned.
+// A plan made on this node's share of its host: who this mptrain is, which
+// of the host's CPUs it takes, and its workers' placement on them.
+struct NodePlan {
+  cluster::NodeIdentity node;
+  affinity::NodeShare share;
+  affinity::Plan plan;  // planned on share.cpus; its notes start with the node's and the share's
+};
+
+// The plan for `options` on this node's share of `machine` (the node read
+// from the environment and `options.nodes`); throws a usage Failure when the
+// node cannot be read, the host cannot be shared or the request cannot be planned.
+NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& machine);
+
+// The plan for `options` on this node's share of this machine (usable CPUs
+// read under MPTRAIN_FSROOT); throws a runtime Failure when the machine
+// cannot be read and a usage Failure as plan_node does.
+NodePlan plan_this_node(const PlacementOptions& options);
+// plan_this_node(`options`).plan: what run's modes plan their workers with.
 affinity::Plan plan_for_this_machine(const PlacementOptions& options);
 
 // `plan` as the JSON object of SPEC "mptrain plan" (package/numa_node null when a worker spans several).
@@ -54,5 +91,10 @@ nlohmann::json plan_to_json(const affinity::Plan& plan);
 std::string workers_by_threads(const affinity::Plan& plan);
 // `plan` as a human-readable summary and table: rank, CPUs, package, NUMA node, threads.
 std::string plan_table(const affinity::Plan& plan);
+// The node of `node_plan` as the JSON object `node` of `plan --json`: rank,
+// count, local_rank, local_size, source, cpus and how they were chosen.
+nlohmann::json node_to_json(const NodePlan& node_plan);
+// "node 1 of 2 (local 1 of 2, from Open MPI): CPUs 1 of usable 0-1"; "" for a single node.
+std::string node_line(const NodePlan& node_plan);
 
 }  // namespace mptrain::cli

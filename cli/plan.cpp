@@ -19,16 +19,18 @@ struct PlanOptions {
 };
 
 int run_plan(const PlanOptions& options) {
-  const auto request = to_request(options.placement);
+  to_request(options.placement);  // bad --bind or --cpus words are usage errors before the machine is read
   const auto machine = load_machine(options.topology);
-  const auto plan =
-      value_or_fail(affinity::make_plan(machine.topology, machine.usable, request), exit_code::usage_error);
+  const auto node_plan = plan_node(options.placement, machine);
   if (options.json) {
-    auto document = plan_to_json(plan);
+    auto document = plan_to_json(node_plan.plan);
     document["topology"] = machine.topology.source;
+    document["node"] = node_to_json(node_plan);
     print_json(document);
   } else {
-    print_report(fmt::format("Topology: {}\n{}", machine.topology.source, plan_table(plan)));
+    const auto node = node_line(node_plan);
+    print_report(fmt::format("Topology: {}\n{}{}", machine.topology.source, node.empty() ? "" : node + "\n",
+                             plan_table(node_plan.plan)));
   }
   return exit_code::success;
 }
@@ -39,10 +41,12 @@ void add_plan_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<PlanOptions>();
   auto* command = app.add_subcommand("plan", "Show where M workers and their threads would run, without running them");
   add_placement_options(*command, options->placement);
+  add_master_addr_option(*command, options->placement.nodes);
   add_topology_options(*command, options->topology);
   command->add_flag("--json", options->json, "Print the plan as one JSON document on stdout");
   command->footer(
       "Example: mptrain plan -n 4 --topology-synthetic \"package:2 core:8 pu:2\"\n"
+      "Under mpirun or srun, or with --nnodes, the plan is for this node's share of the host.\n"
       "With --topology or --topology-synthetic every PU of that machine counts as usable.\nSee mptrain-plan(1).");
   command->callback([&runner, options] { runner = [options] { return run_plan(*options); }; });
 }

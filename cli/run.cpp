@@ -72,6 +72,10 @@ void add_run_command(CLI::App& app, Runner& runner) {
   add_command_words(*command, options->command, "Program and arguments to launch, after --");
   command->callback([&runner, options, command] {
     refuse_other_modes_options(*command, options->command.empty() ? "Launcher" : "Training");
+    // The launcher's --master-addr also says whether every node runs on this host (cluster/identity.hpp).
+    if (const auto* master = command->get_option_no_throw("--master-addr"); master != nullptr && master->count() > 0) {
+      options->placement.nodes.master_addr = master->as<std::string>();
+    }
     runner = [options] { return options->command.empty() ? run_training(*options) : run_launcher(*options); };
   });
 }

@@ -2,34 +2,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 
 namespace mptrain::procmgr {
-
-namespace {
-
-// The "NAME" part of a "NAME=value" entry.
-std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
-
-}  // namespace
-
-std::vector<std::string> current_environment() {
-  std::vector<std::string> entries;
-  for (char** entry = ::environ; entry != nullptr && *entry != nullptr; ++entry) entries.emplace_back(*entry);
-  return entries;
-}
-
-bool find_variable(const std::vector<std::string>& environment, std::string_view name, std::string* value) {
-  for (const auto& entry : environment) {
-    if (name_of(entry) != name || entry.size() == name.size()) continue;
-    if (value != nullptr) *value = entry.substr(name.size() + 1);
-    return true;
-  }
-  if (value != nullptr) value->clear();
-  return false;
-}
 
 // The names of `names` that `environment` sets.
 template <std::size_t N>
@@ -101,8 +77,8 @@ std::vector<std::string> preload_environment(const std::string& library, const s
 
 std::vector<std::string> merge_environment(std::vector<std::string> base, const std::vector<std::string>& overrides) {
   for (const auto& entry : overrides) {
-    const auto name = name_of(entry);
-    auto same = std::find_if(base.begin(), base.end(), [&](const std::string& e) { return name_of(e) == name; });
+    const auto name = variable_name(entry);
+    auto same = std::find_if(base.begin(), base.end(), [&](const std::string& e) { return variable_name(e) == name; });
     if (same != base.end()) {
       *same = entry;
     } else {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/cpu_set.hpp"
+#include "util/environment.hpp"
 #include "util/thread_variables.hpp"
 
 namespace mptrain::procmgr {
@@ -37,11 +38,9 @@ enum class OmpBind {
 inline constexpr std::array<std::string_view, 4> thread_placement_variables = {"OMP_PLACES", "OMP_PROC_BIND",
                                                                                "KMP_AFFINITY", "GOMP_CPU_AFFINITY"};
 
-// This process's environment as "NAME=value" entries.
-std::vector<std::string> current_environment();
-
-// The value of `name` in `environment` ("NAME=value" entries); "" and false when absent.
-bool find_variable(const std::vector<std::string>& environment, std::string_view name, std::string* value = nullptr);
+// This process's environment and lookups in it (util/environment.hpp).
+using mptrain::current_environment;
+using mptrain::find_variable;
 
 // The names of `thread_count_variables` that `environment` already sets.
 std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment);

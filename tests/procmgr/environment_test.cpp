@@ -61,11 +61,6 @@ TEST_CASE("merging replaces a variable in place and appends new ones") {
   CHECK(merged == std::vector<std::string>{"A=1", "B=20", "AB=3", "C=4"});
 }
 
-TEST_CASE("the current environment is read") {
-  ::setenv("MPTRAIN_TEST_VARIABLE", "yes", 1);
-  CHECK(contains(current_environment(), "MPTRAIN_TEST_VARIABLE=yes"));
-}
-
 TEST_CASE("each attempt tells the workers its restart count, as mptrain and as torchrun") {
   CHECK(attempt_environment(0) == std::vector<std::string>{"MPTRAIN_RESTART_COUNT=0", "TORCHELASTIC_RESTART_COUNT=0"});
   CHECK(attempt_environment(2) == std::vector<std::string>{"MPTRAIN_RESTART_COUNT=2", "TORCHELASTIC_RESTART_COUNT=2"});
