@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -327,6 +328,33 @@ procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
   return group;
 }
 
+// Warns about processes the workers started that ran on one CPU of a
+// worker's several: with mptrain's OMP_PROC_BIND, OpenMP binds a worker's
+// main thread to its first PU, and a process started from that thread
+// (torch.multiprocessing, a DataLoader worker) inherits that single CPU.
+void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResult& result,
+                            const nlohmann::json& monitor) {
+  std::vector<pid_t> workers;
+  for (const auto& worker : result.workers) workers.push_back(worker.pid);
+  if (!monitor.contains("processes")) return;
+  for (const auto& process : monitor["processes"]) {
+    const pid_t pid = process.value("pid", 0);
+    if (std::find(workers.begin(), workers.end(), pid) != workers.end()) continue;
+    auto cpus = CpuSet::parse(process.value("cpus_allowed", std::string()));
+    if (!cpus.ok() || cpus->size() != 1) continue;
+    for (const auto& placement : plan.workers) {
+      if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
+      print_warning(fmt::format(
+          "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
+          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). A program that starts processes after its "
+          "OpenMP runtime (torch.multiprocessing, DataLoader workers) runs faster with --omp-bind none",
+          pid, process.value("comm", std::string("?")), placement.rank, cpus->to_string(), placement.rank,
+          placement.cpus.to_string()));
+      break;
+    }
+  }
+}
+
 void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
   const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
@@ -410,6 +438,9 @@ int run_launcher(const RunOptions& options) {
     print_json(summary_json(plan, result, options.command, monitor));
   } else {
     print_summary(plan, result, monitor);
+  }
+  if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none) {
+    warn_inherited_binding(plan, result, monitor.report());
   }
   if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
   return exit_code::success;
