@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The launcher's thread placement and allocators on a real PyTorch job: the
-# peer's Hogwild script (shared/bench/torch_hogwild.py, one process per
-# worker) started by `mptrain run -- …`, side by side in one run:
-#   1. one worker x T=N intra-op threads: OpenMP threads floating over the
-#      worker's CPUs (--omp-bind none) against placed one per PU (the default);
-#   2. N workers x 1 thread with each allocator: default (glibc), jemalloc,
-#      tcmalloc (--allocator; an allocator that is not installed is skipped
-#      with a note).
+# The launcher's thread placement and allocators on real PyTorch jobs
+# started by `mptrain run -- …`, side by side in one run:
+#   1. one worker x T=N intra-op threads, OpenMP threads floating over the
+#      worker's CPUs (--omp-bind none) against placed one per PU (the
+#      default), on two workloads: the peer's Hogwild script
+#      (shared/bench/torch_hogwild.py --num-processes 1, which trains in a
+#      process it spawns) and bench/torch_intraop.py (the same network
+#      trained in the launched process itself);
+#   2. N workers x 1 thread of the peer's script with each allocator:
+#      default (glibc), jemalloc, tcmalloc (--allocator; one that is not
+#      installed is skipped with a note).
+# The in-process script times its whole run as "steady" and "start-join" alike.
 # Runs alternate between configurations, REPEAT times each (seeds 1..REPEAT),
 # and the medians are printed: samples/s summed over the workers, both as the
 # workers time it (steady, start-up left out) and start to join, the mean
@@ -27,14 +31,25 @@ REPEAT=${REPEAT:-5}
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-bench.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 
-names=(floating placed default jemalloc tcmalloc)
+INTRAOP=${INTRAOP:-$ROOT/bench/torch_intraop.py}
+names=(floating placed floating-inproc placed-inproc default jemalloc tcmalloc)
 declare -A options=(
   [floating]="-n 1 -t $N --omp-bind none"
   [placed]="-n 1 -t $N"
+  [floating-inproc]="-n 1 -t $N --omp-bind none"
+  [placed-inproc]="-n 1 -t $N"
   [default]="-n $N --allocator default"
   [jemalloc]="-n $N --allocator jemalloc"
   [tcmalloc]="-n $N --allocator tcmalloc"
 )
+# The program each configuration launches.
+program() {
+  if [[ $1 == *-inproc ]]; then
+    echo "$INTRAOP --peer $PEER"
+  else
+    echo "$PEER --num-processes 1"
+  fi
+}
 runnable=()
 for name in "${names[@]}"; do
   # shellcheck disable=SC2086
@@ -50,7 +65,7 @@ run() {
   local name=$1 seed=$2 start end
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$MPTRAIN" run ${options[$name]} --json -- "$PYTHON" "$PEER" --data "$DATA" --num-processes 1 \
+  "$MPTRAIN" run ${options[$name]} --json -- "$PYTHON" $(program "$name") --data "$DATA" \
     --train-limit "$LIMIT" --seed "$seed" >"$OUT/$name.json" 2>"$OUT/$name.err" ||
     { cat "$OUT/$name.err" >&2; exit 1; }
   end=$(date +%s.%N)
@@ -68,10 +83,10 @@ done
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo "== PyTorch Hogwild (torch $("$PYTHON" -c 'import torch; print(torch.__version__)')) under mptrain run: $N CPUs," \
   "$LIMIT samples per worker, $REPEAT runs each (seeds 1..$REPEAT), medians"
-printf '%-9s %-34s %12s %12s %9s %8s\n' config "mptrain run options" "steady/s" "start-join/s" accuracy "wall s"
+printf '%-15s %-34s %12s %12s %9s %8s\n' config "mptrain run options" "steady/s" "start-join/s" accuracy "wall s"
 for name in "${runnable[@]}"; do
   rows="$OUT/$name.rows"
-  printf '%-9s %-34s %12.0f %12.0f %9.4f %8.2f\n' "$name" "${options[$name]}" \
+  printf '%-15s %-34s %12.0f %12.0f %9.4f %8.2f\n' "$name" "${options[$name]}" \
     "$(cut -d' ' -f1 "$rows" | median)" "$(cut -d' ' -f2 "$rows" | median)" \
     "$(awk '{ s += $3 } END { print s / NR }' "$rows")" "$(cut -d' ' -f4 "$rows" | median)"
 done
