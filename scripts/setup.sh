@@ -12,6 +12,8 @@ packages=(
   jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
   gcc python3 python3-numpy libopenblas0-pthread stress-ng  # the doctor's corpus (tests/corpus)
+  openmpi-bin libopenmpi-dev         # beyond one machine: the MPI plugin and mpirun
+  numactl libomp-dev                 # launcher tests: dry-run lines with numactl, LLVM's OpenMP runtime
 )
 
 missing=()
