@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "cli/placement_options.hpp"
+#include "cluster/identity.hpp"
+#include "cluster/mpi.hpp"
 #include "procmgr/group.hpp"
 
 namespace mptrain::cli {
@@ -43,11 +45,32 @@ std::string describe_worker(const procmgr::WorkerResult& worker);
 std::string failure_message(const procmgr::GroupResult& result, std::string_view role = {});
 
 // Prints, instead of starting them, each of `specs`' exact command line for
-// `command` (binding, variables, program), CPUs and memory policy, as text
-// or as the JSON document of SPEC (`ranks`); returns the exit code. Throws a
-// runtime Failure when the program cannot be found, as the launch would.
+// `command` (binding, variables removed — `unset` — and set, program), CPUs
+// and memory policy, as text or as the JSON document of SPEC (`ranks`);
+// returns the exit code. Throws a runtime Failure when the program cannot be
+// found, as the launch would.
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
-                  const std::vector<std::string>& command, bool json);
+                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json);
+
+// What the nodes of a launch agreed on: node 0's address and port, and the
+// MPI session they agreed over (null unless an MPI launcher started several
+// nodes; kept for the run, to end the whole job when a node fails).
+struct Rendezvous {
+  std::unique_ptr<cluster::Mpi> mpi;
+  std::string master_addr;
+  int master_port = 0;  // 0: a free port, picked by the launcher (one node)
+};
+
+// The rendezvous of `node`, whose mptrain plans `workers` workers, with the
+// --master-addr (`master_addr`, "" when not given) and --master-port
+// (`master_port`, 0 when not given): over MPI when an MPI launcher started
+// several nodes (node 0's address — its host name unless given — and a free
+// port, broadcast; every node must plan as many workers), else from the
+// options, PET_MASTER_ADDR/MASTER_ADDR and PET_MASTER_PORT/MASTER_PORT, or
+// 29500. Throws a usage Failure when several nodes without MPI have no
+// master address, and a runtime Failure when MPI fails.
+Rendezvous agree_rendezvous(const cluster::NodeIdentity& node, int workers, const std::string& master_addr,
+                            int master_port);
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

@@ -37,10 +37,16 @@ std::vector<std::string> binding_words(const procmgr::WorkerSpec& spec) {
   return words;
 }
 
-// The shell command line that starts `spec`'s worker as mptrain would.
-std::string command_line(const procmgr::WorkerSpec& spec, const std::vector<std::string>& command) {
+// The shell command line that starts `spec`'s worker as mptrain would,
+// without the variables `unset`.
+std::string command_line(const procmgr::WorkerSpec& spec, const std::vector<std::string>& command,
+                         const std::vector<std::string>& unset) {
   std::vector<std::string> words = binding_words(spec);
   words.emplace_back("env");
+  for (const auto& name : unset) {
+    words.emplace_back("-u");
+    words.push_back(name);
+  }
   for (const auto& entry : variables_of(spec)) words.push_back(entry);
   for (const auto& word : command) words.push_back(word);
   std::vector<std::string> quoted;
@@ -53,7 +59,7 @@ nlohmann::json or_null(const std::string& text) {
 }
 
 nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std::string>& command,
-                         const std::string& executable) {
+                         const std::vector<std::string>& unset, const std::string& executable) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& entry : variables_of(spec)) {
     const auto equals = entry.find('=');
@@ -64,22 +70,23 @@ nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std:
           {"mems", or_null(spec.memory.nodes.to_string())},
           {"memory_policy", spec.memory.nodes.empty() ? "default" : to_string(spec.memory.mode)},
           {"env", std::move(env)},
+          {"unset", unset},
           {"argv", command},
           {"executable", executable},
-          {"command_line", command_line(spec, command)}};
+          {"command_line", command_line(spec, command, unset)}};
 }
 
 }  // namespace
 
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
-                  const std::vector<std::string>& command, bool json) {
+                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json) {
   // The program is looked up as a launch would, so a dry run fails where the launch would.
   const char* path = std::getenv("PATH");
   const auto executable =
       value_or_fail(procmgr::resolve_program(command.at(0), path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin"));
   if (json) {
     nlohmann::json ranks = nlohmann::json::array();
-    for (const auto& spec : specs) ranks.push_back(rank_json(spec, command, executable));
+    for (const auto& spec : specs) ranks.push_back(rank_json(spec, command, unset, executable));
     print_json({{"dry_run", true},
                 {"command", command},
                 {"num_processes", plan.num_processes},
@@ -94,7 +101,7 @@ int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerS
   for (const auto& spec : specs) {
     text += fmt::format("# rank {}: CPUs {}, memory {}\n{}\n", spec.rank,
                         spec.cpus.empty() ? "not pinned" : spec.cpus.to_string(), procmgr::to_string(spec.memory),
-                        command_line(spec, command));
+                        command_line(spec, command, unset));
   }
   print_report(text);
   return exit_code::success;

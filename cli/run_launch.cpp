@@ -198,16 +198,19 @@ bool port_in_use(int port) {
 }
 
 // The rendezvous and thread settings every worker shares.
-procmgr::WorldInfo world_info(const affinity::Plan& plan, const LaunchOptions& launch) {
+procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIdentity& node,
+                              const Rendezvous& rendezvous, const LaunchOptions& launch) {
   procmgr::WorldInfo world;
-  world.world_size = plan.num_processes;
+  world.local_size = plan.num_processes;
+  world.node_rank = node.rank;
+  world.nodes = node.count;
   world.threads = plan.threads_per_process;
-  world.master_addr = launch.master_addr;
-  world.master_port = launch.master_port;
+  world.master_addr = rendezvous.master_addr;
+  world.master_port = rendezvous.master_port;
   world.max_restarts = launch.max_restarts;
   if (world.master_port == 0) {
     world.master_port = value_or_fail(procmgr::find_free_port());
-  } else if (port_in_use(world.master_port)) {
+  } else if (node.rank == 0 && launch.master_port != 0 && port_in_use(world.master_port)) {
     print_warning(
         fmt::format("--master-port {} is already in use on this machine; unless that is your own "
                     "rendezvous, rank 0 cannot listen there: pick another port or leave --master-port out",
@@ -406,8 +409,10 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
 
 int run_launcher(const RunOptions& options) {
   const auto& launch = *options.launch;
-  // 1. Plan: M workers, T threads each, their CPUs.
-  const auto plan = plan_for_this_machine(options.placement);
+  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
+  const auto node_plan = plan_this_node(options.placement);
+  const auto& plan = node_plan.plan;
+  const auto& node = node_plan.node;
   // 2. The workers' environment, memory policy and allocator, built here before any fork.
   const auto environment = procmgr::current_environment();
   const auto settings = worker_settings(launch);
@@ -417,11 +422,15 @@ int run_launcher(const RunOptions& options) {
   if (settings.omp_bind != procmgr::OmpBind::none && plan.bind != affinity::Bind::none) {
     warn_user_placement(environment);
   }
-  const auto world = world_info(plan, launch);
-  const auto specs = launch_specs(plan, world, settings, environment);
   auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
-  if (launch.dry_run) return print_dry_run(plan, specs, options.command, options.json);
-  // 3. Spawn, supervise, reap (restarting the group when asked), while the
+  // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
+  //    whose own variables the workers do not inherit).
+  auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);
+  if (node.launched_by_mpi()) group.unset = procmgr::mpi_launcher_variables(environment);
+  const auto world = world_info(plan, node, rendezvous, launch);
+  const auto specs = launch_specs(plan, world, settings, environment);
+  if (launch.dry_run) return print_dry_run(plan, specs, options.command, group.unset, options.json);
+  // 4. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   RunMonitor monitor(plan);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
@@ -432,7 +441,8 @@ int run_launcher(const RunOptions& options) {
     announce_restart(failed, restart, launch.max_restarts);
   };
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
-  // 4. Report, and exit with the failing worker's code.
+  // 5. Report, and exit with the failing worker's code; a failed node ends
+  //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
   for (const auto& warning : result.warnings) print_warning(warning);
   if (options.json) {
     print_json(summary_json(plan, result, options.command, monitor));
@@ -442,7 +452,16 @@ int run_launcher(const RunOptions& options) {
   if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none) {
     warn_inherited_binding(plan, result, monitor.report());
   }
-  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result));
+  if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {
+    print_error(fmt::format("node {} ends the MPI job on every node: {}", node.rank, failure_message(result)));
+    rendezvous.mpi->abort(result.exit_code());
+  }
+  std::string why;
+  if (rendezvous.mpi && result.forwarded_signal != 0) {
+    (void)rendezvous.mpi.release();  // the job is ending: no MPI_Finalize, which would wait for the others
+    why = " (the MPI launcher stops every node when one fails or the job is cancelled)";
+  }
+  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result) + why);
   return exit_code::success;
 }
 

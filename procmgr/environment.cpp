@@ -28,16 +28,18 @@ std::vector<std::string> placement_variables_set(const std::vector<std::string>&
 
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
                                             const std::vector<std::string>& environment) {
+  const int global_rank = world.node_rank * world.local_size + rank;
+  const int world_size = world.nodes * world.local_size;
   std::vector<std::string> entries = {
-      fmt::format("RANK={}", rank),
+      fmt::format("RANK={}", global_rank),
       fmt::format("LOCAL_RANK={}", rank),
-      fmt::format("WORLD_SIZE={}", world.world_size),
-      fmt::format("LOCAL_WORLD_SIZE={}", world.world_size),
-      "GROUP_RANK=0",
-      "GROUP_WORLD_SIZE=1",
+      fmt::format("WORLD_SIZE={}", world_size),
+      fmt::format("LOCAL_WORLD_SIZE={}", world.local_size),
+      fmt::format("GROUP_RANK={}", world.node_rank),
+      fmt::format("GROUP_WORLD_SIZE={}", world.nodes),
       "ROLE_NAME=default",
-      fmt::format("ROLE_RANK={}", rank),
-      fmt::format("ROLE_WORLD_SIZE={}", world.world_size),
+      fmt::format("ROLE_RANK={}", global_rank),
+      fmt::format("ROLE_WORLD_SIZE={}", world_size),
       fmt::format("TORCHELASTIC_MAX_RESTARTS={}", world.max_restarts),
       fmt::format("MASTER_ADDR={}", world.master_addr),
       fmt::format("MASTER_PORT={}", world.master_port),
@@ -73,6 +75,26 @@ std::vector<std::string> preload_environment(const std::string& library, const s
   std::string preloaded;
   if (!find_variable(environment, "LD_PRELOAD", &preloaded) || preloaded.empty()) return {"LD_PRELOAD=" + library};
   return {fmt::format("LD_PRELOAD={}:{}", library, preloaded)};
+}
+
+std::vector<std::string> mpi_launcher_variables(const std::vector<std::string>& environment) {
+  std::vector<std::string> names;
+  for (const auto& entry : environment) {
+    const auto name = variable_name(entry);
+    if (name.starts_with("OMPI_") || name.starts_with("PMIX_") || name.starts_with("PMI_") ||
+        name == "MPI_LOCALRANKID" || name == "MPI_LOCALNRANKS") {
+      names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> without_variables(std::vector<std::string> environment,
+                                           const std::vector<std::string>& names) {
+  std::erase_if(environment, [&](const std::string& entry) {
+    return std::find(names.begin(), names.end(), variable_name(entry)) != names.end();
+  });
+  return environment;
 }
 
 std::vector<std::string> merge_environment(std::vector<std::string> base, const std::vector<std::string>& overrides) {

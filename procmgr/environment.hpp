@@ -16,7 +16,9 @@ namespace mptrain::procmgr {
 
 // What every worker of a launch is told about the group.
 struct WorldInfo {
-  int world_size = 1;                     // M, the workers on this node
+  int local_size = 1;                     // M, the workers on this node
+  int node_rank = 0;                      // this node among `nodes` (torchrun's group)
+  int nodes = 1;                          // K; the world is K x M workers
   int threads = 1;                        // T
   std::string master_addr = "127.0.0.1";  // MASTER_ADDR
   int master_port = 29500;                // MASTER_PORT
@@ -47,10 +49,12 @@ std::vector<std::string> thread_variables_set(const std::vector<std::string>& en
 // The names of `thread_placement_variables` that `environment` already sets.
 std::vector<std::string> placement_variables_set(const std::vector<std::string>& environment);
 
-// The variables for worker `rank` planned on `cpus`: torchrun's RANK,
-// LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE,
-// ROLE_NAME, ROLE_RANK, ROLE_WORLD_SIZE, TORCHELASTIC_MAX_RESTARTS,
-// MASTER_ADDR, MASTER_PORT, then MPTRAIN_CPUS and the thread counts —
+// The variables for local worker `rank` planned on `cpus`: torchrun's RANK
+// (node_rank x M + rank), LOCAL_RANK (rank), WORLD_SIZE (K x M),
+// LOCAL_WORLD_SIZE (M), GROUP_RANK (node_rank), GROUP_WORLD_SIZE (K),
+// ROLE_NAME, ROLE_RANK and ROLE_WORLD_SIZE (as RANK and WORLD_SIZE),
+// TORCHELASTIC_MAX_RESTARTS, MASTER_ADDR, MASTER_PORT, then MPTRAIN_CPUS and
+// the thread counts —
 // except, with UserThreadEnv::keep, thread variables that `environment`
 // already sets.
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
@@ -74,6 +78,15 @@ std::vector<std::string> openmp_placement(const CpuSet& cpus, OmpBind bind,
 // LD_PRELOAD with `library` first, then the libraries `environment` already
 // preloads; none when `library` is empty.
 std::vector<std::string> preload_environment(const std::string& library, const std::vector<std::string>& environment);
+
+// The names in `environment` that an MPI launcher (Open MPI, PMIx, Hydra's
+// PMI) set for this process: OMPI_*, PMIX_*, PMI_*, MPI_LOCALRANKID and
+// MPI_LOCALNRANKS. Workers must not inherit them: they are not that
+// launcher's ranks.
+std::vector<std::string> mpi_launcher_variables(const std::vector<std::string>& environment);
+
+// `environment` without the entries named in `names`.
+std::vector<std::string> without_variables(std::vector<std::string> environment, const std::vector<std::string>& names);
 
 // `base` with `overrides` applied: an entry of the same name is replaced in
 // place, a new name is appended.

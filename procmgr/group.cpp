@@ -136,7 +136,7 @@ Status Supervisor::prepare() {
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
-  base_environment_ = current_environment();
+  base_environment_ = without_variables(current_environment(), options_.unset);
   return ok_status();
 }
 

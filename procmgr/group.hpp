@@ -97,6 +97,9 @@ struct GroupResult;
 // How the group is supervised.
 struct GroupOptions {
   Output output = Output::inherit;
+  // Variables of mptrain's environment the workers do not inherit (the MPI
+  // launcher's own, which describe mptrain, not its workers).
+  std::vector<std::string> unset;
   std::filesystem::path log_dir;           // for Output::log_dir
   std::chrono::milliseconds grace{10000};  // SIGTERM to SIGKILL when stopping the group
   int max_restarts = 0;                    // restarts of the whole group after a failure

@@ -14,7 +14,7 @@ bool contains(const std::vector<std::string>& entries, const std::string& entry)
 
 WorldInfo world_of_four() {
   WorldInfo world;
-  world.world_size = 4;
+  world.local_size = 4;
   world.threads = 2;
   world.master_addr = "10.0.0.1";
   world.master_port = 12345;
@@ -94,4 +94,16 @@ TEST_CASE("the allocator is preloaded before the user's own preloads") {
   CHECK(preload_environment("/lib/j.so", {"LD_PRELOAD="}) == std::vector<std::string>{"LD_PRELOAD=/lib/j.so"});
   CHECK(preload_environment("/lib/j.so", {"LD_PRELOAD=/x.so /y.so"}) ==
         std::vector<std::string>{"LD_PRELOAD=/lib/j.so:/x.so /y.so"});
+}
+
+TEST_CASE("ranks are global across nodes: node rank x M + local rank, in a world of K x M") {
+  WorldInfo world = world_of_four();
+  world.node_rank = 2;
+  world.nodes = 3;
+  const auto env = worker_environment(1, CpuSet({1}), world, UserThreadEnv::override, {});
+  for (const char* entry : {"RANK=9", "LOCAL_RANK=1", "WORLD_SIZE=12", "LOCAL_WORLD_SIZE=4", "GROUP_RANK=2",
+                            "GROUP_WORLD_SIZE=3", "ROLE_RANK=9", "ROLE_WORLD_SIZE=12"}) {
+    INFO(entry);
+    CHECK(contains(env, entry));
+  }
 }
