@@ -4,6 +4,8 @@
 // progress and each epoch's evaluation, then stop a diverged run, save,
 // evaluate and report.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/node_sync.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
 #include "cli/run.hpp"
@@ -40,7 +43,8 @@ struct TrainOptions {
   std::string save_model;
   std::string resume;
   bool eval_every_epoch = false;
-  long train_limit = 0;  // 0: all
+  long train_limit = 0;     // 0: all
+  double sync_every = 1.0;  // seconds between averages across nodes
 };
 
 namespace {
@@ -108,6 +112,13 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->type_name("N")
       ->check(whole_number(0))
       ->group(group);
+  command
+      .add_option("--sync-every", options->sync_every,
+                  "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
+      ->type_name("SECONDS")
+      ->check(from_to(0.01, 3600))
+      ->default_str("1")
+      ->group(group);
   return options;
 }
 
@@ -140,6 +151,11 @@ struct TrainReport {
   std::string failure;             // what main prints about it
   std::string saved_model;         // where the model was saved; empty: not saved
   std::string save_error;          // why --save-model could not be written; empty: no error
+  // Across nodes (empty / 0 on one node):
+  std::vector<double> node_samples_per_second;  // each node's samples/s, in node order
+  int sync_rounds = 0;                          // rounds of averaging
+  double sync_seconds = 0;                      // time this node spent averaging
+  std::string model_checksum;                   // CRC-32 of the final parameters, the same on every node
 };
 
 // The epochs whose model is kept for evaluation while the workers go on:
@@ -282,25 +298,39 @@ void record_group(const procmgr::GroupResult& result, const hogwild::ParameterSt
 // the shared model can still be saved.
 TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& settings,
                   const hogwild::Dataset& train_data, hogwild::ParameterStore& store, RunMonitor& monitor,
-                  EpochEvaluator& evaluator, Progress& progress) {
+                  EpochEvaluator& evaluator, Progress& progress, NodeSync* sync) {
   TrainReport report;
+  const int shard = settings.sample_count > 0 ? settings.sample_count : train_data.count;
   const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
-                     static_cast<std::uint64_t>(train_data.count);
+                     static_cast<std::uint64_t>(shard);
   const auto start = Clock::now();
   procmgr::GroupOptions group;
   group.output = procmgr::Output::inherit;
+  if (sync != nullptr) group.tick = std::min(group.tick, sync->period());  // a round can come every --sync-every
   group.on_tick = [&](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     progress.update(progress_figures(store, total, elapsed, monitor.live_verdict()));
     evaluator.update(report.epochs, 1, progress);
+    if (sync != nullptr) sync->tick();
   };
   const auto worker = [&](const procmgr::WorkerSpec& spec) {
     return train_as_worker(settings, train_data, store, plan.threads_per_process, spec);
   };
   const auto result = value_or_fail(procmgr::run_group(worker_specs(plan), procmgr::ChildFunction(worker), group));
-  report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   progress.finish();
+  if (sync != nullptr) {
+    if (result.failed_rank && result.forwarded_signal == 0) {
+      // A failed node ends the whole MPI job: the others are waiting in a round.
+      print_error(
+          fmt::format("this node ends the MPI job on every node: {}", failure_message(result, "training worker ")));
+      sync->abort(result.exit_code());
+    }
+    sync->finish();  // the last rounds, then the same model on every node
+    report.sync_rounds = sync->rounds();
+    report.sync_seconds = sync->seconds();
+  }
+  report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (const auto& warning : result.warnings) print_warning(warning);
   record_group(result, store, report);
   return report;
@@ -373,7 +403,7 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
 }
 
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
-                       const RunMonitor& monitor) {
+                       const RunMonitor& monitor, const cluster::NodeIdentity& node) {
   const auto& settings = options.settings;
   std::string text = fmt::format(
       "mptrain run: model {}, {}, bind {}, {}, batch {}\n", hogwild::to_string(settings.model),
@@ -386,8 +416,19 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   text += fmt::format("  samples           {}\n", report.samples);
   text += fmt::format("  train seconds     {:.3f}\n", report.train_seconds);
   text += fmt::format("  samples/s         {:.0f}\n", samples_per_second(report));
-  text += fmt::format("  test accuracy     {:.4f}\n", report.test.accuracy);
-  text += fmt::format("  test loss         {:.4f}\n", report.test.loss);
+  if (node.rank == 0) {
+    text += fmt::format("  test accuracy     {:.4f}\n", report.test.accuracy);
+    text += fmt::format("  test loss         {:.4f}\n", report.test.loss);
+  } else {
+    text += "  test accuracy     (node 0 evaluates)\n";
+  }
+  if (node.count > 1) {
+    text += fmt::format("  nodes             {} (this is node {}), samples/s per node {:.0f}\n", node.count, node.rank,
+                        fmt::join(report.node_samples_per_second, ", "));
+    text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s)\n", report.sync_rounds,
+                        report.sync_seconds, options.sync_every);
+  }
+  text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
   for (const auto& placement : plan.workers) {
     const auto rank = static_cast<std::size_t>(placement.rank);
@@ -411,7 +452,7 @@ nlohmann::json json_or_null(const std::string& text) {
 }
 
 nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
-                           int train_samples, const RunMonitor& monitor) {
+                           int train_samples, const RunMonitor& monitor, const cluster::NodeIdentity& node) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& placement : plan.workers) {
     workers.push_back({{"rank", placement.rank},
@@ -429,13 +470,25 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
   nlohmann::json interrupted = nullptr;
   if (report.interrupted_by != 0) interrupted = procmgr::signal_name(report.interrupted_by);
   const auto& settings = options.settings;
+  nlohmann::json nodes = {{"count", node.count},
+                          {"rank", node.rank},
+                          {"source", cluster::to_string(node.source)},
+                          {"sync_every", options.sync_every},
+                          {"sync_rounds", report.sync_rounds},
+                          {"averaging_seconds", report.sync_seconds},
+                          {"samples_per_second", report.node_samples_per_second},
+                          {"first_sample", settings.first_sample},
+                          {"shard_samples", settings.sample_count > 0 ? settings.sample_count : train_samples}};
+  const bool evaluated = node.rank == 0;
   return {{"model", hogwild::to_string(settings.model)},
+          {"nodes", std::move(nodes)},
+          {"model_checksum", report.model_checksum},
           {"samples", report.samples},
           {"train_samples", train_samples},
           {"train_seconds", report.train_seconds},
           {"samples_per_second", samples_per_second(report)},
-          {"test_accuracy", report.test.accuracy},
-          {"test_loss", report.test.loss},
+          {"test_accuracy", evaluated ? nlohmann::json(report.test.accuracy) : nlohmann::json(nullptr)},
+          {"test_loss", evaluated ? nlohmann::json(report.test.loss) : nlohmann::json(nullptr)},
           {"test_samples", report.test.samples},
           {"num_processes", plan.num_processes},
           {"threads_per_process", plan.threads_per_process},
@@ -452,6 +505,47 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"failed_rank", report.failed_rank ? nlohmann::json(*report.failed_rank) : nlohmann::json(nullptr)},
           {"workers", std::move(workers)},
           {"monitor", monitor.report()}};
+}
+
+// The MPI session of built-in training across nodes; null on one node.
+// Several nodes need an MPI launcher: only MPI can average their models.
+std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
+  if (node.count == 1) return nullptr;
+  if (!node.launched_by_mpi()) {
+    usage_failure(
+        "built-in training across {} nodes averages the model over MPI: start one mptrain per node with mpirun "
+        "(e.g. `mpirun -n {} mptrain run …`), not with --nnodes by hand",
+        node.count, node.count);
+  }
+  auto mpi = value_or_fail(cluster::Mpi::start());
+  if (mpi->size() != node.count || mpi->rank() != node.rank) {
+    runtime_failure("MPI says this is rank {} of {}, but the launcher's variables say node {} of {}", mpi->rank(),
+                    mpi->size(), node.rank, node.count);
+  }
+  return mpi;
+}
+
+// Restricts `settings` to `node`'s shard of `samples` training samples: contiguous, equal to one sample.
+void take_shard(const cluster::NodeIdentity& node, int samples, hogwild::TrainSettings& settings) {
+  const auto first = static_cast<long long>(samples) * node.rank / node.count;
+  const auto end = static_cast<long long>(samples) * (node.rank + 1) / node.count;
+  if (end <= first) usage_failure("{} training samples cannot be shared by {} nodes", samples, node.count);
+  settings.first_sample = static_cast<int>(first);
+  settings.sample_count = static_cast<int>(end - first);
+}
+
+// zlib's CRC-32 of the bytes of `parameters`, as 8 hex digits.
+std::string checksum(std::span<const float> parameters) {
+  const auto* bytes = reinterpret_cast<const Bytef*>(parameters.data());
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::size_t left = parameters.size_bytes();
+  while (left > 0) {
+    const auto piece = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+    crc = crc32(crc, bytes, piece);
+    bytes += piece;
+    left -= piece;
+  }
+  return fmt::format("{:08x}", crc);
 }
 
 // The run's exit code, after the report: a failed worker's own code, else 1
@@ -481,38 +575,51 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
 }  // namespace
 
 int run_training(const RunOptions& options) {
-  const TrainOptions& train_options = *options.train;
-  const auto& settings = train_options.settings;
-  const auto layout = hogwild::model_layout(settings.model);
+  TrainOptions train_options = *options.train;
+  const auto layout = hogwild::model_layout(train_options.settings.model);
   // What would fail only after training (the checkpoint's path, room for
   // the epoch snapshots) is found now, not after hours of training.
   check_before_training(train_options, layout);
-  // 1. Plan: M workers, T threads each, their CPUs.
-  const auto plan = plan_for_this_machine(options.placement);
-  // 2. Data: loaded once into shared read-only memory, inherited by every worker.
+  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
+  const auto node_plan = plan_this_node(options.placement);
+  const auto& plan = node_plan.plan;
+  auto mpi = start_nodes(node_plan.node);  // null on one node
+  // 2. Data: loaded once into shared read-only memory, inherited by every worker;
+  //    across nodes, each node trains its own shard.
   const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
   const auto test_data = load_split(train_options, hogwild::Split::test, 0);
-  // 3. The shared parameter store: initialised, or the checkpoint to resume.
+  if (mpi) take_shard(node_plan.node, train_data.count, train_options.settings);
+  const auto& settings = train_options.settings;
+  // 3. The shared parameter store: initialised, or the checkpoint to resume
+  //    (across nodes, node 0's, so every node starts from the same model).
   std::uint64_t resumed_epochs = 0;
   std::uint64_t resumed_samples = 0;
   auto store = initial_store(train_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
+  std::optional<NodeSync> sync;
+  if (mpi) sync.emplace(*mpi, store, train_options.sync_every);
   // 4. Train: fork the pinned workers, show progress, the monitor's live
-  //    verdict and each epoch's evaluation; stop all when one fails.
+  //    verdict and each epoch's evaluation, and average with the other nodes;
+  //    stop all when one fails.
   RunMonitor monitor(plan);
   Progress progress;
   EpochEvaluator evaluator(store, test_data, settings.model);
-  auto report = train(plan, settings, train_data, store, monitor, evaluator, progress);
+  auto report = train(plan, settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
+  if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
+  report.model_checksum = checksum(store.parameters());
   // 5. A model whose loss became NaN or infinite is never saved (exit 1).
   refuse_diverged(store, train_options);
   // 6. Save, also after SIGINT/SIGTERM or a worker's death (the shared
-  //    model survives it), before anything else can go wrong.
-  save_model(train_options, store, resumed_epochs, resumed_samples, report);
-  // 7. Evaluate the final model on the test set, then report.
-  evaluate_model(train_options, store, test_data, std::max(1, plan.usable_cpus), evaluator, progress, report);
+  //    model survives it), before anything else can go wrong; node 0 only.
+  const bool leader = node_plan.node.rank == 0;
+  if (leader) save_model(train_options, store, resumed_epochs, resumed_samples, report);
+  // 7. Evaluate the final model on the test set (node 0), then report.
+  if (leader) {
+    evaluate_model(train_options, store, test_data, std::max(1, plan.usable_cpus), evaluator, progress, report);
+  }
   if (options.json) {
-    print_json(json_report(plan, train_options, report, train_data.count, monitor));
+    print_json(json_report(plan, train_options, report, train_data.count, monitor, node_plan.node));
   } else {
-    print_text_report(plan, train_options, report, monitor);
+    print_text_report(plan, train_options, report, monitor, node_plan.node);
   }
   // 8. Exit with the worker's failure, the save's, or the signal's.
   return exit_status(train_options, report);

@@ -32,6 +32,8 @@ class Mpi {
 
   // `text` of rank `root`, on every rank; an Error with MPI's message otherwise.
   Result<std::string> broadcast(const std::string& text, int root);
+  // `values` of rank `root`, on every rank (same length everywhere).
+  Status broadcast(std::span<float> values, int root);
   // Replaces each element of `values` by its sum over all ranks, in place.
   Status sum(std::span<float> values);
   Status sum(std::span<double> values);

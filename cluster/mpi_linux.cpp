@@ -88,6 +88,10 @@ Result<std::string> Mpi::broadcast(const std::string& text, int root) {
   return received;
 }
 
+Status Mpi::broadcast(std::span<float> values, int root) {
+  return check(api_->broadcast(values.data(), static_cast<std::int64_t>(values.size_bytes()), root), "MPI_Bcast");
+}
+
 Status Mpi::sum(std::span<float> values) {
   return check(api_->sum_floats(values.data(), static_cast<std::int64_t>(values.size())), "MPI_Allreduce");
 }

@@ -157,12 +157,13 @@ class WorkerLoop {
   // The epochs, as the leader of the team when there is one.
   Result<WorkerOutcome> run_epochs() {
     WorkerOutcome outcome;
-    std::vector<int> order(static_cast<std::size_t>(data_.count));
+    const int shard = settings_.sample_count > 0 ? settings_.sample_count : data_.count;
+    std::vector<int> order(static_cast<std::size_t>(shard));
     Random shuffle_random(settings_.seed + static_cast<std::uint64_t>(setup_.rank));
     auto& counters = store_.counters(setup_.rank);
     store_.snapshot(parameters_);
     for (int epoch = 0; epoch < settings_.epochs; ++epoch) {
-      std::iota(order.begin(), order.end(), 0);
+      std::iota(order.begin(), order.end(), settings_.first_sample);
       for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle_random.below(i)]);
       for (std::size_t start = 0; start < order.size(); start += static_cast<std::size_t>(settings_.batch_size)) {
         if (stop_signal != 0) {

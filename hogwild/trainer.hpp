@@ -23,6 +23,11 @@ struct TrainSettings {
   float learning_rate = 0.01f;
   float momentum = 0.5f;
   std::uint64_t seed = 1;
+  // The part of the training set this node trains on (a node's shard when
+  // several nodes train): samples first_sample .. first_sample + sample_count - 1;
+  // sample_count 0: every sample.
+  int first_sample = 0;
+  int sample_count = 0;
 };
 
 // Where one worker runs.
