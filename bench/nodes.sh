@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Built-in training across nodes (issue 12): 2 mptrain under mpirun, one per
+# CPU ("node"), one worker each, against 1 mptrain with 2 workers on both
+# CPUs, same data and epochs, for --sync-every 0.1, 0.5 and 2 s: samples/s
+# (all nodes' samples over the slowest node's time), node 0's test accuracy,
+# the time node 0 spent averaging, and whether both nodes ended with the
+# same model. Seeds 1..REPEAT alternate between the configurations; means.
+# Usage: bench/nodes.sh  (set any variable below to override)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
+DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+EPOCHS=${EPOCHS:-1}
+REPEAT=${REPEAT:-3}
+SYNCS=${SYNCS:-"0.1 0.5 2"}
+command -v mpirun >/dev/null || { echo "bench: mpirun is not installed (apt-get install openmpi-bin)" >&2; exit 1; }
+[[ -f "$(dirname "$MPTRAIN")/libmptrain_mpi.so" ]] || { echo "bench: $MPTRAIN has no MPI plugin" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-bench.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+
+# nodes SYNC SEED: appends "samples/s accuracy averaging-seconds same-model" to $OUT/nodes-SYNC.rows.
+nodes() {
+  mpirun -n 2 sh -c '"$0" run -n 1 --data "$1" --epochs "$2" --seed "$3" --sync-every "$4" --json \
+      >"$5.$OMPI_COMM_WORLD_RANK" 2>/dev/null' "$MPTRAIN" "$DATA" "$EPOCHS" "$2" "$1" "$OUT/node"
+  jq -s -r '"\((map(.samples) | add) / (map(.train_seconds) | max)) \(.[0].test_accuracy) \(.[0].nodes.averaging_seconds) \(.[0].model_checksum == .[1].model_checksum)"' \
+    "$OUT/node.0" "$OUT/node.1" >>"$OUT/nodes-$1.rows"
+}
+# one SEED: appends "samples/s accuracy" of 1 mptrain x 2 workers to $OUT/one.rows.
+one() {
+  "$MPTRAIN" run -n 2 --data "$DATA" --epochs "$EPOCHS" --seed "$1" --json 2>/dev/null |
+    jq -r '"\(.samples_per_second) \(.test_accuracy)"' >>"$OUT/one.rows"
+}
+
+for ((seed = 1; seed <= REPEAT; seed++)); do
+  one "$seed"
+  for sync in $SYNCS; do nodes "$sync" "$seed"; done
+done
+mean() { awk -v c="$1" '{ s += $c } END { printf "%.4f", s / NR }' "$2"; }
+echo "== built-in training: 2 nodes (mpirun, 1 worker each) vs 1 node x 2 workers, $EPOCHS epoch(s), $(nproc) CPUs, seeds 1..$REPEAT, means"
+printf '%-28s %12s %9s %14s %10s\n' configuration samples/s accuracy "averaging s" "same model"
+printf '%-28s %12.0f %9s %14s %10s\n' "1 node x 2 workers" "$(mean 1 "$OUT/one.rows")" "$(mean 2 "$OUT/one.rows")" - -
+for sync in $SYNCS; do
+  rows="$OUT/nodes-$sync.rows"
+  printf '%-28s %12.0f %9s %14s %10s\n' "2 nodes, --sync-every $sync" "$(mean 1 "$rows")" "$(mean 2 "$rows")" \
+    "$(mean 3 "$rows")" "$(awk '{ print $4 }' "$rows" | sort -u | paste -sd/)"
+done
