@@ -9,7 +9,7 @@ need_cpus 2
 source_file="$(dirname "$0")/programs/omp_where.c"
 cc -O1 -fopenmp "$source_file" -o "$WORK/omp_gnu" || fail "cannot build the OpenMP program with cc -fopenmp"
 runtimes=(gnu)
-if clang -O1 -fopenmp "$source_file" -o "$WORK/omp_llvm" 2>"$WORK/clang.err" && ldd "$WORK/omp_llvm" | grep -q libomp; then
+if clang -O1 -fopenmp "$source_file" -o "$WORK/omp_llvm" 2>"$WORK/clang.err" && ldd "$WORK/omp_llvm" | grep libomp >/dev/null; then
   runtimes+=(llvm)
 else
   echo "NOTE: LLVM OpenMP not checked here: clang -fopenmp with libomp is not available ($(head -1 "$WORK/clang.err"))" >&2
@@ -38,7 +38,7 @@ check_placed() {
     while read -r _ _ _ _ cpu _ allowed; do
       [[ "$allowed" =~ ^[0-9]+$ ]] || fail "$runtime -n $m -t $t: rank $rank has a thread allowed on $allowed, not one PU"
       [[ "$cpu" == "$allowed" ]] || fail "$runtime: rank $rank's thread on CPU $allowed ran on CPU $cpu"
-      expand "$cpus" | grep -qx "$allowed" || fail "$runtime: rank $rank's thread is on CPU $allowed, outside $cpus"
+      expand "$cpus" | grep -x "$allowed" >/dev/null || fail "$runtime: rank $rank's thread is on CPU $allowed, outside $cpus"
     done <<<"$lines"
     [[ $(awk '{print $7}' <<<"$lines" | sort -u | wc -l) == "$t" ]] ||
       { echo "$lines" >&2; fail "$runtime -n $m -t $t: rank $rank's threads share a PU"; }
