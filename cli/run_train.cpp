@@ -594,7 +594,9 @@ int run_training(const RunOptions& options) {
   //    (across nodes, node 0's, so every node starts from the same model).
   std::uint64_t resumed_epochs = 0;
   std::uint64_t resumed_samples = 0;
-  auto store = initial_store(train_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
+  TrainOptions start_options = train_options;
+  if (mpi && node_plan.node.rank != 0) start_options.resume.clear();  // node 0's model is broadcast below
+  auto store = initial_store(start_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
   std::optional<NodeSync> sync;
   if (mpi) sync.emplace(*mpi, store, train_options.sync_every);
   // 4. Train: fork the pinned workers, show progress, the monitor's live
