@@ -1,0 +1,50 @@
+# A training worker killed on node 1 stops the training on node 0 too: the
+# MPI job ends, mpirun exits non-zero, and no worker is left behind.
+# ctest: timeout 200
+# ctest: serial (it looks for the job's mptrain processes by name)
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_mpi
+data=${MPTRAIN_DATA:-/usr/share/datasets/fashion-mnist}
+[[ -r "$data/train-labels-idx1-ubyte.gz" || -r "$data/train-labels-idx1-ubyte" ]] ||
+  skip "no Fashion-MNIST under $data (apt-get install dataset-fashion-mnist)"
+
+timeout 150 mpirun -n 2 --oversubscribe "$MPTRAIN" run -n 1 --data "$data" --epochs 50 --sync-every 0.2 \
+  >"$WORK/out" 2>"$WORK/err" &
+job=$!
+# node 1's mptrain: the one whose environment says Open MPI rank 1; its worker is its child.
+node1_worker() {
+  local pid
+  for pid in $(pgrep -x mptrain); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' || continue
+    pgrep -P "$pid" -x mptrain | head -1
+    return 0
+  done
+  return 1
+}
+worker=""
+for _ in $(seq 100); do
+  worker=$(node1_worker) && [[ -n "$worker" ]] && break
+  sleep 0.1
+done
+[[ -n "$worker" ]] || { kill "$job"; fail "node 1's training worker never started"; }
+sleep 1
+mptrains=$(pgrep -x mptrain | tr '\n' ' ')  # both nodes' mptrain and their workers
+kill -9 "$worker"
+start=$SECONDS
+wait "$job"
+code=$?
+((SECONDS - start < 60)) || fail "node 0 was not stopped (took $((SECONDS - start)) s)"
+[[ $code != 0 ]] || { cat "$WORK/err" >&2; fail "mpirun exited 0 though a training worker was killed"; }
+expect_stderr "this node ends the MPI job on every node: training worker rank 0 \(pid $worker\) killed by SIGKILL"
+# gone PIDS...: none of the processes is alive (zombies count as gone).
+gone() {
+  local pid state
+  for pid in "$@"; do
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
+    [[ "$state" == Z ]] || return 1
+  done
+}
+for _ in $(seq 50); do gone $mptrains && break; sleep 0.1; done
+# shellcheck disable=SC2086
+gone $mptrains || { ps -o pid,stat,args -p "${mptrains// /,}" >&2; fail "a process of the job outlived it"; }
