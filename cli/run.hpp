@@ -52,6 +52,10 @@ std::string failure_message(const procmgr::GroupResult& result, std::string_view
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
                   const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json);
 
+// MPI started for `node` (through the plugin); throws a runtime Failure when
+// it cannot be, or when MPI's rank and size are not the node's.
+std::unique_ptr<cluster::Mpi> start_mpi(const cluster::NodeIdentity& node);
+
 // What the nodes of a launch agreed on: node 0's address and port, and the
 // MPI session they agreed over (null unless an MPI launcher started several
 // nodes; kept for the run, to end the whole job when a node fails).

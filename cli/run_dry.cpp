@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstdlib>
-
 #include "cli/commands.hpp"
 #include "cli/run.hpp"
 #include "procmgr/environment.hpp"
@@ -81,9 +79,7 @@ nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std:
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
                   const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json) {
   // The program is looked up as a launch would, so a dry run fails where the launch would.
-  const char* path = std::getenv("PATH");
-  const auto executable =
-      value_or_fail(procmgr::resolve_program(command.at(0), path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin"));
+  const auto executable = value_or_fail(procmgr::resolve_in_path(command.at(0)));
   if (json) {
     nlohmann::json ranks = nlohmann::json::array();
     for (const auto& spec : specs) ranks.push_back(rank_json(spec, command, unset, executable));

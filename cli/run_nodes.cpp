@@ -54,12 +54,8 @@ void check_same_workers(cluster::Mpi& mpi, int workers) {
 Rendezvous agree_over_mpi(const cluster::NodeIdentity& node, int workers, const std::string& master_addr,
                           int master_port) {
   Rendezvous rendezvous;
-  rendezvous.mpi = value_or_fail(cluster::Mpi::start());
+  rendezvous.mpi = start_mpi(node);
   auto& mpi = *rendezvous.mpi;
-  if (mpi.size() != node.count || mpi.rank() != node.rank) {
-    runtime_failure("MPI says this is rank {} of {}, but the launcher's variables say node {} of {}", mpi.rank(),
-                    mpi.size(), node.rank, node.count);
-  }
   check_same_workers(mpi, workers);
   std::string offer;
   if (node.rank == 0) {
@@ -75,6 +71,15 @@ Rendezvous agree_over_mpi(const cluster::NodeIdentity& node, int workers, const 
 }
 
 }  // namespace
+
+std::unique_ptr<cluster::Mpi> start_mpi(const cluster::NodeIdentity& node) {
+  auto mpi = value_or_fail(cluster::Mpi::start());
+  if (mpi->size() != node.count || mpi->rank() != node.rank) {
+    runtime_failure("MPI says this is rank {} of {}, but the launcher's variables say node {} of {}", mpi->rank(),
+                    mpi->size(), node.rank, node.count);
+  }
+  return mpi;
+}
 
 Rendezvous agree_rendezvous(const cluster::NodeIdentity& node, int workers, const std::string& master_addr,
                             int master_port) {

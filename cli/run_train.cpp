@@ -517,12 +517,7 @@ std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
         "(e.g. `mpirun -n {} mptrain run …`), not with --nnodes by hand",
         node.count, node.count);
   }
-  auto mpi = value_or_fail(cluster::Mpi::start());
-  if (mpi->size() != node.count || mpi->rank() != node.rank) {
-    runtime_failure("MPI says this is rank {} of {}, but the launcher's variables say node {} of {}", mpi->rank(),
-                    mpi->size(), node.rank, node.count);
-  }
-  return mpi;
+  return start_mpi(node);
 }
 
 // Restricts `settings` to `node`'s shard of `samples` training samples: contiguous, equal to one sample.

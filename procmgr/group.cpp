@@ -438,8 +438,7 @@ GroupResult Supervisor::collect(int restart) {
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
                               const GroupOptions& options) {
   if (program.argv.empty()) return Error{"no command given after --"};
-  const char* path = std::getenv("PATH");
-  auto resolved = resolve_program(program.argv[0], path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+  auto resolved = resolve_in_path(program.argv[0]);
   if (!resolved.ok()) return resolved.error();
   const ChildTarget target{*resolved, program.argv, nullptr};
   return Supervisor(specs, target, options).run();

@@ -49,6 +49,8 @@ struct StartedChild {
 // (PATH). Returns an Error "cannot run 'NAME': …" saying why otherwise (a
 // shell would exit 127 or 126 here; mptrain's contract makes it exit 1).
 Result<std::string> resolve_program(std::string_view name, std::string_view search_path);
+// resolve_program with this process's PATH (a shell's default when PATH is unset).
+Result<std::string> resolve_in_path(std::string_view name);
 
 // Forks a child set up per `setup` (death signal, process group, streams,
 // CPU and memory binding, environment) that execs or calls `target`.

@@ -245,6 +245,11 @@ Result<std::string> resolve_program(std::string_view name, std::string_view sear
   return Error{fmt::format("cannot run '{}': not found in PATH; check the name or give its path", name)};
 }
 
+Result<std::string> resolve_in_path(std::string_view name) {
+  const char* path = std::getenv("PATH");
+  return resolve_program(name, path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin");
+}
+
 Result<StartedChild> start_child(const ChildTarget& target, const ChildSetup& setup) {
   Prepared prepared;
   prepared.parent = ::getpid();

@@ -16,10 +16,13 @@
 #include <string>
 #include <utility>
 
+#include "tests/procmgr/temp_files.hpp"
 #include "util/fd.hpp"
 
 using namespace mptrain;
 using namespace mptrain::procmgr;
+using mptrain::test::make_temp_dir;
+using mptrain::test::slurp;
 using namespace std::chrono_literals;
 
 namespace {
@@ -43,18 +46,6 @@ GroupOptions quick_options() {
   GroupOptions options;
   options.grace = 2000ms;
   return options;
-}
-
-std::filesystem::path make_temp_dir() {
-  char pattern[] = "/tmp/mptrain-group-test.XXXXXX";
-  REQUIRE(::mkdtemp(pattern) != nullptr);
-  return pattern;
-}
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ostringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -12,7 +12,11 @@
 #include <regex>
 #include <sstream>
 
+#include "tests/procmgr/temp_files.hpp"
+
 using namespace mptrain::procmgr;
+using mptrain::test::make_temp_dir;
+using mptrain::test::slurp;
 using namespace std::chrono_literals;
 
 namespace {
@@ -29,18 +33,6 @@ std::string refusal(std::string_view text) {
   auto choice = parse_stream_choice(text);
   REQUIRE_FALSE(choice.ok());
   return choice.error().message;
-}
-
-std::filesystem::path make_temp_dir() {
-  char pattern[] = "/tmp/mptrain-output-test.XXXXXX";
-  REQUIRE(::mkdtemp(pattern) != nullptr);
-  return pattern;
-}
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ostringstream text;
-  text << std::ifstream(path).rdbuf();
-  return text.str();
 }
 
 // Writes `text` to descriptor `fd`.

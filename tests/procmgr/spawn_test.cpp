@@ -9,17 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/procmgr/temp_files.hpp"
 #include "util/fd.hpp"
 
 using namespace mptrain::procmgr;
+using mptrain::test::make_temp_dir;
+using mptrain::test::slurp;
 
 namespace {
-
-std::filesystem::path make_temp_dir() {
-  char pattern[] = "/tmp/mptrain-spawn-test.XXXXXX";
-  REQUIRE(::mkdtemp(pattern) != nullptr);
-  return pattern;
-}
 
 void write_file(const std::filesystem::path& path, const char* text, mode_t mode) {
   std::ofstream(path) << text;

@@ -19,3 +19,10 @@ mpirun_mptrain() {
   timeout 120 mpirun -n "$k" --oversubscribe "$MPTRAIN" "$@" >"$WORK/out" 2>"$WORK/err"
   code=$?
 }
+
+# need_data: skips unless Fashion-MNIST is readable; sets $data to its directory.
+need_data() {
+  data=${MPTRAIN_DATA:-/usr/share/datasets/fashion-mnist}
+  [[ -r "$data/train-labels-idx1-ubyte.gz" || -r "$data/train-labels-idx1-ubyte" ]] ||
+    skip "no Fashion-MNIST under $data (apt-get install dataset-fashion-mnist)"
+}

@@ -5,9 +5,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi
-data=${MPTRAIN_DATA:-/usr/share/datasets/fashion-mnist}
-[[ -r "$data/train-labels-idx1-ubyte.gz" || -r "$data/train-labels-idx1-ubyte" ]] ||
-  skip "no Fashion-MNIST under $data (apt-get install dataset-fashion-mnist)"
+need_data
 
 timeout 150 mpirun -n 2 --oversubscribe "$MPTRAIN" run -n 1 --data "$data" --epochs 50 --sync-every 0.2 \
   >"$WORK/out" 2>"$WORK/err" &

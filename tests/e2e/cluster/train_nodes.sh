@@ -6,9 +6,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi
-data=${MPTRAIN_DATA:-/usr/share/datasets/fashion-mnist}
-[[ -r "$data/train-labels-idx1-ubyte.gz" || -r "$data/train-labels-idx1-ubyte" ]] ||
-  skip "no Fashion-MNIST under $data (apt-get install dataset-fashion-mnist)"
+need_data
 
 # Each rank writes its own report (mpirun would interleave two documents on one stdout).
 timeout 200 mpirun -n 2 --oversubscribe sh -c \
