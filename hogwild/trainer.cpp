@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <memory>
@@ -316,7 +317,14 @@ Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dat
   const int slot_count = std::max(1, std::min({threads, groups, tbb::info::default_concurrency()}));
   std::vector<Slot> slots(static_cast<std::size_t>(slot_count));
   for (auto& slot : slots) slot.network = std::make_unique<Network<float>>(kind);
+  // TBB hands work to its threads and joins them inside libtbb, which is not
+  // built with ThreadSanitizer; these two counters state the hand-over in
+  // code TSan sees (and cost two atomic operations per slot).
+  std::atomic<bool> prepared{false};
+  std::atomic<int> finished{0};
+  prepared.store(true, std::memory_order_release);
   auto work = [&](int slot_index) {
+    prepared.load(std::memory_order_acquire);
     Slot& slot = slots[static_cast<std::size_t>(slot_index)];
     std::vector<int> indices;
     std::vector<float> log_probs(group_size * class_count);
@@ -332,6 +340,7 @@ Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dat
         if (best == slot.labels[s]) ++correct[g];
       }
     }
+    finished.fetch_add(1, std::memory_order_release);
   };
   if (slot_count == 1) {
     work(0);
@@ -339,6 +348,7 @@ Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dat
     tbb::task_arena arena(slot_count);
     arena.execute([&] { tbb::parallel_for(0, slot_count, work, tbb::static_partitioner()); });
   }
+  finished.load(std::memory_order_acquire);
   Evaluation result;
   result.samples = data.count;
   const double total_loss = std::accumulate(losses.begin(), losses.end(), 0.0);
