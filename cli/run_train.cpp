@@ -45,6 +45,10 @@ struct TrainOptions {
   bool eval_every_epoch = false;
   long train_limit = 0;     // 0: all
   double sync_every = 1.0;  // seconds between averages across nodes
+  // Across K nodes, "linear": each node's workers step at K × --lr, so the
+  // mean of the nodes' progress moves the model as far as one machine's
+  // workers would on the same samples; "none": every node steps at --lr.
+  std::string lr_scaling = "linear";
 };
 
 namespace {
@@ -118,6 +122,13 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->type_name("SECONDS")
       ->check(from_to(0.01, 3600))
       ->default_str("1")
+      ->group(group);
+  command
+      .add_option("--lr-scaling", options->lr_scaling,
+                  "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
+                  "would) or none")
+      ->check(CLI::IsMember({"linear", "none"}))
+      ->default_str("linear")
       ->group(group);
   return options;
 }
@@ -402,6 +413,12 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
   return seconds > 0 ? static_cast<double>(report.worker_samples.at(rank)) / seconds : 0.0;
 }
 
+// The learning rate `node`'s workers step at: --lr, times the node count with --lr-scaling linear.
+float node_learning_rate(const TrainOptions& options, const cluster::NodeIdentity& node) {
+  const float rate = options.settings.learning_rate;
+  return options.lr_scaling == "linear" ? rate * static_cast<float>(node.count) : rate;
+}
+
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
                        const RunMonitor& monitor, const cluster::NodeIdentity& node) {
   const auto& settings = options.settings;
@@ -425,8 +442,9 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   if (node.count > 1) {
     text += fmt::format("  nodes             {} (this is node {}), samples/s per node {:.0f}\n", node.count, node.rank,
                         fmt::join(report.node_samples_per_second, ", "));
-    text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s)\n", report.sync_rounds,
-                        report.sync_seconds, options.sync_every);
+    text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s), each node stepping at lr {}\n",
+                        report.sync_rounds, report.sync_seconds, options.sync_every,
+                        node_learning_rate(options, node));
   }
   text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
@@ -474,6 +492,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
                           {"rank", node.rank},
                           {"source", cluster::to_string(node.source)},
                           {"sync_every", options.sync_every},
+                          {"lr_scaling", options.lr_scaling},
+                          {"learning_rate", as_written(node_learning_rate(options, node))},
                           {"sync_rounds", report.sync_rounds},
                           {"averaging_seconds", report.sync_seconds},
                           {"samples_per_second", report.node_samples_per_second},
@@ -600,7 +620,13 @@ int run_training(const RunOptions& options) {
   RunMonitor monitor(plan);
   Progress progress;
   EpochEvaluator evaluator(store, test_data, settings.model);
-  auto report = train(plan, settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
+  auto node_settings = settings;
+  node_settings.learning_rate = node_learning_rate(train_options, node_plan.node);
+  // Worker r of node k shuffles and draws dropout from seed + k·M + r, its
+  // global rank: the nodes' streams differ, as one machine's workers' do.
+  node_settings.seed += static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
+  auto report =
+      train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = checksum(store.parameters());
   // 5. A model whose loss became NaN or infinite is never saved (exit 1).
