@@ -45,6 +45,27 @@ inline V route(V g, V index, float position) {
   return index == position ? g : V{};
 }
 
+// A weight gradient's share of one pooled output: adds g × the 5×5 input
+// window under the conv position that won the pooling, lane by lane, to
+// acc[25]. `corner` is the input under the top-left position of the 2×2
+// pooling window, in rows of `row_stride`. Only the winner gets a gradient,
+// so this touches a quarter of the conv positions: the window is chosen
+// with blends (rows, then columns) rather than correlating all four
+// positions with a gradient that is zero at three of them.
+template <class V, int row_stride>
+inline void add_window_at_max(V g, V index, const V* corner, V* acc) {
+  const auto down = index >= 2.0f;                     // positions 2 and 3: the window's bottom row
+  const auto right = (index == 1.0f) | (index == 3.0f);  // positions 1 and 3: its right column
+#pragma GCC unroll 5
+  for (int ky = 0; ky < kernel; ++ky) {
+    V row[kernel + 1];
+#pragma GCC unroll 6
+    for (int c = 0; c <= kernel; ++c) row[c] = down ? corner[(ky + 1) * row_stride + c] : corner[ky * row_stride + c];
+#pragma GCC unroll 5
+    for (int kx = 0; kx < kernel; ++kx) acc[ky * kernel + kx] += g * (right ? row[kx + 1] : row[kx]);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // conv1: image [28][28] → conv 5×5 (+bias) [10][24][24] → maxpool 2 → relu → p1 [10][12][12]
 
@@ -106,17 +127,8 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
       for (int px = 0; px < p1_side; ++px) {
         const int at = c * p1_plane + py * p1_side + px;
         const V g = w.p1[at] > 0 ? w.d_p1[at] : V{};
-        const V index = w.p1_index[at];
         bias_acc += g;
-        for (int position = 0; position < pool_window; ++position) {
-          const V routed = route(g, index, static_cast<float>(position));
-          const V* window = w.image.data() + (pool * py + position / pool) * image_side + pool * px + position % pool;
-#pragma GCC unroll 5
-          for (int ky = 0; ky < kernel; ++ky) {
-#pragma GCC unroll 5
-            for (int kx = 0; kx < kernel; ++kx) acc[ky * kernel + kx] += routed * window[ky * image_side + kx];
-          }
-        }
+        add_window_at_max<V, image_side>(g, w.p1_index[at], w.image.data() + pool * py * image_side + pool * px, acc);
       }
     }
     for (int t = 0; t < kernel_taps; ++t) grad.conv1_weight[c * kernel_taps + t] += lane_sum<S>(acc[t]);
@@ -177,8 +189,9 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   conv2_pool(w);
 }
 
-// d_c2 [20][8][8] (gradient at conv2's output before dropout) from d_p2
-// [20][4][4]; adds conv2's bias gradient [20].
+// d_c2 [20][8][8] (gradient at conv2's output before dropout) and g_p2
+// [20][4][4] (the gradient each pooling winner gets) from d_p2 [20][4][4];
+// adds conv2's bias gradient [20].
 template <class S>
 void conv2_unpool(ConvWorkspace<S>& w, S* bias_grad) {
   using V = Lanes<S>;
@@ -189,6 +202,7 @@ void conv2_unpool(ConvWorkspace<S>& w, S* bias_grad) {
       for (int px = 0; px < p2_side; ++px) {
         const int at = o * p2_plane + py * p2_side + px;
         const V g = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
+        w.g_p2[at] = g;
         const V index = w.p2_index[at];
         const int top = pool * py * c2_side + pool * px;
         plane[top] = route(g, index, 0.0f);
@@ -202,27 +216,24 @@ void conv2_unpool(ConvWorkspace<S>& w, S* bias_grad) {
   }
 }
 
-// conv2's weight gradient [20][10][25]: correlation of d_c2 with p1, the 25
-// taps of one (o, i) pair held in registers over the 8×8 positions.
+// conv2's weight gradient [20][10][25]: correlation of each pooling
+// winner's gradient g_p2 with the p1 window under it, the 25 taps of one
+// (o, i) pair held in registers over the 4×4 pooled positions.
 template <class S>
 void conv2_weight_grad(ConvWorkspace<S>& w, S* weight_grad) {
   using V = Lanes<S>;
   for (int o = 0; o < conv2_channels; ++o) {
-    const V* grad_plane = w.d_c2.data() + o * c2_plane;
+    const V* g = w.g_p2.data() + o * p2_plane;
+    const V* index = w.p2_index.data() + o * p2_plane;
     for (int i = 0; i < conv1_channels; ++i) {
       const V* in = w.p1.data() + i * p1_plane;
       V acc[kernel_taps];
 #pragma GCC unroll 25
       for (int t = 0; t < kernel_taps; ++t) acc[t] = V{};
-      for (int y = 0; y < c2_side; ++y) {
-        for (int x = 0; x < c2_side; ++x) {
-          const V g = grad_plane[y * c2_side + x];
-          const V* window = in + y * p1_side + x;
-#pragma GCC unroll 5
-          for (int ky = 0; ky < kernel; ++ky) {
-#pragma GCC unroll 5
-            for (int kx = 0; kx < kernel; ++kx) acc[ky * kernel + kx] += g * window[ky * p1_side + kx];
-          }
+      for (int py = 0; py < p2_side; ++py) {
+        for (int px = 0; px < p2_side; ++px) {
+          const int at = py * p2_side + px;
+          add_window_at_max<V, p1_side>(g[at], index[at], in + pool * py * p1_side + pool * px, acc);
         }
       }
       S* out = weight_grad + o * conv2_weights_per_output + i * kernel_taps;

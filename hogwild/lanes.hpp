@@ -19,12 +19,17 @@ struct LaneType {
 template <class S>
 using Lanes = typename LaneType<S>::type;
 
-// The sum of the lanes of `v`.
+// The sum of the lanes of `v`, as a tree: the upper half of the lanes is
+// added onto the lower half four times (16 → 8 → 4 → 2 → 1), four vector
+// adds where a lane-by-lane sum is a chain of fifteen dependent scalar adds.
 template <class S>
 inline S lane_sum(Lanes<S> v) {
-  S sum = 0;
-  for (int lane = 0; lane < lane_count; ++lane) sum += v[lane];
-  return sum;
+  static_assert(lane_count == 16, "the shuffles below fold 16 lanes");
+  v += __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+  v += __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
+  v += __builtin_shufflevector(v, v, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1);
+  v += __builtin_shufflevector(v, v, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0);
+  return v[0];
 }
 
 }  // namespace mptrain::hogwild
