@@ -13,7 +13,7 @@
 // and b read at run time (no closed form the compiler could use); the sum of
 // the accumulators is returned, so nothing is dead. 12 accumulators cover the
 // FMA latency (4–5 cycles) times the FMA units (2) of current x86 cores.
-// `objdump -d --no-show-raw-insn build/tests/hogwild/mptrain_fma_peak | grep -c vfmadd`
+// `objdump -d --no-show-raw-insn build/bench/mptrain_fma_peak | grep vfmadd`
 // shows the loops really are vfmadd…ps on zmm / ymm registers.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
