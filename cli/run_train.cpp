@@ -23,6 +23,7 @@
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
 #include "hogwild/checkpoint.hpp"
+#include "hogwild/flops.hpp"
 #include "hogwild/idx.hpp"
 #include "hogwild/model.hpp"
 #include "hogwild/store.hpp"
@@ -500,6 +501,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
                           {"first_sample", settings.first_sample},
                           {"shard_samples", settings.sample_count > 0 ? settings.sample_count : train_samples}};
   const bool evaluated = node.rank == 0;
+  const std::int64_t flops = hogwild::flops_per_sample(settings.model);
   return {{"model", hogwild::to_string(settings.model)},
           {"nodes", std::move(nodes)},
           {"model_checksum", report.model_checksum},
@@ -507,6 +509,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"train_samples", train_samples},
           {"train_seconds", report.train_seconds},
           {"samples_per_second", samples_per_second(report)},
+          {"flops_per_sample", flops},
+          {"gflops", samples_per_second(report) * static_cast<double>(flops) * 1e-9},
           {"test_accuracy", evaluated ? nlohmann::json(report.test.accuracy) : nlohmann::json(nullptr)},
           {"test_loss", evaluated ? nlohmann::json(report.test.loss) : nlohmann::json(nullptr)},
           {"test_samples", report.test.samples},

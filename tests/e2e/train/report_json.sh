@@ -7,6 +7,7 @@ run_mptrain run -n 2 -t 1 --model logreg --train-limit 640 --json
 expect_code 0
 expect_json '.samples == 1280 and .num_processes == 2 and .threads_per_process == 1'
 expect_json '(.train_seconds > 0) and (.samples_per_second > 0)'
+expect_json '.flops_per_sample == 31360 and (.gflops - .samples_per_second * 31360e-9 | fabs) < 1e-6'
 expect_json '(.test_accuracy >= 0) and (.test_accuracy <= 1) and (.test_loss > 0)'
 expect_json '.workers | length == 2 and all(.samples == 640 and (.cpus | type == "string"))'
 expect_json '.monitor.verdict | IN("healthy", "warning", "oversubscribed")'
