@@ -254,14 +254,20 @@ void conv2_input_grad(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
       for (int o = 0; o < conv2_channels; ++o) g[o] = w.d_c2[o * c2_plane + y * c2_side + x];
       for (int i = 0; i < conv1_channels; ++i) {
         for (int ky = 0; ky < kernel; ++ky) {
-          for (int kx = 0; kx < kernel; ++kx) {
-            V& target = w.d_p1[i * p1_plane + (y + ky) * p1_side + x + kx];
-            const S* weight = p.conv2_weight + i * kernel_taps + ky * kernel + kx;
-            V acc = target;
+          // The 5 targets of one kernel row side by side: five independent
+          // chains of 20 FMAs, where one target at a time waits on each FMA.
+          V* target = w.d_p1.data() + i * p1_plane + (y + ky) * p1_side + x;
+          const S* weight = p.conv2_weight + i * kernel_taps + ky * kernel;
+          V acc[kernel];
+#pragma GCC unroll 5
+          for (int kx = 0; kx < kernel; ++kx) acc[kx] = target[kx];
 #pragma GCC unroll 20
-            for (int o = 0; o < conv2_channels; ++o) acc += weight[o * conv2_weights_per_output] * g[o];
-            target = acc;
+          for (int o = 0; o < conv2_channels; ++o) {
+#pragma GCC unroll 5
+            for (int kx = 0; kx < kernel; ++kx) acc[kx] += weight[o * conv2_weights_per_output + kx] * g[o];
           }
+#pragma GCC unroll 5
+          for (int kx = 0; kx < kernel; ++kx) target[kx] = acc[kx];
         }
       }
     }
