@@ -3,6 +3,11 @@
 // is one full-width vector FMA with a broadcast weight; the innermost loops
 // have constant trip counts so the accumulators stay in registers.
 //
+// The backward passes touch only the pooling winners: one position of each
+// 2×2 window gets a gradient, a different one in each lane, so the inputs
+// or weights that meet it are chosen per lane with blends (vector `?:`)
+// and one FMA does the work four would do over the whole window.
+//
 // Each layer has a forward and a backward function; the sizes are the named
 // shapes of hogwild/shapes.hpp. The `#pragma GCC unroll` counts spell out
 // conv1_channels (10), conv2_channels (20), kernel_taps (25) and kernel (5)
@@ -18,7 +23,7 @@ using namespace cnn;
 
 static_assert(conv1_channels == 10 && conv2_channels == 20 && kernel == 5 && kernel_taps == 25,
               "update the #pragma GCC unroll counts to the new shapes");
-static_assert(pool == 2, "pool_relu and route take a 2×2 window");
+static_assert(pool == 2, "pool_relu, add_window_at_max and conv2_input_grad take a 2×2 window");
 
 constexpr int conv2_weights_per_output = conv1_channels * kernel_taps;  // conv2 weight [o][i][ky][kx]: 250 per o
 
@@ -37,12 +42,6 @@ inline void pool_relu(V a, V b, V c, V d, V& out, V& index) {
   best = d > best ? d : best;
   out = best > 0 ? best : V{};
   index = where;
-}
-
-// Routes the pooled gradient `g` (already through relu) to the window position named by `index`.
-template <class V>
-inline V route(V g, V index, float position) {
-  return index == position ? g : V{};
 }
 
 // A weight gradient's share of one pooled output: adds g × the 5×5 input
@@ -114,7 +113,7 @@ void conv1_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 }
 
 // d_p1 [10][12][12] through relu and the pooling → conv1's weight [10][25] and
-// bias [10] gradients, correlating each routed gradient with its 5×5 image window.
+// bias [10] gradients, correlating each pooling winner's gradient with the 5×5 image window under it.
 template <class S>
 void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
   using V = Lanes<S>;
@@ -189,28 +188,19 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   conv2_pool(w);
 }
 
-// d_c2 [20][8][8] (gradient at conv2's output before dropout) and g_p2
-// [20][4][4] (the gradient each pooling winner gets) from d_p2 [20][4][4];
+// g_p2 [20][4][4], the gradient each pooling winner gets (d_p2 through
+// relu and dropout2d; the other three positions of its window get none);
 // adds conv2's bias gradient [20].
 template <class S>
 void conv2_unpool(ConvWorkspace<S>& w, S* bias_grad) {
   using V = Lanes<S>;
   for (int o = 0; o < conv2_channels; ++o) {
     V bias_acc{};
-    V* plane = w.d_c2.data() + o * c2_plane;
-    for (int py = 0; py < p2_side; ++py) {
-      for (int px = 0; px < p2_side; ++px) {
-        const int at = o * p2_plane + py * p2_side + px;
-        const V g = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
-        w.g_p2[at] = g;
-        const V index = w.p2_index[at];
-        const int top = pool * py * c2_side + pool * px;
-        plane[top] = route(g, index, 0.0f);
-        plane[top + 1] = route(g, index, 1.0f);
-        plane[top + c2_side] = route(g, index, 2.0f);
-        plane[top + c2_side + 1] = route(g, index, 3.0f);
-        bias_acc += g;
-      }
+    for (int k = 0; k < p2_plane; ++k) {
+      const int at = o * p2_plane + k;
+      const V g = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
+      w.g_p2[at] = g;
+      bias_acc += g;
     }
     bias_grad[o] += lane_sum<S>(bias_acc);
   }
@@ -242,32 +232,61 @@ void conv2_weight_grad(ConvWorkspace<S>& w, S* weight_grad) {
   }
 }
 
-// d_p1 [10][12][12]: the transposed convolution of d_c2 with conv2's weights.
+// d_p1 [10][12][12]: the transposed convolution of conv2's output gradient
+// with its weights, from the pooling winners alone. Winner (dy, dx) of
+// pooled position (py, px) sends g × w[o][i][ky][kx] to p1 row 2py+dy+ky,
+// column 2px+dx+kx: seen from the 6×6 region of p1 under the pooling
+// window, cell (a, b) gets g × w[a−dy][b−dx], so each lane's weights are
+// chosen with blends (rows, then columns) and one FMA serves each cell,
+// where correlating all four window positions takes four. The region is
+// done in two halves of 3 rows, 18 accumulators in registers.
 template <class S>
 void conv2_input_grad(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   using V = Lanes<S>;
+  constexpr int region = kernel + 1;         // 6: the rows and columns of p1 a pooled position reaches
+  constexpr int half_rows = region / 2;      // 3
   for (auto& v : w.d_p1) v = V{};
-  for (int y = 0; y < c2_side; ++y) {
-    for (int x = 0; x < c2_side; ++x) {
-      V g[conv2_channels];
-#pragma GCC unroll 20
-      for (int o = 0; o < conv2_channels; ++o) g[o] = w.d_c2[o * c2_plane + y * c2_side + x];
+  for (int py = 0; py < p2_side; ++py) {
+    for (int px = 0; px < p2_side; ++px) {
+      const int at = py * p2_side + px;
       for (int i = 0; i < conv1_channels; ++i) {
-        for (int ky = 0; ky < kernel; ++ky) {
-          // The 5 targets of one kernel row side by side: five independent
-          // chains of 20 FMAs, where one target at a time waits on each FMA.
-          V* target = w.d_p1.data() + i * p1_plane + (y + ky) * p1_side + x;
-          const S* weight = p.conv2_weight + i * kernel_taps + ky * kernel;
-          V acc[kernel];
-#pragma GCC unroll 5
-          for (int kx = 0; kx < kernel; ++kx) acc[kx] = target[kx];
-#pragma GCC unroll 20
-          for (int o = 0; o < conv2_channels; ++o) {
-#pragma GCC unroll 5
-            for (int kx = 0; kx < kernel; ++kx) acc[kx] += weight[o * conv2_weights_per_output + kx] * g[o];
+        V* corner = w.d_p1.data() + i * p1_plane + pool * py * p1_side + pool * px;
+        for (int half = 0; half < 2; ++half) {
+          V cells[half_rows][region];
+#pragma GCC unroll 3
+          for (int r = 0; r < half_rows; ++r) {
+#pragma GCC unroll 6
+            for (int b = 0; b < region; ++b) cells[r][b] = corner[(half * half_rows + r) * p1_side + b];
           }
+          for (int o = 0; o < conv2_channels; ++o) {
+            const V g = w.g_p2[o * p2_plane + at];
+            const V index = w.p2_index[o * p2_plane + at];
+            const auto down = index >= 2.0f;
+            const auto right = (index == 1.0f) | (index == 3.0f);
+            const S* weight = p.conv2_weight + o * conv2_weights_per_output + i * kernel_taps;
+#pragma GCC unroll 3
+            for (int r = 0; r < half_rows; ++r) {
+              const int a = half * half_rows + r;
+              V row[kernel];  // w[a − dy][·] of each lane; zero where a − dy is outside the kernel
 #pragma GCC unroll 5
-          for (int kx = 0; kx < kernel; ++kx) target[kx] = acc[kx];
+              for (int kx = 0; kx < kernel; ++kx) {
+                const V above = a >= 1 ? broadcast(weight[(a - 1) * kernel + kx]) : V{};
+                const V level = a < kernel ? broadcast(weight[a * kernel + kx]) : V{};
+                row[kx] = down ? above : level;
+              }
+#pragma GCC unroll 6
+              for (int b = 0; b < region; ++b) {
+                const V left = b >= 1 ? row[b - 1] : V{};
+                const V here = b < kernel ? row[b] : V{};
+                cells[r][b] += g * (right ? left : here);
+              }
+            }
+          }
+#pragma GCC unroll 3
+          for (int r = 0; r < half_rows; ++r) {
+#pragma GCC unroll 6
+            for (int b = 0; b < region; ++b) corner[(half * half_rows + r) * p1_side + b] = cells[r][b];
+          }
         }
       }
     }

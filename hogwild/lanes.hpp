@@ -19,6 +19,13 @@ struct LaneType {
 template <class S>
 using Lanes = typename LaneType<S>::type;
 
+// `x` in every lane. (Not `Lanes<S>{} + x`: 0 + x is not x when x is −0,
+// so the compiler must keep that add; x − 0 is x, and folds away.)
+template <class S>
+inline Lanes<S> broadcast(S x) {
+  return x - Lanes<S>{};
+}
+
 // The sum of the lanes of `v`, as a tree: the upper half of the lanes is
 // added onto the lower half four times (16 → 8 → 4 → 2 → 1), four vector
 // adds where a lane-by-lane sum is a chain of fifteen dependent scalar adds.
