@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "hogwild/model.hpp"
-#include "hogwild/network.hpp"
+#include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
 
 using namespace mptrain::hogwild;
