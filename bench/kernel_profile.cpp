@@ -20,7 +20,7 @@
 
 #include "affinity/bind.hpp"
 #include "hogwild/flops.hpp"
-#include "hogwild/network.hpp"
+#include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
 
 using namespace mptrain;

@@ -83,4 +83,10 @@ void print_warning(std::string_view message) { print_note(fmt::format("mptrain: 
 
 void print_note(std::string_view text) { write_all(stderr, text); }
 
+hogwild::IsaChoice chosen_kernels() { return value_or_fail(hogwild::isa_choice(), exit_code::usage_error); }
+
+std::string version_text() {
+  return fmt::format("mptrain {}\nkernels: {}", MPTRAIN_VERSION, hogwild::describe(chosen_kernels()));
+}
+
 }  // namespace mptrain::cli

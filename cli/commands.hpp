@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hogwild/isa.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -57,6 +58,13 @@ int finish_stdout(int code, int write_error = 0);
 // later takes their number: a closed one is opened read-only on /dev/null,
 // which keeps a write to a closed stdout failing (EBADF) as it would have.
 void reserve_standard_streams();
+
+// The kernels training uses (hogwild/isa.hpp); throws a usage Failure
+// (exit code 2) when MPTRAIN_ISA names kernels this process cannot use.
+hogwild::IsaChoice chosen_kernels();
+// What `mptrain --version` prints: "mptrain VERSION", then the line
+// "kernels: avx512 (this CPU runs avx512, avx2, sse2)"; throws as chosen_kernels.
+std::string version_text();
 
 // Prints "mptrain: error: `message`" on stderr; never throws.
 void print_error(std::string_view message);

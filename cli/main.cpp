@@ -94,7 +94,7 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
 int main(int argc, char** argv) {
   cli::reserve_standard_streams();
   CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
-  app.set_version_flag("--version", "mptrain " MPTRAIN_VERSION);
+  app.set_version_flag("--version", cli::version_text);
   app.require_subcommand(1);
   app.footer("Run 'mptrain COMMAND --help' for a command's options. See mptrain(1).");
   cli::use_help_style(app);

@@ -168,6 +168,7 @@ struct TrainReport {
   int sync_rounds = 0;                          // rounds of averaging
   double sync_seconds = 0;                      // time this node spent averaging
   std::string model_checksum;                   // CRC-32 of the final parameters, the same on every node
+  hogwild::Isa kernels = hogwild::Isa::sse2;    // the instruction set the workers' kernels were built for
 };
 
 // The epochs whose model is kept for evaluation while the workers go on:
@@ -187,10 +188,11 @@ int snapshot_epochs(const TrainOptions& options, const hogwild::ModelLayout& lay
   return kept;
 }
 
-// Refuses what would fail only after training: a --save-model path that
-// must not be replaced (usage error) or cannot be written, and epoch
-// snapshots that do not fit.
+// Refuses what would fail only after training: kernels MPTRAIN_ISA names
+// that this CPU cannot run, a --save-model path that must not be replaced
+// (usage error) or cannot be written, and epoch snapshots that do not fit.
 void check_before_training(const TrainOptions& options, const hogwild::ModelLayout& layout) {
+  chosen_kernels();
   if (!options.save_model.empty()) {
     value_or_fail(check_replaceable(options.save_model), exit_code::usage_error);
     value_or_fail(check_can_create(options.save_model));
@@ -434,6 +436,7 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   text += fmt::format("  samples           {}\n", report.samples);
   text += fmt::format("  train seconds     {:.3f}\n", report.train_seconds);
   text += fmt::format("  samples/s         {:.0f}\n", samples_per_second(report));
+  text += fmt::format("  kernels           {}\n", hogwild::to_string(report.kernels));
   if (node.rank == 0) {
     text += fmt::format("  test accuracy     {:.4f}\n", report.test.accuracy);
     text += fmt::format("  test loss         {:.4f}\n", report.test.loss);
@@ -511,6 +514,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"samples_per_second", samples_per_second(report)},
           {"flops_per_sample", flops},
           {"gflops", samples_per_second(report) * static_cast<double>(flops) * 1e-9},
+          {"kernels", hogwild::to_string(report.kernels)},
           {"test_accuracy", evaluated ? nlohmann::json(report.test.accuracy) : nlohmann::json(nullptr)},
           {"test_loss", evaluated ? nlohmann::json(report.test.loss) : nlohmann::json(nullptr)},
           {"test_samples", report.test.samples},
@@ -633,6 +637,7 @@ int run_training(const RunOptions& options) {
       train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = checksum(store.parameters());
+  report.kernels = chosen_kernels().isa;
   // 5. A model whose loss became NaN or infinite is never saved (exit 1).
   refuse_diverged(store, train_options);
   // 6. Save, also after SIGINT/SIGTERM or a worker's death (the shared

@@ -15,7 +15,7 @@
 // in step.
 #include "hogwild/conv.hpp"
 
-namespace mptrain::hogwild {
+namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 namespace {
 
@@ -321,4 +321,4 @@ template void conv_backward<float>(const ConvParameters<float>&, ConvWorkspace<f
 template void conv_backward<double>(const ConvParameters<double>&, ConvWorkspace<double>&,
                                     const ConvGradients<double>&);
 
-}  // namespace mptrain::hogwild
+}  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

@@ -11,7 +11,7 @@
 #include "hogwild/lanes.hpp"
 #include "hogwild/shapes.hpp"
 
-namespace mptrain::hogwild {
+namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 // Pointers to the front's tensors in a flat array of `T` (`const S` for
 // parameters, `S` for gradients): conv1 weight [10][1][5][5], bias [10];
@@ -57,4 +57,4 @@ void conv_forward(const ConvParameters<S>& parameters, ConvWorkspace<S>& work);
 template <class S>
 void conv_backward(const ConvParameters<S>& parameters, ConvWorkspace<S>& work, const ConvGradients<S>& grad);
 
-}  // namespace mptrain::hogwild
+}  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

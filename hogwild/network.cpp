@@ -6,7 +6,7 @@
 #include "hogwild/conv.hpp"
 #include "hogwild/random.hpp"
 
-namespace mptrain::hogwild {
+namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 namespace {
 
@@ -72,13 +72,7 @@ ConvOffsets conv_offsets(const ModelLayout& layout) {
 constexpr int bits_per_draw = 64;
 static_assert(cnn::conv2_channels <= bits_per_draw, "one draw covers the dropout2d channels of a sample");
 
-// The peer's normalisation: MNIST's pixel mean and standard deviation, as PyTorch's example uses.
-constexpr float pixel_mean = 0.1307f;
-constexpr float pixel_std = 0.3081f;
-
 }  // namespace
-
-float normalize_pixel(std::uint8_t pixel) { return (static_cast<float>(pixel) / 255.0f - pixel_mean) / pixel_std; }
 
 template <class S>
 struct Network<S>::Impl {
@@ -245,4 +239,4 @@ const ModelLayout& Network<S>::layout() const {
 template class Network<float>;
 template class Network<double>;
 
-}  // namespace mptrain::hogwild
+}  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

@@ -1,4 +1,7 @@
-// Forward and backward passes of a model over a group of up to 16 samples.
+// Forward and backward passes of a model over a group of up to 16 samples
+// (internal to hogwild/: the rest of the program uses kernels.hpp, which
+// dispatches to one build of these per instruction set; each build lives in
+// its own MPTRAIN_KERNEL_NAMESPACE, see kernel_entry.cpp).
 // Templated on the scalar: float for training, double for the gradient
 // checks in the tests. Not thread-safe: one Network per thread.
 #pragma once
@@ -6,25 +9,11 @@
 #include <cstdint>
 #include <memory>
 
+#include "hogwild/kernels.hpp"
 #include "hogwild/lanes.hpp"
 #include "hogwild/model.hpp"
 
-namespace mptrain::hogwild {
-
-// Samples per group: the kernels' lane count.
-inline constexpr int group_size = lane_count;
-
-// One group's input.
-template <class S>
-struct Group {
-  const S* images = nullptr;    // group_size × image_pixels, normalised, row-major; rows >= count are zero
-  const int* labels = nullptr;  // `count` labels 0–9
-  int count = 0;                // samples in the group (1–16)
-  // Per sample, the key its dropout masks are drawn from; nullptr disables
-  // dropout (evaluation, or a model without dropout).
-  const std::uint64_t* dropout_keys = nullptr;
-  S loss_scale = 1;  // every gradient is multiplied by this (1 / batch size gives the mean loss)
-};
+namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 // A model's computation with its own reusable buffers.
 template <class S>
@@ -55,10 +44,7 @@ class Network {
   std::unique_ptr<Impl> impl_;
 };
 
-// Normalises a pixel byte as the peer does: (x / 255 − 0.1307) / 0.3081.
-float normalize_pixel(std::uint8_t pixel);
-
 extern template class Network<float>;
 extern template class Network<double>;
 
-}  // namespace mptrain::hogwild
+}  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "affinity/bind.hpp"
-#include "hogwild/network.hpp"
+#include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
 #include "hogwild/team.hpp"
 

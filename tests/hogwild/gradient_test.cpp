@@ -1,12 +1,15 @@
 // Finite-difference checks of every layer's gradient, in double precision
-// through the same templated kernels the float training uses.
+// through the same templated kernels the float training uses, for every
+// build of the kernels this CPU runs (hogwild/isa.hpp).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hogwild/model.hpp"
-#include "hogwild/network.hpp"
+#include "hogwild/isa.hpp"
+#include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
 
 using namespace mptrain::hogwild;
@@ -43,9 +46,10 @@ double loss_at(Network<double>& network, const std::vector<double>& parameters, 
   return network.loss(parameters.data(), group);
 }
 
-// Compares the analytic gradient of tensor `name` with central differences at `samples` elements.
-void check_tensor(ModelKind kind, const std::string& name, bool dropout, int samples = 10) {
-  Network<double> network(kind);
+// Compares the analytic gradient of tensor `name`, computed by the kernels
+// of `isa`, with central differences at `samples` elements.
+void check_tensor(Isa isa, ModelKind kind, const std::string& name, bool dropout, int samples = 10) {
+  Network<double> network(kind, isa);
   const ModelLayout& layout = network.layout();
   auto parameters = initial_parameters(layout, 7);
   TestGroup test(5, 11, dropout);
@@ -63,29 +67,46 @@ void check_tensor(ModelKind kind, const std::string& name, bool dropout, int sam
     const double down = loss_at(network, parameters, test.group);
     parameters[index] = saved;
     const double numeric = (up - down) / (2 * h);
-    INFO(name << "[" << index - info.offset << "] analytic " << gradient[index] << " numeric " << numeric);
+    INFO(to_string(isa) << " " << name << "[" << index - info.offset << "] analytic " << gradient[index] << " numeric " << numeric);
     CHECK(std::abs(gradient[index] - numeric) <= 1e-6 * std::max(1.0, std::abs(numeric)));
   }
+}
+
+// Every kernel build this CPU runs with every model.
+std::vector<std::pair<Isa, ModelKind>> isa_model_pairs() {
+  std::vector<std::pair<Isa, ModelKind>> pairs;
+  for (Isa isa : runnable_isas()) {
+    for (ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) pairs.emplace_back(isa, kind);
+  }
+  return pairs;
 }
 
 }  // namespace
 
 TEST_CASE("logreg gradients match finite differences (fc, log-softmax + NLL)", "[hogwild]") {
-  check_tensor(ModelKind::logreg, "fc1.weight", false);
-  check_tensor(ModelKind::logreg, "fc1.bias", false);
+  for (Isa isa : runnable_isas()) {
+    check_tensor(isa, ModelKind::logreg, "fc1.weight", false);
+    check_tensor(isa, ModelKind::logreg, "fc1.bias", false);
+  }
 }
 
 TEST_CASE("mlp gradients match finite differences (fc, relu, fc)", "[hogwild]") {
-  for (const char* name : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"})
-    check_tensor(ModelKind::mlp, name, false);
+  for (Isa isa : runnable_isas()) {
+    for (const char* name : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"})
+      check_tensor(isa, ModelKind::mlp, name, false);
+  }
 }
 
 TEST_CASE("cnn gradients match finite differences without dropout (conv, pool, relu, fc)", "[hogwild]") {
-  for (const auto& info : model_layout(ModelKind::cnn).tensors) check_tensor(ModelKind::cnn, info.name, false);
+  for (Isa isa : runnable_isas()) {
+    for (const auto& info : model_layout(ModelKind::cnn).tensors) check_tensor(isa, ModelKind::cnn, info.name, false);
+  }
 }
 
 TEST_CASE("cnn gradients match finite differences with fixed dropout masks (dropout2d, dropout)", "[hogwild]") {
-  for (const auto& info : model_layout(ModelKind::cnn).tensors) check_tensor(ModelKind::cnn, info.name, true);
+  for (Isa isa : runnable_isas()) {
+    for (const auto& info : model_layout(ModelKind::cnn).tensors) check_tensor(isa, ModelKind::cnn, info.name, true);
+  }
 }
 
 TEST_CASE("dropout masks depend only on the sample's key", "[hogwild]") {
@@ -99,9 +120,10 @@ TEST_CASE("dropout masks depend only on the sample's key", "[hogwild]") {
 }
 
 TEST_CASE("the float kernels agree with the double ones", "[hogwild]") {
-  for (ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) {
-    Network<double> exact(kind);
-    Network<float> fast(kind);
+  for (auto [isa, kind] : isa_model_pairs()) {
+    INFO(to_string(isa) << " " << to_string(kind));
+    Network<double> exact(kind, isa);
+    Network<float> fast(kind, isa);
     const auto parameters = initial_parameters(exact.layout(), 1);
     const std::vector<float> parameters_f(parameters.begin(), parameters.end());
     TestGroup test(16, 4, true);
@@ -114,6 +136,30 @@ TEST_CASE("the float kernels agree with the double ones", "[hogwild]") {
     CHECK(loss_f == Approx(loss).epsilon(1e-4));
     for (std::size_t i = 0; i < gradient.size(); i += 97) {
       CHECK(gradient_f[i] == Approx(gradient[i]).margin(1e-4).epsilon(1e-3));
+    }
+  }
+}
+
+TEST_CASE("every kernel build this CPU runs computes the baseline's float losses and gradients", "[hogwild]") {
+  const std::vector<Isa> isas = runnable_isas();
+  for (ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) {
+    Network<float> baseline(kind, isas.back());
+    const auto parameters = initial_parameters(baseline.layout(), 3);
+    const std::vector<float> parameters_f(parameters.begin(), parameters.end());
+    TestGroup test(16, 6, true);
+    const std::vector<float> images_f(test.images.begin(), test.images.end());
+    const Group<float> group_f{images_f.data(), test.labels.data(), 16, test.keys.data(), 1.0f};
+    std::vector<float> expected(parameters.size(), 0.0f);
+    const float expected_loss = baseline.train_group(parameters_f.data(), group_f, expected.data());
+    for (Isa isa : isas) {
+      INFO(to_string(isa) << " against " << to_string(isas.back()) << ", model " << to_string(kind));
+      Network<float> network(kind, isa);
+      CHECK(network.isa() == isa);
+      std::vector<float> gradient(parameters.size(), 0.0f);
+      CHECK(network.train_group(parameters_f.data(), group_f, gradient.data()) == Approx(expected_loss).epsilon(1e-5));
+      for (std::size_t i = 0; i < gradient.size(); ++i) {
+        CHECK(gradient[i] == Approx(expected[i]).margin(1e-5).epsilon(1e-4));
+      }
     }
   }
 }

@@ -12,8 +12,10 @@ expect_json '(.test_accuracy >= 0) and (.test_accuracy <= 1) and (.test_loss > 0
 expect_json '.workers | length == 2 and all(.samples == 640 and (.cpus | type == "string"))'
 expect_json '.monitor.verdict | IN("healthy", "warning", "oversubscribed")'
 expect_json '.monitor.usable_cpus >= 1 and (.monitor.intervals | type) == "number"'
+expect_json '.kernels | IN("avx512", "avx2", "sse2", "generic", "native")'
 
 run_mptrain run -n 1 -t 1 --model mlp --train-limit 320
 expect_code 0
 grep -q 'test accuracy' "$WORK/out" || fail "no test accuracy in the text report"
 grep -q 'samples/s' "$WORK/out" || fail "no samples/s in the text report"
+grep -Eq '^  kernels +[a-z0-9]+$' "$WORK/out" || fail "no kernels in the text report"

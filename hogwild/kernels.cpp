@@ -1,0 +1,87 @@
+// The dispatching Network: each one runs the KernelSet of its instruction
+// set, chosen once per process (isa_choice) unless a test names one.
+#include "hogwild/kernels.hpp"
+
+#include <string>
+
+#include "hogwild/kernel_set.hpp"
+#include "util/failure.hpp"
+
+namespace mptrain::hogwild {
+
+namespace {
+
+// The peer's normalisation: MNIST's pixel mean and standard deviation, as PyTorch's example uses.
+constexpr float pixel_mean = 0.1307f;
+constexpr float pixel_std = 0.3081f;
+
+// The build of `isa`, which this CPU must run; throws a Failure (exit code 2) otherwise.
+const KernelSet& kernel_set_for(Isa isa) {
+  const std::string name(to_string(isa));
+  const Result<Isa> usable = choose_isa(name, built_isas(), runnable_isas());
+  if (!usable.ok()) throw Failure(exit_code::usage_error, usable.error().message);
+  for (const KernelSet* set : kernel_sets()) {
+    if (set->isa == isa) return *set;
+  }
+  throw Failure(exit_code::usage_error, "no " + name + " kernels in this binary");
+}
+
+// The instruction set isa_choice() picked; throws its Error as a Failure (exit code 2).
+Isa chosen_isa() {
+  const Result<IsaChoice>& choice = isa_choice();
+  if (!choice.ok()) throw Failure(exit_code::usage_error, choice.error().message);
+  return choice.value().isa;
+}
+
+template <class S>
+std::unique_ptr<NetworkKernels<S>> make_kernels(const KernelSet& set, ModelKind kind) {
+  if constexpr (std::is_same_v<S, float>) {
+    return set.make_float(kind);
+  } else {
+    return set.make_double(kind);
+  }
+}
+
+}  // namespace
+
+float normalize_pixel(std::uint8_t pixel) { return (static_cast<float>(pixel) / 255.0f - pixel_mean) / pixel_std; }
+
+template <class S>
+Network<S>::Network(ModelKind kind) : Network(kind, chosen_isa()) {}
+
+template <class S>
+Network<S>::Network(ModelKind kind, Isa isa)
+    : layout_(model_layout(kind)), isa_(isa), kernels_(make_kernels<S>(kernel_set_for(isa), kind)) {}
+
+template <class S>
+Network<S>::~Network() = default;
+
+template <class S>
+S Network<S>::train_group(const S* parameters, const Group<S>& group, S* gradient) {
+  return kernels_->train_group(parameters, group, gradient);
+}
+
+template <class S>
+S Network<S>::loss(const S* parameters, const Group<S>& group) {
+  return kernels_->loss(parameters, group);
+}
+
+template <class S>
+S Network<S>::evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) {
+  return kernels_->evaluate_group(parameters, group, log_probs);
+}
+
+template <class S>
+const ModelLayout& Network<S>::layout() const {
+  return layout_;
+}
+
+template <class S>
+Isa Network<S>::isa() const {
+  return isa_;
+}
+
+template class Network<float>;
+template class Network<double>;
+
+}  // namespace mptrain::hogwild

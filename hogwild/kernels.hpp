@@ -1,0 +1,78 @@
+// The models' forward and backward passes over a group of up to 16
+// samples, run by the kernels this CPU runs best (hogwild/isa.hpp: built
+// per instruction set, chosen at start-up, MPTRAIN_ISA forces one).
+// Templated on the scalar: float for training, double for the gradient
+// checks in the tests. Not thread-safe: one Network per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "hogwild/isa.hpp"
+#include "hogwild/model.hpp"
+
+namespace mptrain::hogwild {
+
+// Samples per group: the kernels' lane count.
+inline constexpr int group_size = 16;
+
+// One group's input.
+template <class S>
+struct Group {
+  const S* images = nullptr;    // group_size × image_pixels, normalised, row-major; rows >= count are zero
+  const int* labels = nullptr;  // `count` labels 0–9
+  int count = 0;                // samples in the group (1–16)
+  // Per sample, the key its dropout masks are drawn from; nullptr disables
+  // dropout (evaluation, or a model without dropout).
+  const std::uint64_t* dropout_keys = nullptr;
+  S loss_scale = 1;  // every gradient is multiplied by this (1 / batch size gives the mean loss)
+};
+
+template <class S>
+class NetworkKernels;
+
+// A model's computation with its own reusable buffers.
+template <class S>
+class Network {
+ public:
+  // The model `kind` on the kernels isa_choice() picked; throws a Failure
+  // (exit code 2) when MPTRAIN_ISA names kernels this process cannot use.
+  explicit Network(ModelKind kind);
+  // The model `kind` on the kernels built for `isa`; throws a Failure
+  // (exit code 2) when this binary lacks them or this CPU cannot run them.
+  Network(ModelKind kind, Isa isa);
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // Runs forward and backward on `group` with `parameters`, adds the scaled
+  // gradient to `gradient` (same layout as the parameters) and returns the
+  // sum of the samples' NLL losses.
+  S train_group(const S* parameters, const Group<S>& group, S* gradient);
+
+  // Runs forward only, with the group's dropout masks; returns the sum of the samples' NLL losses.
+  S loss(const S* parameters, const Group<S>& group);
+
+  // Runs forward only (no dropout); writes count × 10 log-probabilities to
+  // `log_probs` when not null and returns the sum of the samples' NLL losses.
+  S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs);
+
+  // The model's layout.
+  const ModelLayout& layout() const;
+
+  // The instruction set whose kernels this network runs.
+  Isa isa() const;
+
+ private:
+  ModelLayout layout_;
+  Isa isa_;
+  std::unique_ptr<NetworkKernels<S>> kernels_;
+};
+
+// Normalises a pixel byte as the peer does: (x / 255 − 0.1307) / 0.3081.
+float normalize_pixel(std::uint8_t pixel);
+
+extern template class Network<float>;
+extern template class Network<double>;
+
+}  // namespace mptrain::hogwild
