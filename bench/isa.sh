@@ -25,8 +25,10 @@ trap 'rm -rf "$OUT"' EXIT
 
 default=$(env -u MPTRAIN_ISA "$MPTRAIN" --version | sed -n 's/^kernels: //p')
 runnable=$(sed -n 's/.*(this CPU runs \(.*\))$/\1/p' <<<"$default")
-variants=()
-for isa in ${ISAS:-${runnable//,/ }}; do variants+=("$isa"); done
+best=${runnable%%,*}
+# The default build always runs: the others' figures are shares of it (or of native).
+variants=("$best")
+for isa in ${ISAS:-${runnable//,/ }}; do [[ "$isa" == "$best" ]] || variants+=("$isa"); done
 native=""
 if [[ -n "$MPTRAIN_NATIVE_BUILD" ]]; then
   native=$MPTRAIN_NATIVE_BUILD/mptrain
@@ -48,7 +50,6 @@ echo "== kernel builds: $MODEL, $M workers x 1 thread, $EPOCHS epoch(s), $REPEAT
 for ((round = 1; round <= REPEAT; round++)); do
   for variant in "${variants[@]}"; do measure "$variant" "$round"; done
 done
-best=${runnable%%,*}
 reference=$(median "$best")
 [[ -n "$native" ]] && reference=$(median native)
 for variant in "${variants[@]}"; do
@@ -59,7 +60,6 @@ for variant in "${variants[@]}"; do
     "$(jq -n "100 * $(median "$variant") / $reference")" "$([[ -n "$native" ]] && echo native || echo "$best")"
 done
 if [[ -n "$native" ]]; then
-  [[ " ${variants[*]} " == *" $best "* ]] || exit 0
   jq -n --argjson ours "$(median "$best")" --argjson native "$(median native)" -r \
     'if $ours >= 0.9 * $native then "bar met: the portable default is within 10% of native"
      else "bar NOT met: the portable default is more than 10% below native" end'
