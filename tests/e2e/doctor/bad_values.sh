@@ -33,13 +33,19 @@ refused 2 "--pid.*0 is not at least 1" --pid 0
 refused 2 "--pid.*abc is not a whole number" --pid abc
 refused 2 "--pid.*-3 is not at least 1" --pid=-3
 
-# A zombie: `sleep 0` exits and its parent, now `sleep 600`, never reaps it.
-bash -c 'sleep 0 & echo $! >"$1"; exec sleep 600' zombie-maker "$WORK/zombie" >/dev/null 2>&1 &
+# A zombie: a child of bash exits once its parent has become `sleep 600`,
+# which never reaps it. (A child that exits at once can be reaped by bash
+# itself before the exec, and is no zombie.)
+bash -c 'until [ -e "$1.go" ]; do sleep 0.05; done & echo $! >"$1"; exec sleep 600' zombie-maker "$WORK/zombie" \
+  >/dev/null 2>&1 &
 maker=$!
-is_zombie() { [[ -s "$WORK/zombie" && $(awk '{print $3}' "/proc/$(cat "$WORK/zombie")/stat" 2>/dev/null) == Z ]]; }
+exec_done() { [[ -s "$WORK/zombie" && $(cat "/proc/$maker/comm" 2>/dev/null) == sleep ]]; }
+wait_for 30 exec_done || fail "the zombie's parent did not become sleep"
+touch "$WORK/zombie.go"
+is_zombie() { [[ $(awk '{print $3}' "/proc/$(cat "$WORK/zombie")/stat" 2>/dev/null) == Z ]]; }
 wait_for 30 is_zombie || fail "no zombie was made"
 zombie=$(cat "$WORK/zombie")
-refused 2 "--pid $zombie: process $zombie \(sleep\) is a zombie.*parent \(pid $maker\)" --pid "$zombie" --duration 0.1
+refused 2 "--pid $zombie: process $zombie \(bash\) is a zombie.*parent \(pid $maker\)" --pid "$zombie" --duration 0.1
 kill "$maker"
 
 # No /proc under MPTRAIN_FSROOT: a failure naming the variable, not "healthy".
