@@ -1,5 +1,5 @@
 // Direct convolutions over lane groups. Every loop below is a plain scalar
-// loop whose "scalar" is a lane vector of 16 samples, so each multiply-add
+// loop whose "scalar" is a lane vector of samples (one register), so each multiply-add
 // is one full-width vector FMA with a broadcast weight; the innermost loops
 // have constant trip counts so the accumulators stay in registers.
 //

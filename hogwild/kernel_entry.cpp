@@ -12,7 +12,7 @@ namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 namespace {
 
-static_assert(lane_count == group_size, "a group fills the kernels' lane vectors");
+static_assert(group_size % lane_count == 0, "a group is a whole number of the kernels' lane vectors");
 
 // This build's Network behind the NetworkKernels interface.
 template <class S>

@@ -1,6 +1,7 @@
 #include "hogwild/network.hpp"
 
 #include <Eigen/Core>
+#include <array>
 #include <cmath>
 
 #include "hogwild/conv.hpp"
@@ -85,7 +86,11 @@ struct Network<S>::Impl {
   std::vector<Matrix<S>> masks;        // dropout masks (0 or 2) of hidden layers
   Matrix<S> grad_out;
   Matrix<S> grad_in;
-  ConvWorkspace<S> conv;
+  // The conv front runs on lane_count samples at a time: a group of
+  // group_size is group_size / lane_count sub-groups, each with its own
+  // buffers (the backward needs what its forward kept).
+  static constexpr int sub_groups = group_size / lane_count;
+  std::array<ConvWorkspace<S>, sub_groups> conv;
 
   explicit Impl(ModelKind kind)
       : layout(model_layout(kind)), dense(dense_layers(layout)), conv_tensors(conv_offsets(layout)) {
@@ -105,14 +110,17 @@ struct Network<S>::Impl {
       if (dense[l].dropout) masks[l].setOnes();
     }
     if (is_cnn()) {
-      for (auto& v : conv.channel_mask) v = V{} + S(1);
+      for (auto& front : conv) {
+        for (auto& v : front.channel_mask) v = broadcast(S(1));
+      }
     }
     if (!active) return;
     for (int s = 0; s < group.count; ++s) {
       Random random(group.dropout_keys[s]);
       if (is_cnn()) {
         const std::uint64_t bits = random.next();
-        for (int c = 0; c < cnn::conv2_channels; ++c) conv.channel_mask[c][s] = ((bits >> c) & 1U) != 0 ? S(2) : S(0);
+        auto& mask = conv[s / lane_count].channel_mask;
+        for (int c = 0; c < cnn::conv2_channels; ++c) mask[c][s % lane_count] = ((bits >> c) & 1U) != 0 ? S(2) : S(0);
       }
       for (std::size_t l = 0; l < dense.size(); ++l) {
         if (!dense[l].dropout) continue;
@@ -132,14 +140,17 @@ struct Network<S>::Impl {
       input = ConstMap<S>(group.images, group_size, image_pixels);
       return;
     }
-    for (int pixel = 0; pixel < image_pixels; ++pixel) {
-      V v;
-      for (int s = 0; s < group_size; ++s) v[s] = group.images[s * image_pixels + pixel];
-      conv.image[pixel] = v;
-    }
-    conv_forward(conv_tensors.in(p), conv);
-    for (int s = 0; s < group_size; ++s) {
-      for (int f = 0; f < cnn::features; ++f) input(s, f) = conv.p2[f][s];
+    for (int g = 0; g < sub_groups; ++g) {
+      const S* images = group.images + g * lane_count * image_pixels;
+      for (int pixel = 0; pixel < image_pixels; ++pixel) {
+        V v;
+        for (int s = 0; s < lane_count; ++s) v[s] = images[s * image_pixels + pixel];
+        conv[g].image[pixel] = v;
+      }
+      conv_forward(conv_tensors.in(p), conv[g]);
+      for (int s = 0; s < lane_count; ++s) {
+        for (int f = 0; f < cnn::features; ++f) input(g * lane_count + s, f) = conv[g].p2[f][s];
+      }
     }
   }
 
@@ -190,12 +201,14 @@ struct Network<S>::Impl {
       std::swap(grad_out, grad_in);
     }
     if (!is_cnn()) return;
-    for (int f = 0; f < cnn::features; ++f) {
-      V v;
-      for (int s = 0; s < group_size; ++s) v[s] = grad_out(s, f);
-      conv.d_p2[f] = v;
+    for (int g = 0; g < sub_groups; ++g) {
+      for (int f = 0; f < cnn::features; ++f) {
+        V v;
+        for (int s = 0; s < lane_count; ++s) v[s] = grad_out(g * lane_count + s, f);
+        conv[g].d_p2[f] = v;
+      }
+      conv_backward(conv_tensors.in(p), conv[g], conv_tensors.in(grad));
     }
-    conv_backward(conv_tensors.in(p), conv, conv_tensors.in(grad));
   }
 };
 
