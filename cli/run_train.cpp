@@ -447,8 +447,7 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
     text += fmt::format("  nodes             {} (this is node {}), samples/s per node {:.0f}\n", node.count, node.rank,
                         fmt::join(report.node_samples_per_second, ", "));
     text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s), each node stepping at lr {}\n",
-                        report.sync_rounds, report.sync_seconds, options.sync_every,
-                        node_learning_rate(options, node));
+                        report.sync_rounds, report.sync_seconds, options.sync_every, node_learning_rate(options, node));
   }
   text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
@@ -632,9 +631,9 @@ int run_training(const RunOptions& options) {
   node_settings.learning_rate = node_learning_rate(train_options, node_plan.node);
   // Worker r of node k shuffles and draws dropout from seed + k·M + r, its
   // global rank: the nodes' streams differ, as one machine's workers' do.
-  node_settings.seed += static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
-  auto report =
-      train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
+  node_settings.seed +=
+      static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
+  auto report = train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = checksum(store.parameters());
   report.kernels = chosen_kernels().isa;

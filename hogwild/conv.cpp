@@ -53,7 +53,7 @@ inline void pool_relu(V a, V b, V c, V d, V& out, V& index) {
 // positions with a gradient that is zero at three of them.
 template <class V, int row_stride>
 inline void add_window_at_max(V g, V index, const V* corner, V* acc) {
-  const auto down = index >= 2.0f;                     // positions 2 and 3: the window's bottom row
+  const auto down = index >= 2.0f;                       // positions 2 and 3: the window's bottom row
   const auto right = (index == 1.0f) | (index == 3.0f);  // positions 1 and 3: its right column
 #pragma GCC unroll 5
   for (int ky = 0; ky < kernel; ++ky) {
@@ -192,7 +192,7 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 // relu and dropout2d; the other three positions of its window get none);
 // adds conv2's bias gradient [20].
 template <class S>
-void conv2_unpool(ConvWorkspace<S>& w, S* bias_grad) {
+void conv2_winner_gradient(ConvWorkspace<S>& w, S* bias_grad) {
   using V = Lanes<S>;
   for (int o = 0; o < conv2_channels; ++o) {
     V bias_acc{};
@@ -243,8 +243,8 @@ void conv2_weight_grad(ConvWorkspace<S>& w, S* weight_grad) {
 template <class S>
 void conv2_input_grad(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   using V = Lanes<S>;
-  constexpr int region = kernel + 1;         // 6: the rows and columns of p1 a pooled position reaches
-  constexpr int half_rows = region / 2;      // 3
+  constexpr int region = kernel + 1;     // 6: the rows and columns of p1 a pooled position reaches
+  constexpr int half_rows = region / 2;  // 3
   for (auto& v : w.d_p1) v = V{};
   for (int py = 0; py < p2_side; ++py) {
     for (int px = 0; px < p2_side; ++px) {
@@ -296,7 +296,7 @@ void conv2_input_grad(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 // d_p2 → d_p1, adding conv2's weight and bias gradients to `grad`.
 template <class S>
 void conv2_backward(const ConvParameters<S>& p, ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
-  conv2_unpool(w, grad.conv2_bias);
+  conv2_winner_gradient(w, grad.conv2_bias);
   conv2_weight_grad(w, grad.conv2_weight);
   conv2_input_grad(p, w);
 }

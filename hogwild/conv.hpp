@@ -45,7 +45,8 @@ struct ConvWorkspace {
   std::vector<V> p2_index = std::vector<V>(cnn::features);
   std::vector<V> channel_mask = std::vector<V>(cnn::conv2_channels);  // dropout2d: 0 or 2 (1 without dropout)
   std::vector<V> d_p2 = std::vector<V>(cnn::features);
-  std::vector<V> g_p2 = std::vector<V>(cnn::features);  // d_p2 through relu and dropout2d: each pooling winner's gradient
+  std::vector<V> g_p2 =
+      std::vector<V>(cnn::features);  // d_p2 through relu and dropout2d: each pooling winner's gradient
   std::vector<V> d_p1 = std::vector<V>(cnn::p1_size);
 };
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "hogwild/model.hpp"
 #include "hogwild/isa.hpp"
 #include "hogwild/kernels.hpp"
+#include "hogwild/model.hpp"
 #include "hogwild/random.hpp"
 
 using namespace mptrain::hogwild;
@@ -67,7 +67,8 @@ void check_tensor(Isa isa, ModelKind kind, const std::string& name, bool dropout
     const double down = loss_at(network, parameters, test.group);
     parameters[index] = saved;
     const double numeric = (up - down) / (2 * h);
-    INFO(to_string(isa) << " " << name << "[" << index - info.offset << "] analytic " << gradient[index] << " numeric " << numeric);
+    INFO(to_string(isa) << " " << name << "[" << index - info.offset << "] analytic " << gradient[index] << " numeric "
+                        << numeric);
     CHECK(std::abs(gradient[index] - numeric) <= 1e-6 * std::max(1.0, std::abs(numeric)));
   }
 }

@@ -1,11 +1,12 @@
 // Which kernel build a process uses: the best this CPU runs, or the one
 // MPTRAIN_ISA names when this CPU runs it (choose_isa is pure).
+#include "hogwild/isa.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "hogwild/isa.hpp"
 #include "hogwild/kernels.hpp"
 #include "util/failure.hpp"
 
