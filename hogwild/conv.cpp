@@ -206,99 +206,194 @@ void conv2_winner_gradient(ConvWorkspace<S>& w, S* bias_grad) {
   }
 }
 
-// conv2's weight gradient [20][10][25]: correlation of each pooling
-// winner's gradient g_p2 with the p1 window under it, the 25 taps of one
-// (o, i) pair held in registers over the 4×4 pooled positions.
+// ---------------------------------------------------------------------------
+// conv2 backward, sample by sample (hogwild/conv.hpp, cnn_rows): each
+// pooling winner that carries a gradient is a scalar g and a scalar
+// position, so its share of the weight gradient is g × 5 rows of 50
+// contiguous p1 values, and its share of the input gradient is g × 6
+// shifted weight rows added to the 6×6×10 region under its pooling window:
+// whole-vector FMAs with no per-lane choice, and none at all for the
+// winners a relu or dropout2d zeroed.
+
+using namespace cnn_rows;
+
+// The lane vector at `at`, any alignment.
 template <class S>
-void conv2_weight_grad(ConvWorkspace<S>& w, S* weight_grad) {
-  using V = Lanes<S>;
-  for (int o = 0; o < conv2_channels; ++o) {
-    const V* g = w.g_p2.data() + o * p2_plane;
-    const V* index = w.p2_index.data() + o * p2_plane;
+inline Lanes<S> load(const S* at) {
+  Lanes<S> v;
+  __builtin_memcpy(&v, at, sizeof v);
+  return v;
+}
+
+// Stores `v` at `at`, any alignment.
+template <class S>
+inline void store(S* at, Lanes<S> v) {
+  __builtin_memcpy(at, &v, sizeof v);
+}
+
+// Each sample's p1 into rows.p1, and its winners with a gradient into the two lists.
+template <class S>
+void conv2_rows_in(ConvWorkspace<S>& w) {
+  auto& rows = w.rows;
+  for (int s = 0; s < lane_count; ++s) {
+    S* p1 = rows.p1.data() + s * sample_stride;
     for (int i = 0; i < conv1_channels; ++i) {
-      const V* in = w.p1.data() + i * p1_plane;
-      V acc[kernel_taps];
-#pragma GCC unroll 25
-      for (int t = 0; t < kernel_taps; ++t) acc[t] = V{};
-      for (int py = 0; py < p2_side; ++py) {
-        for (int px = 0; px < p2_side; ++px) {
-          const int at = py * p2_side + px;
-          add_window_at_max<V, p1_side>(g[at], index[at], in + pool * py * p1_side + pool * px, acc);
-        }
+      for (int k = 0; k < p1_plane; ++k) p1[k * cell + i] = w.p1[i * p1_plane + k][s];
+    }
+    int* by_channel_count = rows.by_channel_count.data() + s * conv2_channels;
+    int* by_position_count = rows.by_position_count.data() + s * p2_plane;
+    for (int k = 0; k < p2_plane; ++k) by_position_count[k] = 0;
+    const int list = s * ConvSampleRows<S>::per_sample;
+    for (int o = 0; o < conv2_channels; ++o) {
+      int count = 0;
+      for (int k = 0; k < p2_plane; ++k) {
+        const S g = w.g_p2[o * p2_plane + k][s];
+        if (g == 0) continue;
+        const int index = static_cast<int>(w.p2_index[o * p2_plane + k][s]);
+        const int dy = index / pool;
+        const int dx = index % pool;
+        const int py = k / p2_side;
+        const int px = k % p2_side;
+        rows.by_channel_at[list + o * p2_plane + count] = ((pool * py + dy) * p1_side + pool * px + dx) * cell;
+        rows.by_channel_g[list + o * p2_plane + count] = g;
+        ++count;
+        const int slot = list + k * conv2_channels + by_position_count[k]++;
+        rows.by_position_at[slot] = o * weight_block + (1 - dy) * weight_row + cell - dx * cell;
+        rows.by_position_g[slot] = g;
       }
-      S* out = weight_grad + o * conv2_weights_per_output + i * kernel_taps;
-      for (int t = 0; t < kernel_taps; ++t) out[t] += lane_sum<S>(acc[t]);
+      by_channel_count[o] = count;
     }
   }
 }
 
-// d_p1 [10][12][12]: the transposed convolution of conv2's output gradient
-// with its weights, from the pooling winners alone. Winner (dy, dx) of
-// pooled position (py, px) sends g × w[o][i][ky][kx] to p1 row 2py+dy+ky,
-// column 2px+dx+kx: seen from the 6×6 region of p1 under the pooling
-// window, cell (a, b) gets g × w[a−dy][b−dx], so each lane's weights are
-// chosen with blends (rows, then columns) and one FMA serves each cell,
-// where correlating all four window positions takes four. The region is
-// done in two halves of 3 rows, 18 accumulators in registers.
+// conv2's weights into rows.weights, laid out for the input gradient; the zeros around them never change.
 template <class S>
-void conv2_input_grad(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
+void conv2_rows_weights(const ConvParameters<S>& p, ConvSampleRows<S>& rows) {
+  for (int o = 0; o < conv2_channels; ++o) {
+    for (int i = 0; i < conv1_channels; ++i) {
+      const S* weight = p.conv2_weight + o * conv2_weights_per_output + i * kernel_taps;
+      for (int ky = 0; ky < kernel; ++ky) {
+        S* out = rows.weights.data() + o * weight_block + (ky + 1) * weight_row + cell + i;
+        for (int kx = 0; kx < kernel; ++kx) out[kx * cell] = weight[ky * kernel + kx];
+      }
+    }
+  }
+}
+
+// conv2's weight gradient in rows.weight_grad ([20][5][segment_vectors ×
+// lanes], (kx, i) along a row; what lies past the 50 values of a row is
+// never read): each winner adds g × the 5 rows of its p1 window,
+// `rows_per_pass` kernel rows at a time held in registers.
+template <class S, int rows_per_pass>
+void conv2_weight_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
-  constexpr int region = kernel + 1;     // 6: the rows and columns of p1 a pooled position reaches
-  constexpr int half_rows = region / 2;  // 3
-  for (auto& v : w.d_p1) v = V{};
-  for (int py = 0; py < p2_side; ++py) {
-    for (int px = 0; px < p2_side; ++px) {
-      const int at = py * p2_side + px;
-      for (int i = 0; i < conv1_channels; ++i) {
-        V* corner = w.d_p1.data() + i * p1_plane + pool * py * p1_side + pool * px;
-        for (int half = 0; half < 2; ++half) {
-          V cells[half_rows][region];
-#pragma GCC unroll 3
-          for (int r = 0; r < half_rows; ++r) {
-#pragma GCC unroll 6
-            for (int b = 0; b < region; ++b) cells[r][b] = corner[(half * half_rows + r) * p1_side + b];
+  static_assert(kernel % rows_per_pass == 0);
+  constexpr int grad_row = segment_vectors * lane_count;
+  for (auto& v : rows.weight_grad) v = 0;
+  for (int s = 0; s < lane_count; ++s) {
+    const S* p1 = rows.p1.data() + s * sample_stride;
+    for (int o = 0; o < conv2_channels; ++o) {
+      const int count = rows.by_channel_count[s * conv2_channels + o];
+      if (count == 0) continue;
+      const int* at = rows.by_channel_at.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
+      const S* gs = rows.by_channel_g.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
+      for (int ky0 = 0; ky0 < kernel; ky0 += rows_per_pass) {
+        S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
+        V acc[rows_per_pass][segment_vectors];
+        for (int r = 0; r < rows_per_pass; ++r) {
+          for (int j = 0; j < segment_vectors; ++j) acc[r][j] = load<S>(out + r * grad_row + j * lane_count);
+        }
+        for (int n = 0; n < count; ++n) {
+          const V g = broadcast(gs[n]);
+          const S* window = p1 + at[n] + ky0 * row;
+          for (int r = 0; r < rows_per_pass; ++r) {
+            for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load<S>(window + r * row + j * lane_count);
           }
-          for (int o = 0; o < conv2_channels; ++o) {
-            const V g = w.g_p2[o * p2_plane + at];
-            const V index = w.p2_index[o * p2_plane + at];
-            const auto down = index >= 2.0f;
-            const auto right = (index == 1.0f) | (index == 3.0f);
-            const S* weight = p.conv2_weight + o * conv2_weights_per_output + i * kernel_taps;
-#pragma GCC unroll 3
-            for (int r = 0; r < half_rows; ++r) {
-              const int a = half * half_rows + r;
-              V row[kernel];  // w[a − dy][·] of each lane; zero where a − dy is outside the kernel
-#pragma GCC unroll 5
-              for (int kx = 0; kx < kernel; ++kx) {
-                const V above = a >= 1 ? broadcast(weight[(a - 1) * kernel + kx]) : V{};
-                const V level = a < kernel ? broadcast(weight[a * kernel + kx]) : V{};
-                row[kx] = down ? above : level;
-              }
-#pragma GCC unroll 6
-              for (int b = 0; b < region; ++b) {
-                const V left = b >= 1 ? row[b - 1] : V{};
-                const V here = b < kernel ? row[b] : V{};
-                cells[r][b] += g * (right ? left : here);
-              }
-            }
-          }
-#pragma GCC unroll 3
-          for (int r = 0; r < half_rows; ++r) {
-#pragma GCC unroll 6
-            for (int b = 0; b < region; ++b) corner[(half * half_rows + r) * p1_side + b] = cells[r][b];
-          }
+        }
+        for (int r = 0; r < rows_per_pass; ++r) {
+          for (int j = 0; j < segment_vectors; ++j) store<S>(out + r * grad_row + j * lane_count, acc[r][j]);
         }
       }
     }
   }
 }
+
+// d_p1 in rows.d_p1: each pooled position's 6×6×10 region gets g × the
+// shifted weight rows of every winner there, `rows_per_pass` region rows
+// at a time held in registers. (The last vector of a region row reaches
+// past it, and adds the zeros of the weight rows there.)
+template <class S, int rows_per_pass>
+void conv2_input_grad(ConvSampleRows<S>& rows) {
+  using V = Lanes<S>;
+  static_assert(region_side % rows_per_pass == 0);
+  for (auto& v : rows.d_p1) v = 0;
+  for (int s = 0; s < lane_count; ++s) {
+    S* d_p1 = rows.d_p1.data() + s * sample_stride;
+    for (int k = 0; k < p2_plane; ++k) {
+      const int count = rows.by_position_count[s * p2_plane + k];
+      if (count == 0) continue;
+      const int* at = rows.by_position_at.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
+      const S* gs = rows.by_position_g.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
+      S* corner = d_p1 + (pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell;
+      for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
+        V acc[rows_per_pass][region_vectors];
+        for (int r = 0; r < rows_per_pass; ++r) {
+          for (int j = 0; j < region_vectors; ++j) acc[r][j] = load<S>(corner + (r0 + r) * row + j * lane_count);
+        }
+        for (int n = 0; n < count; ++n) {
+          const V g = broadcast(gs[n]);
+          const S* weights = rows.weights.data() + at[n] + r0 * weight_row;
+          for (int r = 0; r < rows_per_pass; ++r) {
+            for (int j = 0; j < region_vectors; ++j)
+              acc[r][j] += g * load<S>(weights + r * weight_row + j * lane_count);
+          }
+        }
+        for (int r = 0; r < rows_per_pass; ++r) {
+          for (int j = 0; j < region_vectors; ++j) store<S>(corner + (r0 + r) * row + j * lane_count, acc[r][j]);
+        }
+      }
+    }
+  }
+}
+
+// rows.d_p1 back into the lanes of d_p1, and rows.weight_grad added to conv2's weight gradient.
+template <class S>
+void conv2_rows_out(ConvWorkspace<S>& w, S* weight_grad) {
+  const auto& rows = w.rows;
+  for (int i = 0; i < conv1_channels; ++i) {
+    for (int k = 0; k < p1_plane; ++k) {
+      Lanes<S> v;
+      for (int s = 0; s < lane_count; ++s) v[s] = rows.d_p1[s * sample_stride + k * cell + i];
+      w.d_p1[i * p1_plane + k] = v;
+    }
+  }
+  constexpr int grad_row = segment_vectors * lane_count;
+  for (int o = 0; o < conv2_channels; ++o) {
+    for (int i = 0; i < conv1_channels; ++i) {
+      S* out = weight_grad + o * conv2_weights_per_output + i * kernel_taps;
+      for (int ky = 0; ky < kernel; ++ky) {
+        const S* in = rows.weight_grad.data() + (o * kernel + ky) * grad_row + i;
+        for (int kx = 0; kx < kernel; ++kx) out[ky * kernel + kx] += in[kx * cell];
+      }
+    }
+  }
+}
+
+// How many kernel rows (weight gradient) and region rows (input gradient)
+// one pass holds in registers: all of them with AVX-512's 32 registers,
+// one with 16.
+constexpr int weight_rows_per_pass = lane_count == 16 ? kernel : 1;
+constexpr int region_rows_per_pass = lane_count == 16 ? region_side : 1;
 
 // d_p2 → d_p1, adding conv2's weight and bias gradients to `grad`.
 template <class S>
 void conv2_backward(const ConvParameters<S>& p, ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
   conv2_winner_gradient(w, grad.conv2_bias);
-  conv2_weight_grad(w, grad.conv2_weight);
-  conv2_input_grad(p, w);
+  conv2_rows_in(w);
+  conv2_rows_weights(p, w.rows);
+  conv2_weight_grad<S, weight_rows_per_pass>(w.rows);
+  conv2_input_grad<S, region_rows_per_pass>(w.rows);
+  conv2_rows_out(w, grad.conv2_weight);
 }
 
 }  // namespace

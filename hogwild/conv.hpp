@@ -32,6 +32,50 @@ using ConvParameters = ConvTensors<const S>;
 template <class S>
 using ConvGradients = ConvTensors<S>;
 
+// conv2's backward runs sample by sample on rows: p1 and d_p1 of each sample
+// laid out [12][12][10] (the 10 channels of a position together), so the
+// 5×5×10 window a pooling winner meets is 5 rows of 50 contiguous values,
+// and the winner is a scalar offset rather than a per-lane choice.
+namespace cnn_rows {
+inline constexpr int cell = cnn::conv1_channels;                 // 10 values: one p1 position's channels
+inline constexpr int row = cnn::p1_side * cell;                  // 120: one p1 row
+inline constexpr int segment = cnn::kernel * cell;               // 50: one kernel row over (kx, i)
+inline constexpr int region_side = cnn::kernel + cnn::pool - 1;  // 6: the p1 rows and columns a pooled position reaches
+inline constexpr int region = region_side * cell;                // 60: one row of that region
+inline constexpr int segment_vectors = (segment + lane_count - 1) / lane_count;  // lane vectors covering a segment
+inline constexpr int region_vectors = (region + lane_count - 1) / lane_count;    // lane vectors covering a region row
+// Values per sample: p1 and room for the last window's whole vectors.
+inline constexpr int sample_stride = cnn::p1_size + region_vectors * lane_count;
+// conv2's weights as the input gradient reads them: per output channel,
+// kernel rows 0–4 between two rows of zeros, each row [10 zeros][50
+// weights][zeros], so that shifting the start by a window position's row
+// and column gives the weights that position reaches in each region row.
+inline constexpr int weight_row = cell + region_vectors * lane_count;
+inline constexpr int weight_rows = cnn::kernel + 2;
+inline constexpr int weight_block = weight_rows * weight_row;  // one output channel
+}  // namespace cnn_rows
+
+// The pooling winners of conv2 that carry a gradient, listed per sample:
+// by output channel for the weight gradient (each winner's offset in the
+// sample's rows) and by pooled position for the input gradient (each
+// winner's offset in the shifted weights). Winners whose gradient is zero
+// (relu below zero, or a channel dropout2d removed) are left out.
+template <class S>
+struct ConvSampleRows {
+  static constexpr int per_sample = cnn::features;  // 20 channels × 16 pooled positions
+  std::vector<S> p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
+  std::vector<S> d_p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
+  std::vector<S> weights = std::vector<S>(cnn::conv2_channels * cnn_rows::weight_block);
+  std::vector<S> weight_grad =
+      std::vector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
+  std::vector<int> by_channel_count = std::vector<int>(lane_count * cnn::conv2_channels);
+  std::vector<int> by_channel_at = std::vector<int>(lane_count * per_sample);  // offsets into the sample's p1 rows
+  std::vector<S> by_channel_g = std::vector<S>(lane_count * per_sample);
+  std::vector<int> by_position_count = std::vector<int>(lane_count * cnn::p2_plane);
+  std::vector<int> by_position_at = std::vector<int>(lane_count * per_sample);  // offsets into `weights`
+  std::vector<S> by_position_g = std::vector<S>(lane_count * per_sample);
+};
+
 // Buffers of one group's pass through the front, reused from group to group.
 template <class S>
 struct ConvWorkspace {
@@ -48,6 +92,7 @@ struct ConvWorkspace {
   std::vector<V> g_p2 =
       std::vector<V>(cnn::features);  // d_p2 through relu and dropout2d: each pooling winner's gradient
   std::vector<V> d_p1 = std::vector<V>(cnn::p1_size);
+  ConvSampleRows<S> rows;  // conv2's backward, sample by sample
 };
 
 // Runs the front on `work.image` with `work.channel_mask`, filling p1, p2 and their pooling indices.
