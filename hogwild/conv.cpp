@@ -188,24 +188,6 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   conv2_pool(w);
 }
 
-// g_p2 [20][4][4], the gradient each pooling winner gets (d_p2 through
-// relu and dropout2d; the other three positions of its window get none);
-// adds conv2's bias gradient [20].
-template <class S>
-void conv2_winner_gradient(ConvWorkspace<S>& w, S* bias_grad) {
-  using V = Lanes<S>;
-  for (int o = 0; o < conv2_channels; ++o) {
-    V bias_acc{};
-    for (int k = 0; k < p2_plane; ++k) {
-      const int at = o * p2_plane + k;
-      const V g = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
-      w.g_p2[at] = g;
-      bias_acc += g;
-    }
-    bias_grad[o] += lane_sum<S>(bias_acc);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // conv2 backward, sample by sample (hogwild/conv.hpp, cnn_rows): each
 // pooling winner that carries a gradient is a scalar g and a scalar
@@ -231,37 +213,92 @@ inline void store(S* at, Lanes<S> v) {
   __builtin_memcpy(at, &v, sizeof v);
 }
 
-// Each sample's p1 into rows.p1, and its winners with a gradient into the two lists.
+// The gradient each of conv2's pooling winners gets (d_p2 through relu and
+// dropout2d; the other three positions of its window get none), and where
+// the winner reaches, in lanes: its window's offset in the p1 rows and its
+// shifted weights' offset in rows.weights. Then each sample's own values,
+// by transposes. Adds conv2's bias gradient [20].
+template <class S>
+void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
+  using V = Lanes<S>;
+  auto& rows = w.rows;
+  V* g = rows.lane_g.data();
+  V* p1_at = rows.lane_p1.data();
+  V* weight_at = rows.lane_weight.data();
+  for (int o = 0; o < conv2_channels; ++o) {
+    V bias_acc{};
+    for (int k = 0; k < p2_plane; ++k) {
+      const int at = o * p2_plane + k;
+      g[at] = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
+      bias_acc += g[at];
+      const V index = w.p2_index[at];  // 0–3: dy = index / 2, dx = index % 2
+      const V dy = index >= S(pool) ? broadcast(S(1)) : V{};
+      const V dx = index - S(pool) * dy;
+      const S corner = S((pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell);
+      p1_at[at] = corner + S(row) * dy + S(cell) * dx;
+      weight_at[at] = S(o * weight_block + weight_row + cell) - S(weight_row) * dy - S(cell) * dx;
+    }
+    bias_grad[o] += lane_sum<S>(bias_acc);
+  }
+  static_assert(cnn::features % lane_count == 0);
+  constexpr int per_sample = ConvSampleRows<S>::per_sample;
+  for (int block = 0; block < cnn::features; block += lane_count) {
+    transpose<S>(g + block);
+    transpose<S>(p1_at + block);
+    transpose<S>(weight_at + block);
+    for (int s = 0; s < lane_count; ++s) {
+      store<S>(rows.winner_g.data() + s * per_sample + block, g[block + s]);
+      store<S>(rows.winner_p1.data() + s * per_sample + block, p1_at[block + s]);
+      store<S>(rows.winner_weight.data() + s * per_sample + block, weight_at[block + s]);
+    }
+  }
+}
+
+// Each sample's p1 into rows.p1, and its winners with a gradient into the
+// two lists, without a branch on the gradient: every winner is written,
+// and the count moves past it only when its gradient is not zero.
 template <class S>
 void conv2_rows_in(ConvWorkspace<S>& w) {
+  using V = Lanes<S>;
   auto& rows = w.rows;
-  for (int s = 0; s < lane_count; ++s) {
-    S* p1 = rows.p1.data() + s * sample_stride;
-    for (int i = 0; i < conv1_channels; ++i) {
-      for (int k = 0; k < p1_plane; ++k) p1[k * cell + i] = w.p1[i * p1_plane + k][s];
+  static_assert(p1_size % lane_count == 0);
+  for (int block = 0; block < p1_size; block += lane_count) {
+    V t[lane_count];
+    for (int u = 0; u < lane_count; ++u) {
+      const int e = block + u;  // position e / cell, channel e % cell
+      t[u] = w.p1[(e % cell) * p1_plane + e / cell];
     }
-    int* by_channel_count = rows.by_channel_count.data() + s * conv2_channels;
-    int* by_position_count = rows.by_position_count.data() + s * p2_plane;
-    for (int k = 0; k < p2_plane; ++k) by_position_count[k] = 0;
-    const int list = s * ConvSampleRows<S>::per_sample;
+    transpose<S>(t);
+    for (int s = 0; s < lane_count; ++s) store<S>(rows.p1.data() + s * sample_stride + block, t[s]);
+  }
+  constexpr int per_sample = ConvSampleRows<S>::per_sample;
+  for (int s = 0; s < lane_count; ++s) {
+    const S* g = rows.winner_g.data() + s * per_sample;
+    const S* p1_at = rows.winner_p1.data() + s * per_sample;
+    const S* weight_at = rows.winner_weight.data() + s * per_sample;
     for (int o = 0; o < conv2_channels; ++o) {
+      S* at = rows.by_channel_at.data() + s * per_sample + o * p2_plane;
+      S* gs = rows.by_channel_g.data() + s * per_sample + o * p2_plane;
       int count = 0;
       for (int k = 0; k < p2_plane; ++k) {
-        const S g = w.g_p2[o * p2_plane + k][s];
-        if (g == 0) continue;
-        const int index = static_cast<int>(w.p2_index[o * p2_plane + k][s]);
-        const int dy = index / pool;
-        const int dx = index % pool;
-        const int py = k / p2_side;
-        const int px = k % p2_side;
-        rows.by_channel_at[list + o * p2_plane + count] = ((pool * py + dy) * p1_side + pool * px + dx) * cell;
-        rows.by_channel_g[list + o * p2_plane + count] = g;
-        ++count;
-        const int slot = list + k * conv2_channels + by_position_count[k]++;
-        rows.by_position_at[slot] = o * weight_block + (1 - dy) * weight_row + cell - dx * cell;
-        rows.by_position_g[slot] = g;
+        const int e = o * p2_plane + k;
+        at[count] = p1_at[e];
+        gs[count] = g[e];
+        count += g[e] != 0 ? 1 : 0;
       }
-      by_channel_count[o] = count;
+      rows.by_channel_count[s * conv2_channels + o] = count;
+    }
+    for (int k = 0; k < p2_plane; ++k) {
+      S* at = rows.by_position_at.data() + s * per_sample + k * conv2_channels;
+      S* gs = rows.by_position_g.data() + s * per_sample + k * conv2_channels;
+      int count = 0;
+      for (int o = 0; o < conv2_channels; ++o) {
+        const int e = o * p2_plane + k;
+        at[count] = weight_at[e];
+        gs[count] = g[e];
+        count += g[e] != 0 ? 1 : 0;
+      }
+      rows.by_position_count[s * p2_plane + k] = count;
     }
   }
 }
@@ -295,7 +332,7 @@ void conv2_weight_grad(ConvSampleRows<S>& rows) {
     for (int o = 0; o < conv2_channels; ++o) {
       const int count = rows.by_channel_count[s * conv2_channels + o];
       if (count == 0) continue;
-      const int* at = rows.by_channel_at.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
+      const S* at = rows.by_channel_at.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
       const S* gs = rows.by_channel_g.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
       for (int ky0 = 0; ky0 < kernel; ky0 += rows_per_pass) {
         S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
@@ -305,7 +342,7 @@ void conv2_weight_grad(ConvSampleRows<S>& rows) {
         }
         for (int n = 0; n < count; ++n) {
           const V g = broadcast(gs[n]);
-          const S* window = p1 + at[n] + ky0 * row;
+          const S* window = p1 + static_cast<int>(at[n]) + ky0 * row;
           for (int r = 0; r < rows_per_pass; ++r) {
             for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load<S>(window + r * row + j * lane_count);
           }
@@ -332,7 +369,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
     for (int k = 0; k < p2_plane; ++k) {
       const int count = rows.by_position_count[s * p2_plane + k];
       if (count == 0) continue;
-      const int* at = rows.by_position_at.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
+      const S* at = rows.by_position_at.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
       const S* gs = rows.by_position_g.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
       S* corner = d_p1 + (pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell;
       for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
@@ -342,7 +379,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
         }
         for (int n = 0; n < count; ++n) {
           const V g = broadcast(gs[n]);
-          const S* weights = rows.weights.data() + at[n] + r0 * weight_row;
+          const S* weights = rows.weights.data() + static_cast<int>(at[n]) + r0 * weight_row;
           for (int r = 0; r < rows_per_pass; ++r) {
             for (int j = 0; j < region_vectors; ++j)
               acc[r][j] += g * load<S>(weights + r * weight_row + j * lane_count);
@@ -359,12 +396,15 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
 // rows.d_p1 back into the lanes of d_p1, and rows.weight_grad added to conv2's weight gradient.
 template <class S>
 void conv2_rows_out(ConvWorkspace<S>& w, S* weight_grad) {
+  using V = Lanes<S>;
   const auto& rows = w.rows;
-  for (int i = 0; i < conv1_channels; ++i) {
-    for (int k = 0; k < p1_plane; ++k) {
-      Lanes<S> v;
-      for (int s = 0; s < lane_count; ++s) v[s] = rows.d_p1[s * sample_stride + k * cell + i];
-      w.d_p1[i * p1_plane + k] = v;
+  for (int block = 0; block < p1_size; block += lane_count) {
+    V t[lane_count];
+    for (int s = 0; s < lane_count; ++s) t[s] = load<S>(rows.d_p1.data() + s * sample_stride + block);
+    transpose<S>(t);
+    for (int u = 0; u < lane_count; ++u) {
+      const int e = block + u;
+      w.d_p1[(e % cell) * p1_plane + e / cell] = t[u];
     }
   }
   constexpr int grad_row = segment_vectors * lane_count;
@@ -388,7 +428,7 @@ constexpr int region_rows_per_pass = lane_count == 16 ? region_side : 1;
 // d_p2 → d_p1, adding conv2's weight and bias gradients to `grad`.
 template <class S>
 void conv2_backward(const ConvParameters<S>& p, ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
-  conv2_winner_gradient(w, grad.conv2_bias);
+  conv2_winners(w, grad.conv2_bias);
   conv2_rows_in(w);
   conv2_rows_weights(p, w.rows);
   conv2_weight_grad<S, weight_rows_per_pass>(w.rows);

@@ -68,11 +68,20 @@ struct ConvSampleRows {
   std::vector<S> weights = std::vector<S>(cnn::conv2_channels * cnn_rows::weight_block);
   std::vector<S> weight_grad =
       std::vector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
+  // Each winner's gradient and offsets in lanes, in (channel, pooled position) order; transposed in place.
+  std::vector<Lanes<S>> lane_g = std::vector<Lanes<S>>(per_sample);
+  std::vector<Lanes<S>> lane_p1 = std::vector<Lanes<S>>(per_sample);
+  std::vector<Lanes<S>> lane_weight = std::vector<Lanes<S>>(per_sample);
+  // Each sample's winners in (channel, pooled position) order: gradient, offset in `p1`, offset in `weights`.
+  std::vector<S> winner_g = std::vector<S>(lane_count * per_sample);
+  std::vector<S> winner_p1 = std::vector<S>(lane_count * per_sample);
+  std::vector<S> winner_weight = std::vector<S>(lane_count * per_sample);
+  // The winners with a gradient, per sample by channel and by pooled position (offsets as values of S).
   std::vector<int> by_channel_count = std::vector<int>(lane_count * cnn::conv2_channels);
-  std::vector<int> by_channel_at = std::vector<int>(lane_count * per_sample);  // offsets into the sample's p1 rows
+  std::vector<S> by_channel_at = std::vector<S>(lane_count * per_sample);
   std::vector<S> by_channel_g = std::vector<S>(lane_count * per_sample);
   std::vector<int> by_position_count = std::vector<int>(lane_count * cnn::p2_plane);
-  std::vector<int> by_position_at = std::vector<int>(lane_count * per_sample);  // offsets into `weights`
+  std::vector<S> by_position_at = std::vector<S>(lane_count * per_sample);
   std::vector<S> by_position_g = std::vector<S>(lane_count * per_sample);
 };
 
@@ -89,8 +98,6 @@ struct ConvWorkspace {
   std::vector<V> p2_index = std::vector<V>(cnn::features);
   std::vector<V> channel_mask = std::vector<V>(cnn::conv2_channels);  // dropout2d: 0 or 2 (1 without dropout)
   std::vector<V> d_p2 = std::vector<V>(cnn::features);
-  std::vector<V> g_p2 =
-      std::vector<V>(cnn::features);  // d_p2 through relu and dropout2d: each pooling winner's gradient
   std::vector<V> d_p1 = std::vector<V>(cnn::p1_size);
   ConvSampleRows<S> rows;  // conv2's backward, sample by sample
 };

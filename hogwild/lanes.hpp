@@ -7,6 +7,8 @@
 // convolution would no longer fit in the register file.
 #pragma once
 
+#include <utility>
+
 namespace mptrain::hogwild {
 
 // Samples per lane vector: one register of floats.
@@ -55,6 +57,53 @@ inline S lane_sum(Lanes<S> v) {
     v += __builtin_shufflevector(v, v, 1, 0, 1, 0);
   }
   return v[0];
+}
+
+namespace lanes_detail {
+
+// Lane j of a transpose step's two outputs for rows r and r + b (bit b of
+// r clear): the first keeps row r's lanes without bit b and takes row
+// r + b's lanes j − b where bit b is set; the second is the mirror image.
+template <int b, bool second>
+constexpr int transpose_lane(int j) {
+  if constexpr (second) {
+    return (j & b) != 0 ? lane_count + j : j + b;
+  } else {
+    return (j & b) != 0 ? lane_count + j - b : j;
+  }
+}
+
+template <int b, bool second, class V, std::size_t... J>
+inline V transpose_step(V top, V bottom, std::index_sequence<J...>) {
+  return __builtin_shufflevector(top, bottom, transpose_lane<b, second>(static_cast<int>(J))...);
+}
+
+// Swaps the off-diagonal b × b blocks of every 2b × 2b block, then recurses with b / 2.
+template <int b, class V>
+inline void transpose_blocks(V* rows) {
+  if constexpr (b >= 1) {
+    constexpr auto lanes = std::make_index_sequence<lane_count>{};
+#pragma GCC unroll 16
+    for (int r = 0; r < lane_count; ++r) {
+      if ((r & b) != 0) continue;
+      const V top = rows[r];
+      const V bottom = rows[r + b];
+      rows[r] = transpose_step<b, false>(top, bottom, lanes);
+      rows[r + b] = transpose_step<b, true>(top, bottom, lanes);
+    }
+    transpose_blocks<b / 2>(rows);
+  }
+}
+
+}  // namespace lanes_detail
+
+// Transposes the lane_count × lane_count matrix whose rows are `rows[0 …
+// lane_count)`: lane j of row r becomes lane r of row j. Between the
+// lane-per-sample layout and a sample's own values, in log2(lane_count)
+// rounds of two-register shuffles.
+template <class S>
+inline void transpose(Lanes<S>* rows) {
+  lanes_detail::transpose_blocks<lane_count / 2>(rows);
 }
 
 }  // namespace mptrain::hogwild
