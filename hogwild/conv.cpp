@@ -225,6 +225,7 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
   V* g = rows.lane_g.data();
   V* p1_at = rows.lane_p1.data();
   V* weight_at = rows.lane_weight.data();
+  V* bottom = rows.lane_bottom.data();
   for (int o = 0; o < conv2_channels; ++o) {
     V bias_acc{};
     for (int k = 0; k < p2_plane; ++k) {
@@ -236,7 +237,8 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
       const V dx = index - S(pool) * dy;
       const S corner = S((pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell);
       p1_at[at] = corner + S(row) * dy + S(cell) * dx;
-      weight_at[at] = S(o * weight_block + weight_row + cell) - S(weight_row) * dy - S(cell) * dx;
+      weight_at[at] = S(o * weight_block) + S(weight_shift) * dx;
+      bottom[at] = dy;
     }
     bias_grad[o] += lane_sum<S>(bias_acc);
   }
@@ -246,10 +248,12 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
     transpose<S>(g + block);
     transpose<S>(p1_at + block);
     transpose<S>(weight_at + block);
+    transpose<S>(bottom + block);
     for (int s = 0; s < lane_count; ++s) {
       store<S>(rows.winner_g.data() + s * per_sample + block, g[block + s]);
       store<S>(rows.winner_p1.data() + s * per_sample + block, p1_at[block + s]);
       store<S>(rows.winner_weight.data() + s * per_sample + block, weight_at[block + s]);
+      store<S>(rows.winner_bottom.data() + s * per_sample + block, bottom[block + s]);
     }
   }
 }
@@ -272,33 +276,42 @@ void conv2_rows_in(ConvWorkspace<S>& w) {
     for (int s = 0; s < lane_count; ++s) store<S>(rows.p1.data() + s * sample_stride + block, t[s]);
   }
   constexpr int per_sample = ConvSampleRows<S>::per_sample;
+  constexpr int by_channel_room = ConvSampleRows<S>::by_channel_room;
   for (int s = 0; s < lane_count; ++s) {
     const S* g = rows.winner_g.data() + s * per_sample;
     const S* p1_at = rows.winner_p1.data() + s * per_sample;
     const S* weight_at = rows.winner_weight.data() + s * per_sample;
+    const S sample_start = S(s * sample_stride);
     for (int o = 0; o < conv2_channels; ++o) {
-      S* at = rows.by_channel_at.data() + s * per_sample + o * p2_plane;
-      S* gs = rows.by_channel_g.data() + s * per_sample + o * p2_plane;
-      int count = 0;
+      S* at = rows.by_channel_at.data() + o * by_channel_room;
+      S* gs = rows.by_channel_g.data() + o * by_channel_room;
+      int count = s == 0 ? 0 : rows.by_channel_count[o];
       for (int k = 0; k < p2_plane; ++k) {
         const int e = o * p2_plane + k;
-        at[count] = p1_at[e];
+        at[count] = sample_start + p1_at[e];
         gs[count] = g[e];
         count += g[e] != 0 ? 1 : 0;
       }
-      rows.by_channel_count[s * conv2_channels + o] = count;
+      rows.by_channel_count[o] = count;
     }
+    const S* is_bottom = rows.winner_bottom.data() + s * per_sample;
     for (int k = 0; k < p2_plane; ++k) {
       S* at = rows.by_position_at.data() + s * per_sample + k * conv2_channels;
       S* gs = rows.by_position_g.data() + s * per_sample + k * conv2_channels;
-      int count = 0;
+      int top_count = 0;
+      int bottom_count = 0;
       for (int o = 0; o < conv2_channels; ++o) {
         const int e = o * p2_plane + k;
-        at[count] = weight_at[e];
-        gs[count] = g[e];
-        count += g[e] != 0 ? 1 : 0;
+        const int live = g[e] != 0 ? 1 : 0;
+        const int down = is_bottom[e] != 0 ? 1 : 0;
+        const int slot = down != 0 ? conv2_channels - 1 - bottom_count : top_count;
+        at[slot] = weight_at[e];
+        gs[slot] = g[e];
+        top_count += live & (1 - down);
+        bottom_count += live & down;
       }
-      rows.by_position_count[s * p2_plane + k] = count;
+      rows.by_position_top[s * p2_plane + k] = top_count;
+      rows.by_position_bottom[s * p2_plane + k] = bottom_count;
     }
   }
 }
@@ -310,8 +323,11 @@ void conv2_rows_weights(const ConvParameters<S>& p, ConvSampleRows<S>& rows) {
     for (int i = 0; i < conv1_channels; ++i) {
       const S* weight = p.conv2_weight + o * conv2_weights_per_output + i * kernel_taps;
       for (int ky = 0; ky < kernel; ++ky) {
-        S* out = rows.weights.data() + o * weight_block + (ky + 1) * weight_row + cell + i;
-        for (int kx = 0; kx < kernel; ++kx) out[kx * cell] = weight[ky * kernel + kx];
+        S* out = rows.weights.data() + o * weight_block + ky * weight_row + i;
+        for (int kx = 0; kx < kernel; ++kx) {
+          out[kx * cell] = weight[ky * kernel + kx];                       // column 0
+          out[weight_shift + (kx + 1) * cell] = weight[ky * kernel + kx];  // column 1
+        }
       }
     }
   }
@@ -319,70 +335,79 @@ void conv2_rows_weights(const ConvParameters<S>& p, ConvSampleRows<S>& rows) {
 
 // conv2's weight gradient in rows.weight_grad ([20][5][segment_vectors ×
 // lanes], (kx, i) along a row; what lies past the 50 values of a row is
-// never read): each winner adds g × the 5 rows of its p1 window,
-// `rows_per_pass` kernel rows at a time held in registers.
+// never read): each winner adds g × the 5 rows of its p1 window. The
+// winners of one channel, over all the samples, are one list, so the
+// accumulators (`rows_per_pass` kernel rows at a time) stay in registers
+// through it.
 template <class S, int rows_per_pass>
 void conv2_weight_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
   static_assert(kernel % rows_per_pass == 0);
   constexpr int grad_row = segment_vectors * lane_count;
-  for (auto& v : rows.weight_grad) v = 0;
-  for (int s = 0; s < lane_count; ++s) {
-    const S* p1 = rows.p1.data() + s * sample_stride;
-    for (int o = 0; o < conv2_channels; ++o) {
-      const int count = rows.by_channel_count[s * conv2_channels + o];
-      if (count == 0) continue;
-      const S* at = rows.by_channel_at.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
-      const S* gs = rows.by_channel_g.data() + s * ConvSampleRows<S>::per_sample + o * p2_plane;
-      for (int ky0 = 0; ky0 < kernel; ky0 += rows_per_pass) {
-        S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
-        V acc[rows_per_pass][segment_vectors];
+  for (int o = 0; o < conv2_channels; ++o) {
+    const int count = rows.by_channel_count[o];
+    const S* at = rows.by_channel_at.data() + o * ConvSampleRows<S>::by_channel_room;
+    const S* gs = rows.by_channel_g.data() + o * ConvSampleRows<S>::by_channel_room;
+    for (int ky0 = 0; ky0 < kernel; ky0 += rows_per_pass) {
+      V acc[rows_per_pass][segment_vectors] = {};
+      for (int n = 0; n < count; ++n) {
+        const V g = broadcast(gs[n]);
+        const S* window = rows.p1.data() + static_cast<int>(at[n]) + ky0 * row;
         for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < segment_vectors; ++j) acc[r][j] = load<S>(out + r * grad_row + j * lane_count);
+          for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load<S>(window + r * row + j * lane_count);
         }
-        for (int n = 0; n < count; ++n) {
-          const V g = broadcast(gs[n]);
-          const S* window = p1 + static_cast<int>(at[n]) + ky0 * row;
-          for (int r = 0; r < rows_per_pass; ++r) {
-            for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load<S>(window + r * row + j * lane_count);
-          }
-        }
-        for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < segment_vectors; ++j) store<S>(out + r * grad_row + j * lane_count, acc[r][j]);
-        }
+      }
+      S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
+      for (int r = 0; r < rows_per_pass; ++r) {
+        for (int j = 0; j < segment_vectors; ++j) store<S>(out + r * grad_row + j * lane_count, acc[r][j]);
       }
     }
   }
 }
 
 // d_p1 in rows.d_p1: each pooled position's 6×6×10 region gets g × the
-// shifted weight rows of every winner there, `rows_per_pass` region rows
-// at a time held in registers. (The last vector of a region row reaches
-// past it, and adds the zeros of the weight rows there.)
+// weight rows of every winner there (region rows 0–4 for a winner in the
+// window's top row, 1–5 for one in its bottom row), `rows_per_pass` region
+// rows at a time held in registers. (The last vector of a region row
+// reaches past it, and adds the zeros of the weight rows there.)
 template <class S, int rows_per_pass>
 void conv2_input_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
   static_assert(region_side % rows_per_pass == 0);
+  constexpr int per_sample = ConvSampleRows<S>::per_sample;
   for (auto& v : rows.d_p1) v = 0;
   for (int s = 0; s < lane_count; ++s) {
     S* d_p1 = rows.d_p1.data() + s * sample_stride;
     for (int k = 0; k < p2_plane; ++k) {
-      const int count = rows.by_position_count[s * p2_plane + k];
-      if (count == 0) continue;
-      const S* at = rows.by_position_at.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
-      const S* gs = rows.by_position_g.data() + s * ConvSampleRows<S>::per_sample + k * conv2_channels;
+      const int top = rows.by_position_top[s * p2_plane + k];
+      const int bottom = rows.by_position_bottom[s * p2_plane + k];
+      if (top + bottom == 0) continue;
+      const S* at = rows.by_position_at.data() + s * per_sample + k * conv2_channels;
+      const S* gs = rows.by_position_g.data() + s * per_sample + k * conv2_channels;
       S* corner = d_p1 + (pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell;
       for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
         V acc[rows_per_pass][region_vectors];
         for (int r = 0; r < rows_per_pass; ++r) {
           for (int j = 0; j < region_vectors; ++j) acc[r][j] = load<S>(corner + (r0 + r) * row + j * lane_count);
         }
-        for (int n = 0; n < count; ++n) {
+        for (int n = 0; n < top; ++n) {
           const V g = broadcast(gs[n]);
-          const S* weights = rows.weights.data() + static_cast<int>(at[n]) + r0 * weight_row;
+          const S* weights = rows.weights.data() + static_cast<int>(at[n]);
           for (int r = 0; r < rows_per_pass; ++r) {
+            const int ky = r0 + r;
+            if (ky >= kernel) continue;
             for (int j = 0; j < region_vectors; ++j)
-              acc[r][j] += g * load<S>(weights + r * weight_row + j * lane_count);
+              acc[r][j] += g * load<S>(weights + ky * weight_row + j * lane_count);
+          }
+        }
+        for (int n = conv2_channels - bottom; n < conv2_channels; ++n) {
+          const V g = broadcast(gs[n]);
+          const S* weights = rows.weights.data() + static_cast<int>(at[n]);
+          for (int r = 0; r < rows_per_pass; ++r) {
+            const int ky = r0 + r - 1;
+            if (ky < 0) continue;
+            for (int j = 0; j < region_vectors; ++j)
+              acc[r][j] += g * load<S>(weights + ky * weight_row + j * lane_count);
           }
         }
         for (int r = 0; r < rows_per_pass; ++r) {

@@ -46,13 +46,14 @@ inline constexpr int segment_vectors = (segment + lane_count - 1) / lane_count; 
 inline constexpr int region_vectors = (region + lane_count - 1) / lane_count;    // lane vectors covering a region row
 // Values per sample: p1 and room for the last window's whole vectors.
 inline constexpr int sample_stride = cnn::p1_size + region_vectors * lane_count;
-// conv2's weights as the input gradient reads them: per output channel,
-// kernel rows 0–4 between two rows of zeros, each row [10 zeros][50
-// weights][zeros], so that shifting the start by a window position's row
-// and column gives the weights that position reaches in each region row.
-inline constexpr int weight_row = cell + region_vectors * lane_count;
-inline constexpr int weight_rows = cnn::kernel + 2;
-inline constexpr int weight_block = weight_rows * weight_row;  // one output channel
+// conv2's weights as the input gradient reads them: per output channel and
+// window column dx (0 or 1), the 5 kernel rows, each a region row's whole
+// vectors with the row's 50 weights (kx, i) starting at value dx × 10 and
+// zeros around them, so a winner at column dx adds them to its region rows
+// unshifted, from aligned vectors.
+inline constexpr int weight_row = region_vectors * lane_count;
+inline constexpr int weight_shift = cnn::kernel * weight_row;  // one column shift
+inline constexpr int weight_block = cnn::pool * weight_shift;  // one output channel
 }  // namespace cnn_rows
 
 // The pooling winners of conv2 that carry a gradient, listed per sample:
@@ -65,22 +66,29 @@ struct ConvSampleRows {
   static constexpr int per_sample = cnn::features;  // 20 channels × 16 pooled positions
   std::vector<S> p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
   std::vector<S> d_p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
-  std::vector<S> weights = std::vector<S>(cnn::conv2_channels * cnn_rows::weight_block);
+  std::vector<S, CacheLineAllocator<S>> weights =
+      std::vector<S, CacheLineAllocator<S>>(cnn::conv2_channels * cnn_rows::weight_block);
   std::vector<S> weight_grad =
       std::vector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
   // Each winner's gradient and offsets in lanes, in (channel, pooled position) order; transposed in place.
   std::vector<Lanes<S>> lane_g = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_p1 = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_weight = std::vector<Lanes<S>>(per_sample);
+  std::vector<Lanes<S>> lane_bottom = std::vector<Lanes<S>>(per_sample);  // 1 for a winner in the window's bottom row
   // Each sample's winners in (channel, pooled position) order: gradient, offset in `p1`, offset in `weights`.
   std::vector<S> winner_g = std::vector<S>(lane_count * per_sample);
   std::vector<S> winner_p1 = std::vector<S>(lane_count * per_sample);
   std::vector<S> winner_weight = std::vector<S>(lane_count * per_sample);
+  std::vector<S> winner_bottom = std::vector<S>(lane_count * per_sample);
   // The winners with a gradient, per sample by channel and by pooled position (offsets as values of S).
-  std::vector<int> by_channel_count = std::vector<int>(lane_count * cnn::conv2_channels);
-  std::vector<S> by_channel_at = std::vector<S>(lane_count * per_sample);
-  std::vector<S> by_channel_g = std::vector<S>(lane_count * per_sample);
-  std::vector<int> by_position_count = std::vector<int>(lane_count * cnn::p2_plane);
+  // By channel, one list over all the samples (offsets from the start of `p1`).
+  static constexpr int by_channel_room = lane_count * cnn::p2_plane;
+  std::vector<int> by_channel_count = std::vector<int>(cnn::conv2_channels);
+  std::vector<S> by_channel_at = std::vector<S>(cnn::conv2_channels * by_channel_room);
+  std::vector<S> by_channel_g = std::vector<S>(cnn::conv2_channels * by_channel_room);
+  // By pooled position, the winners in the window's top row (dy 0) from the front, the bottom row's from the back.
+  std::vector<int> by_position_top = std::vector<int>(lane_count * cnn::p2_plane);
+  std::vector<int> by_position_bottom = std::vector<int>(lane_count * cnn::p2_plane);
   std::vector<S> by_position_at = std::vector<S>(lane_count * per_sample);
   std::vector<S> by_position_g = std::vector<S>(lane_count * per_sample);
 };

@@ -7,6 +7,8 @@
 // convolution would no longer fit in the register file.
 #pragma once
 
+#include <cstddef>
+#include <new>
 #include <utility>
 
 namespace mptrain::hogwild {
@@ -58,6 +60,23 @@ inline S lane_sum(Lanes<S> v) {
   }
   return v[0];
 }
+
+// An allocator whose blocks start on a cache line (and so on a lane
+// vector of any width here): for arrays of scalars read as whole vectors.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t alignment{64};
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment)); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const {
+    return true;
+  }
+};
 
 namespace lanes_detail {
 
