@@ -15,6 +15,8 @@
 // in step.
 #include "hogwild/conv.hpp"
 
+#include <algorithm>
+
 namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 namespace {
@@ -139,30 +141,120 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
 // conv2: p1 [10][12][12] → conv 5×5 (+bias) × dropout2d mask → c2 [20][8][8]
 //        → maxpool 2 → relu → p2 [20][4][4]
 
-// conv2 (+bias) × dropout2d mask into c2; the 20 output channels of one
-// position are accumulated together, so each input is loaded once per position.
+// The lane vector at `at`, any alignment.
 template <class S>
+inline Lanes<S> load(const S* at) {
+  Lanes<S> v;
+  __builtin_memcpy(&v, at, sizeof v);
+  return v;
+}
+
+// Stores `v` at `at`, any alignment.
+template <class S>
+inline void store(S* at, Lanes<S> v) {
+  __builtin_memcpy(at, &v, sizeof v);
+}
+
+// Each sample's p1 as [i][y][x] (by transposes) into rows.p1_planes.
+template <class S>
+void conv2_planes(ConvWorkspace<S>& w) {
+  using V = Lanes<S>;
+  auto& rows = w.rows;
+  static_assert(p1_size % lane_count == 0);
+  for (int block = 0; block < p1_size; block += lane_count) {
+    V t[lane_count];
+    for (int u = 0; u < lane_count; ++u) t[u] = w.p1[block + u];
+    transpose<S>(t);
+    for (int s = 0; s < lane_count; ++s) store<S>(rows.p1_planes.data() + s * p1_size + block, t[s]);
+  }
+}
+
+// The inputs of lane_count consecutive conv2 outputs ([y][x], 8 per row) at
+// one tap, from `at` (their first input in a p1 plane): whole rows of 8,
+// two of them per vector with AVX-512's 16 lanes, half a row with 4.
+template <class S>
+inline Lanes<S> conv2_inputs(const S* at) {
+  static_assert(lane_count == 2 * c2_side || lane_count <= c2_side);
+  if constexpr (lane_count == 2 * c2_side) {
+    typedef S Row __attribute__((vector_size(c2_side * sizeof(S))));
+    Row top;
+    Row bottom;
+    __builtin_memcpy(&top, at, sizeof top);
+    __builtin_memcpy(&bottom, at + p1_side, sizeof bottom);
+    return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  } else {
+    return load<S>(at);
+  }
+}
+
+// conv2 (+bias) × dropout2d mask into c2, sample by sample and only for
+// the channels dropout2d keeps (half of them in training): `block`
+// channels at a time, `chunk` of their output vectors in accumulators, so
+// each input vector is loaded once per block. A channel dropout2d removed
+// is zero, as the mask makes it.
+template <class S, int block, int chunk>
 void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   using V = Lanes<S>;
-  const V* p1 = w.p1.data();
-  for (int y = 0; y < c2_side; ++y) {
-    for (int x = 0; x < c2_side; ++x) {
-      V acc[conv2_channels];
-#pragma GCC unroll 20
-      for (int o = 0; o < conv2_channels; ++o) acc[o] = V{} + p.conv2_bias[o];
-      for (int i = 0; i < conv1_channels; ++i) {
-        for (int ky = 0; ky < kernel; ++ky) {
-          for (int kx = 0; kx < kernel; ++kx) {
-            const V in = p1[i * p1_plane + (y + ky) * p1_side + x + kx];
-            const S* weight = p.conv2_weight + i * kernel_taps + ky * kernel + kx;
-#pragma GCC unroll 20
-            for (int o = 0; o < conv2_channels; ++o) acc[o] += weight[o * conv2_weights_per_output] * in;
+  using namespace cnn_rows;
+  static_assert(output_vectors % chunk == 0);
+  auto& rows = w.rows;
+  conv2_planes(w);
+  for (auto& v : rows.c2) v = 0;
+  for (int s = 0; s < lane_count; ++s) {
+    int live[conv2_channels];
+    int count = 0;
+    for (int o = 0; o < conv2_channels; ++o) {
+      live[count] = o;
+      count += w.channel_mask[o][s] != 0 ? 1 : 0;
+    }
+    const S* planes = rows.p1_planes.data() + s * p1_size;
+    S* c2 = rows.c2.data() + s * c2_size;
+    for (int first = 0; first < count; first += block) {
+      // The block's channels; a block past the last live channel repeats it (and writes the same outputs again).
+      const S* weights[block];
+      int channel[block];
+      for (int j = 0; j < block; ++j) {
+        channel[j] = live[std::min(first + j, count - 1)];
+        weights[j] = p.conv2_weight + channel[j] * conv2_weights_per_output;
+      }
+      for (int v0 = 0; v0 < output_vectors; v0 += chunk) {
+        V acc[block][chunk] = {};
+        for (int i = 0; i < conv1_channels; ++i) {
+          for (int ky = 0; ky < kernel; ++ky) {
+#pragma GCC unroll 5
+            for (int kx = 0; kx < kernel; ++kx) {
+              V x[chunk];
+#pragma GCC unroll 16
+              for (int c = 0; c < chunk; ++c) {
+                const int out = (v0 + c) * lane_count;  // output (out / 8, out % 8)
+                x[c] = conv2_inputs<S>(planes + i * p1_plane + (out / c2_side + ky) * p1_side + out % c2_side + kx);
+              }
+              const int tap = i * kernel_taps + ky * kernel + kx;
+#pragma GCC unroll 8
+              for (int j = 0; j < block; ++j) {
+                const V weight = broadcast(weights[j][tap]);
+#pragma GCC unroll 16
+                for (int c = 0; c < chunk; ++c) acc[j][c] += weight * x[c];
+              }
+            }
+          }
+        }
+        for (int j = 0; j < block; ++j) {
+          const S bias = p.conv2_bias[channel[j]];
+          const S mask = w.channel_mask[channel[j]][s];
+          for (int c = 0; c < chunk; ++c) {
+            store<S>(c2 + channel[j] * c2_plane + (v0 + c) * lane_count, (acc[j][c] + bias) * mask);
           }
         }
       }
-#pragma GCC unroll 20
-      for (int o = 0; o < conv2_channels; ++o) w.c2[o * c2_plane + y * c2_side + x] = acc[o] * w.channel_mask[o];
     }
+  }
+  static_assert(c2_size % lane_count == 0);
+  for (int b = 0; b < c2_size; b += lane_count) {
+    V t[lane_count];
+    for (int s = 0; s < lane_count; ++s) t[s] = load<S>(rows.c2.data() + s * c2_size + b);
+    transpose<S>(t);
+    for (int u = 0; u < lane_count; ++u) w.c2[b + u] = t[u];
   }
 }
 
@@ -184,7 +276,10 @@ void conv2_pool(ConvWorkspace<S>& w) {
 // p1 → p2 and p2_index.
 template <class S>
 void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
-  conv2_apply(p, w);
+  // Channels per block and output vectors per pass: 5 × 4 accumulators with AVX-512's 32 registers, 1 × 8 with 16.
+  constexpr int block = lane_count == 16 ? 5 : 1;
+  constexpr int chunk = lane_count == 16 ? 4 : 8;
+  conv2_apply<S, block, chunk>(p, w);
   conv2_pool(w);
 }
 
@@ -198,20 +293,6 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 // winners a relu or dropout2d zeroed.
 
 using namespace cnn_rows;
-
-// The lane vector at `at`, any alignment.
-template <class S>
-inline Lanes<S> load(const S* at) {
-  Lanes<S> v;
-  __builtin_memcpy(&v, at, sizeof v);
-  return v;
-}
-
-// Stores `v` at `at`, any alignment.
-template <class S>
-inline void store(S* at, Lanes<S> v) {
-  __builtin_memcpy(at, &v, sizeof v);
-}
 
 // The gradient each of conv2's pooling winners gets (d_p2 through relu and
 // dropout2d; the other three positions of its window get none), and where

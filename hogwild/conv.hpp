@@ -54,6 +54,9 @@ inline constexpr int sample_stride = cnn::p1_size + region_vectors * lane_count;
 inline constexpr int weight_row = region_vectors * lane_count;
 inline constexpr int weight_shift = cnn::kernel * weight_row;  // one column shift
 inline constexpr int weight_block = cnn::pool * weight_shift;  // one output channel
+// conv2's forward computes each sample's outputs [o][8][8] as whole lane vectors.
+inline constexpr int output_vectors = cnn::c2_plane / lane_count;  // one channel's outputs
+static_assert(cnn::c2_plane % lane_count == 0);
 }  // namespace cnn_rows
 
 // The pooling winners of conv2 that carry a gradient, listed per sample:
@@ -64,6 +67,9 @@ inline constexpr int weight_block = cnn::pool * weight_shift;  // one output cha
 template <class S>
 struct ConvSampleRows {
   static constexpr int per_sample = cnn::features;  // 20 channels × 16 pooled positions
+  // conv2's forward: each sample's p1 ([i][y][x]) and its conv outputs [o][8][8].
+  std::vector<S> p1_planes = std::vector<S>(lane_count * cnn::p1_size);
+  std::vector<S> c2 = std::vector<S>(lane_count * cnn::c2_size);
   std::vector<S> p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
   std::vector<S> d_p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
   std::vector<S, CacheLineAllocator<S>> weights =
