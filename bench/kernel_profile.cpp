@@ -3,7 +3,9 @@
 // and Network<float>::loss (forward only) on random images, timed on THREADS
 // threads at once, each pinned to its own CPU of the affinity mask. Prints
 // one JSON line: samples/s and GFLOP/s (FLOPs as hogwild/flops.hpp counts
-// them) of the whole step, of the forward and of the backward (step − forward).
+// them) of the whole step, of the forward and of the backward (step − forward),
+// and the FLOPs the kernels performed (executed_flops_per_sample, first
+// thread; executed_gflops: all threads), less what they skip.
 // docs/kernel_profile.md uses it, with perf, to find where the kernel loses.
 // Usage: mptrain_kernel_profile [--model cnn|mlp|logreg] [--threads T=1] [--seconds S=2] [--forward yes|no]
 // (--forward no: the step alone, for `perf record`; the forward and backward figures are then 0.)
@@ -41,6 +43,7 @@ struct Options {
 struct Rates {
   double step = 0;
   double forward = 0;
+  double executed_per_sample = 0;  // FLOPs the kernels performed per training sample (Network::flops_done)
 };
 
 // Random normalised images, labels and dropout keys for one group, and a model initialised as training does.
@@ -90,8 +93,14 @@ Rates measure(const Options& options, int cpu, int index) {
   const auto group = inputs.group();
   float sink = 0;
   Rates rates;
-  rates.step = rate_of([&] { sink += network.train_group(inputs.parameters.data(), group, inputs.gradient.data()); },
-                       options.seconds);
+  long steps = 0;
+  rates.step = rate_of(
+      [&] {
+        sink += network.train_group(inputs.parameters.data(), group, inputs.gradient.data());
+        ++steps;
+      },
+      options.seconds);
+  rates.executed_per_sample = static_cast<double>(network.flops_done()) / static_cast<double>(steps * group_size);
   if (options.forward) {
     rates.forward = rate_of([&] { sink += network.loss(inputs.parameters.data(), group); }, options.seconds);
   }
@@ -147,8 +156,10 @@ int main(int argc, char** argv) {
   double gflops = 0;
   double gflops_forward = 0;
   double gflops_backward = 0;
+  double executed_gflops = 0;
   for (const auto& r : rates) {
     samples += r.step * group_size;
+    executed_gflops += r.step * group_size * r.executed_per_sample * 1e-9;
     gflops += r.step * group_size * (forward_flops + backward_flops) * 1e-9;
     if (!options.forward) continue;
     gflops_forward += r.forward * group_size * forward_flops * 1e-9;
@@ -164,8 +175,9 @@ int main(int argc, char** argv) {
   fmt::print(
       "{{\"model\":\"{}\",\"threads\":{},\"samples_per_second\":{:.0f},\"gflops\":{:.2f},\"gflops_forward\":{:.2f},"
       "\"gflops_backward\":{:.2f},\"us_per_group\":{:.2f},\"us_forward\":{:.2f},\"us_backward\":{:.2f},"
-      "\"flops_per_sample\":{},\"layers\":[{}]}}\n",
+      "\"flops_per_sample\":{},\"executed_flops_per_sample\":{:.0f},\"executed_gflops\":{:.2f},\"layers\":[{}]}}\n",
       to_string(options.model), options.threads, samples, gflops, gflops_forward, gflops_backward, 1e6 / r0.step,
-      us_forward, options.forward ? 1e6 / r0.step - us_forward : 0, flops_per_sample(options.model), layers);
+      us_forward, options.forward ? 1e6 / r0.step - us_forward : 0, flops_per_sample(options.model),
+      r0.executed_per_sample, executed_gflops, layers);
   return 0;
 }

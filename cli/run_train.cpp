@@ -154,6 +154,7 @@ struct TrainReport {
   double train_seconds = 0;
   hogwild::Evaluation test;
   std::vector<std::uint64_t> worker_samples;
+  std::uint64_t flops = 0;             // performed by the workers' kernels (hogwild::Network::flops_done)
   std::vector<double> worker_seconds;  // each worker's wall time
   std::vector<EpochEvaluation> epochs;
   int interrupted_by = 0;          // the signal that stopped training early, 0: none
@@ -304,6 +305,7 @@ void record_group(const procmgr::GroupResult& result, const hogwild::ParameterSt
     report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
     report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
     report.samples += report.worker_samples.back();
+    report.flops += store.counters(rank).flops.load(std::memory_order_relaxed);
   }
 }
 
@@ -504,6 +506,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
                           {"shard_samples", settings.sample_count > 0 ? settings.sample_count : train_samples}};
   const bool evaluated = node.rank == 0;
   const std::int64_t flops = hogwild::flops_per_sample(settings.model);
+  const double executed_per_sample =
+      report.samples > 0 ? static_cast<double>(report.flops) / static_cast<double>(report.samples) : 0.0;
   return {{"model", hogwild::to_string(settings.model)},
           {"nodes", std::move(nodes)},
           {"model_checksum", report.model_checksum},
@@ -513,6 +517,8 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"samples_per_second", samples_per_second(report)},
           {"flops_per_sample", flops},
           {"gflops", samples_per_second(report) * static_cast<double>(flops) * 1e-9},
+          {"executed_flops_per_sample", executed_per_sample},
+          {"executed_gflops", samples_per_second(report) * executed_per_sample * 1e-9},
           {"kernels", hogwild::to_string(report.kernels)},
           {"test_accuracy", evaluated ? nlohmann::json(report.test.accuracy) : nlohmann::json(nullptr)},
           {"test_loss", evaluated ? nlohmann::json(report.test.loss) : nlohmann::json(nullptr)},

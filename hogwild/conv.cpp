@@ -200,6 +200,7 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   auto& rows = w.rows;
   conv2_planes(w);
   for (auto& v : rows.c2) v = 0;
+  rows.kept_channels = 0;
   for (int s = 0; s < lane_count; ++s) {
     int live[conv2_channels];
     int count = 0;
@@ -207,6 +208,7 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
       live[count] = o;
       count += w.channel_mask[o][s] != 0 ? 1 : 0;
     }
+    rows.kept_channels += count;
     const S* planes = rows.p1_planes.data() + s * p1_size;
     S* c2 = rows.c2.data() + s * c2_size;
     for (int first = 0; first < count; first += block) {
@@ -395,6 +397,8 @@ void conv2_rows_in(ConvWorkspace<S>& w) {
       rows.by_position_bottom[s * p2_plane + k] = bottom_count;
     }
   }
+  rows.gradient_winners = 0;
+  for (int o = 0; o < conv2_channels; ++o) rows.gradient_winners += rows.by_channel_count[o];
 }
 
 // conv2's weights into rows.weights, laid out for the input gradient; the zeros around them never change.

@@ -70,6 +70,8 @@ struct ConvSampleRows {
   // conv2's forward: each sample's p1 ([i][y][x]) and its conv outputs [o][8][8].
   std::vector<S> p1_planes = std::vector<S>(lane_count * cnn::p1_size);
   std::vector<S> c2 = std::vector<S>(lane_count * cnn::c2_size);
+  int kept_channels = 0;     // conv2 channels the last forward computed, over the lanes
+  int gradient_winners = 0;  // conv2 pooling winners with a gradient in the last backward, over the lanes
   std::vector<S> p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
   std::vector<S> d_p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
   std::vector<S, CacheLineAllocator<S>> weights =

@@ -35,6 +35,15 @@ inline std::vector<LayerFlops> layer_flops(ModelKind kind);
 // FLOPs of one training sample (forward and backward) of `kind`: the sum of layer_flops.
 inline std::int64_t flops_per_sample(ModelKind kind);
 
+// What the kernels skip of that count for the cnn, and so do not perform:
+// conv2's forward for the channels dropout2d removes (20 per sample are
+// counted, a sample keeps about half) and both of conv2's gradients at the
+// pooling winners whose gradient is zero (320 per sample are counted; relu
+// and dropout2d zero about two thirds). The FLOPs the cnn's training
+// passes perform for `samples` samples that kept `kept_channels` channels
+// in all and had `gradient_winners` winners with a gradient:
+inline std::int64_t cnn_flops_done(std::int64_t samples, std::int64_t kept_channels, std::int64_t gradient_winners);
+
 // ---------------------------------------------------------------------------
 // The counts.
 
@@ -92,6 +101,13 @@ inline std::int64_t flops_per_sample(ModelKind kind) {
   std::int64_t total = 0;
   for (const auto& layer : layer_flops(kind)) total += layer.forward + layer.weight_grad + layer.input_grad;
   return total;
+}
+
+inline std::int64_t cnn_flops_done(std::int64_t samples, std::int64_t kept_channels, std::int64_t gradient_winners) {
+  const LayerFlops conv2 = flops_detail::cnn_layers()[1];
+  const std::int64_t rest = flops_per_sample(ModelKind::cnn) - conv2.forward - conv2.weight_grad - conv2.input_grad;
+  return samples * rest + kept_channels * (conv2.forward / cnn::conv2_channels) +
+         gradient_winners * ((conv2.weight_grad + conv2.input_grad) / cnn::features);
 }
 
 }  // namespace mptrain::hogwild

@@ -26,6 +26,7 @@ class Kernels final : public NetworkKernels<S> {
   S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) override {
     return network_.evaluate_group(parameters, group, log_probs);
   }
+  std::int64_t flops_done() const override { return network_.flops_done(); }
 
  private:
   Network<S> network_;

@@ -22,6 +22,7 @@ class NetworkKernels {
   virtual S train_group(const S* parameters, const Group<S>& group, S* gradient) = 0;
   virtual S loss(const S* parameters, const Group<S>& group) = 0;
   virtual S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) = 0;
+  virtual std::int64_t flops_done() const = 0;
 };
 
 // What one build of the kernels offers: its instruction set and its networks.

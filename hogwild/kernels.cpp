@@ -72,6 +72,11 @@ S Network<S>::evaluate_group(const S* parameters, const Group<S>& group, S* log_
 }
 
 template <class S>
+std::int64_t Network<S>::flops_done() const {
+  return kernels_->flops_done();
+}
+
+template <class S>
 const ModelLayout& Network<S>::layout() const {
   return layout_;
 }

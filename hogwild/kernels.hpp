@@ -57,6 +57,11 @@ class Network {
   // `log_probs` when not null and returns the sum of the samples' NLL losses.
   S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs);
 
+  // The FLOPs train_group has performed so far, counted as hogwild/flops.hpp
+  // counts them, less the work these kernels skip: the cnn's conv2 channels
+  // that dropout2d removed and its conv2 pooling winners whose gradient is zero.
+  std::int64_t flops_done() const;
+
   // The model's layout.
   const ModelLayout& layout() const;
 

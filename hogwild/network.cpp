@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "hogwild/conv.hpp"
+#include "hogwild/flops.hpp"
 #include "hogwild/random.hpp"
 
 namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
@@ -302,6 +303,7 @@ struct Network<S>::Impl {
   std::array<ConvWorkspace<S>, sub_groups> conv;
   std::array<head::Lanes_<S>, sub_groups> heads;
   head::Scratch<S> head_scratch;
+  std::int64_t flops_done = 0;  // by train_group
 
   explicit Impl(ModelKind kind)
       : layout(model_layout(kind)), dense(dense_layers(layout)), conv_tensors(conv_offsets(layout)) {
@@ -313,11 +315,16 @@ struct Network<S>::Impl {
   bool is_cnn() const { return layout.kind == ModelKind::cnn; }
 
   // The cnn's dropout masks (dropout2d after conv2, dropout after fc1's
-  // relu; scale 2 for kept units, PyTorch's 1/(1−p)), each sample's from its key.
+  // relu; scale 2 for kept units, PyTorch's 1/(1−p)), each sample's from its
+  // key. The lanes past the group's count keep no conv2 channel, so conv2
+  // does no work for them.
   void draw_masks(const Group<S>& group) {
     for (int g = 0; g < sub_groups; ++g) {
       for (auto& v : conv[g].channel_mask) v = broadcast(S(1));
       for (auto& v : heads[g].mask) v = broadcast(S(1));
+    }
+    for (int s = group.count; s < group_size; ++s) {
+      for (auto& v : conv[s / lane_count].channel_mask) v[s % lane_count] = 0;
     }
     if (group.dropout_keys == nullptr) return;
     for (int s = 0; s < group.count; ++s) {
@@ -426,7 +433,23 @@ template <class S>
 S Network<S>::train_group(const S* parameters, const Group<S>& group, S* gradient) {
   const S loss = impl_->forward(parameters, group);
   impl_->backward(parameters, group, gradient);
+  if (impl_->is_cnn()) {
+    std::int64_t kept = 0;
+    std::int64_t winners = 0;
+    for (const auto& front : impl_->conv) {
+      kept += front.rows.kept_channels;
+      winners += front.rows.gradient_winners;
+    }
+    impl_->flops_done += cnn_flops_done(group.count, kept, winners);
+  } else {
+    impl_->flops_done += group.count * flops_per_sample(impl_->layout.kind);
+  }
   return loss;
+}
+
+template <class S>
+std::int64_t Network<S>::flops_done() const {
+  return impl_->flops_done;
 }
 
 template <class S>

@@ -32,6 +32,7 @@ namespace mptrain::hogwild {
 struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> samples{0};  // training samples processed so far
   std::atomic<std::uint64_t> batches{0};  // optimiser steps taken
+  std::atomic<std::uint64_t> flops{0};    // FLOPs the kernels performed so far (Network::flops_done)
   std::atomic<double> recent_loss{0.0};   // mean loss of the latest batches (moving average)
   std::atomic<int> epoch{0};              // epochs completed
   // The loss of its latest batch was NaN or infinite; recent_loss then holds that batch's loss.

@@ -178,7 +178,7 @@ class WorkerLoop {
         first_step_ = false;
         if (observer_ && !observer_->failure().empty()) return Error{observer_->failure()};
         outcome.samples += count;
-        publish(counters, outcome.samples, loss / static_cast<double>(count));
+        publish(counters, outcome.samples, loss / static_cast<double>(count), flops_done());
         if (!std::isfinite(loss)) {
           counters.diverged.store(true, std::memory_order_relaxed);
           outcome.diverged = true;
@@ -263,8 +263,15 @@ class WorkerLoop {
     store_.snapshot(std::span<float>(parameters_.data() + begin, end - begin), begin);
   }
 
+  // The FLOPs this worker's networks have performed.
+  std::uint64_t flops_done() const {
+    std::int64_t total = 0;
+    for (const auto& slot : slots_) total += slot.network->flops_done();
+    return static_cast<std::uint64_t>(total);
+  }
+
   // Publishes progress for the parent.
-  static void publish(WorkerCounters& counters, std::uint64_t samples, double batch_loss) {
+  static void publish(WorkerCounters& counters, std::uint64_t samples, double batch_loss, std::uint64_t flops) {
     const std::uint64_t batches = counters.batches.load(std::memory_order_relaxed) + 1;
     const double previous = counters.recent_loss.load(std::memory_order_relaxed);
     // A non-finite loss is shown as it is: the parent names it when it reports the divergence.
@@ -273,6 +280,7 @@ class WorkerLoop {
     counters.recent_loss.store(smoothed, std::memory_order_relaxed);
     counters.batches.store(batches, std::memory_order_relaxed);
     counters.samples.store(samples, std::memory_order_relaxed);
+    counters.flops.store(flops, std::memory_order_relaxed);
   }
 
   const TrainSettings& settings_;
