@@ -195,8 +195,10 @@ void add_outer(const S* g_rows, int g_stride, const S* x_rows, S* weight, S* bia
 }
 
 // fc1, relu, dropout, fc2, log-softmax of the features `x` [320] into `lanes`.
+// (Not inlined, here and in backward: a profile by symbol then shows the dense head as its own layer.)
 template <class S>
-void forward(const S* w1, const S* b1, const S* w2, const S* b2, const Lanes<S>* x, Lanes_<S>& lanes) {
+__attribute__((noinline)) void forward(const S* w1, const S* b1, const S* w2, const S* b2, const Lanes<S>* x,
+                                       Lanes_<S>& lanes) {
   using V = Lanes<S>;
   constexpr int block = 10;  // fc1 outputs accumulated together, each input loaded once per block
   static_assert(hidden % block == 0);
@@ -241,8 +243,9 @@ S loss(const Lanes_<S>& lanes) {
 // Back through log-softmax + NLL (× loss_scale), fc2, dropout, relu and fc1:
 // adds the head's weight and bias gradients and writes d_x [320].
 template <class S>
-void backward(const S* w1, const S* w2, const Lanes<S>* x, const Lanes_<S>& lanes, S loss_scale, S* gw1, S* gb1, S* gw2,
-              S* gb2, Lanes<S>* d_x, Scratch<S>& scratch) {
+__attribute__((noinline)) void backward(const S* w1, const S* w2, const Lanes<S>* x, const Lanes_<S>& lanes,
+                                        S loss_scale, S* gw1, S* gb1, S* gw2, S* gb2, Lanes<S>* d_x,
+                                        Scratch<S>& scratch) {
   using V = Lanes<S>;
   auto& g2 = scratch.g2;
   for (int k = 0; k < class_count; ++k) {
