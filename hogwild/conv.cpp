@@ -141,34 +141,6 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
 // conv2: p1 [10][12][12] → conv 5×5 (+bias) × dropout2d mask → c2 [20][8][8]
 //        → maxpool 2 → relu → p2 [20][4][4]
 
-// The lane vector at `at`, any alignment.
-template <class S>
-inline Lanes<S> load(const S* at) {
-  Lanes<S> v;
-  __builtin_memcpy(&v, at, sizeof v);
-  return v;
-}
-
-// Stores `v` at `at`, any alignment.
-template <class S>
-inline void store(S* at, Lanes<S> v) {
-  __builtin_memcpy(at, &v, sizeof v);
-}
-
-// Each sample's p1 as [i][y][x] (by transposes) into rows.p1_planes.
-template <class S>
-void conv2_planes(ConvWorkspace<S>& w) {
-  using V = Lanes<S>;
-  auto& rows = w.rows;
-  static_assert(p1_size % lane_count == 0);
-  for (int block = 0; block < p1_size; block += lane_count) {
-    V t[lane_count];
-    for (int u = 0; u < lane_count; ++u) t[u] = w.p1[block + u];
-    transpose<S>(t);
-    for (int s = 0; s < lane_count; ++s) store<S>(rows.p1_planes.data() + s * p1_size + block, t[s]);
-  }
-}
-
 // The inputs of lane_count consecutive conv2 outputs ([y][x], 8 per row) at
 // one tap, from `at` (their first input in a p1 plane): whole rows of 8,
 // two of them per vector with AVX-512's 16 lanes, half a row with 4.
@@ -183,7 +155,7 @@ inline Lanes<S> conv2_inputs(const S* at) {
     __builtin_memcpy(&bottom, at + p1_side, sizeof bottom);
     return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   } else {
-    return load<S>(at);
+    return load_lanes<S>(at);
   }
 }
 
@@ -198,7 +170,8 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   using namespace cnn_rows;
   static_assert(output_vectors % chunk == 0);
   auto& rows = w.rows;
-  conv2_planes(w);
+  static_assert(p1_size % lane_count == 0 && c2_size % lane_count == 0);
+  lanes_to_rows<S>(w.p1.data(), p1_size, rows.p1_planes.data());  // each sample's p1, [i][y][x]
   for (auto& v : rows.c2) v = 0;
   rows.kept_channels = 0;
   for (int s = 0; s < lane_count; ++s) {
@@ -245,19 +218,13 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
           const S bias = p.conv2_bias[channel[j]];
           const S mask = w.channel_mask[channel[j]][s];
           for (int c = 0; c < chunk; ++c) {
-            store<S>(c2 + channel[j] * c2_plane + (v0 + c) * lane_count, (acc[j][c] + bias) * mask);
+            store_lanes<S>(c2 + channel[j] * c2_plane + (v0 + c) * lane_count, (acc[j][c] + bias) * mask);
           }
         }
       }
     }
   }
-  static_assert(c2_size % lane_count == 0);
-  for (int b = 0; b < c2_size; b += lane_count) {
-    V t[lane_count];
-    for (int s = 0; s < lane_count; ++s) t[s] = load<S>(rows.c2.data() + s * c2_size + b);
-    transpose<S>(t);
-    for (int u = 0; u < lane_count; ++u) w.c2[b + u] = t[u];
-  }
+  rows_to_lanes<S>(rows.c2.data(), c2_size, w.c2.data());
 }
 
 // maxpool 2 → relu of c2 into p2 and p2_index.
@@ -333,10 +300,10 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
     transpose<S>(weight_at + block);
     transpose<S>(bottom + block);
     for (int s = 0; s < lane_count; ++s) {
-      store<S>(rows.winner_g.data() + s * per_sample + block, g[block + s]);
-      store<S>(rows.winner_p1.data() + s * per_sample + block, p1_at[block + s]);
-      store<S>(rows.winner_weight.data() + s * per_sample + block, weight_at[block + s]);
-      store<S>(rows.winner_bottom.data() + s * per_sample + block, bottom[block + s]);
+      store_lanes<S>(rows.winner_g.data() + s * per_sample + block, g[block + s]);
+      store_lanes<S>(rows.winner_p1.data() + s * per_sample + block, p1_at[block + s]);
+      store_lanes<S>(rows.winner_weight.data() + s * per_sample + block, weight_at[block + s]);
+      store_lanes<S>(rows.winner_bottom.data() + s * per_sample + block, bottom[block + s]);
     }
   }
 }
@@ -356,7 +323,7 @@ void conv2_rows_in(ConvWorkspace<S>& w) {
       t[u] = w.p1[(e % cell) * p1_plane + e / cell];
     }
     transpose<S>(t);
-    for (int s = 0; s < lane_count; ++s) store<S>(rows.p1.data() + s * sample_stride + block, t[s]);
+    for (int s = 0; s < lane_count; ++s) store_lanes<S>(rows.p1.data() + s * sample_stride + block, t[s]);
   }
   constexpr int per_sample = ConvSampleRows<S>::per_sample;
   constexpr int by_channel_room = ConvSampleRows<S>::by_channel_room;
@@ -439,12 +406,12 @@ void conv2_weight_grad(ConvSampleRows<S>& rows) {
         const V g = broadcast(gs[n]);
         const S* window = rows.p1.data() + static_cast<int>(at[n]) + ky0 * row;
         for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load<S>(window + r * row + j * lane_count);
+          for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load_lanes<S>(window + r * row + j * lane_count);
         }
       }
       S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
       for (int r = 0; r < rows_per_pass; ++r) {
-        for (int j = 0; j < segment_vectors; ++j) store<S>(out + r * grad_row + j * lane_count, acc[r][j]);
+        for (int j = 0; j < segment_vectors; ++j) store_lanes<S>(out + r * grad_row + j * lane_count, acc[r][j]);
       }
     }
   }
@@ -473,7 +440,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
       for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
         V acc[rows_per_pass][region_vectors];
         for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < region_vectors; ++j) acc[r][j] = load<S>(corner + (r0 + r) * row + j * lane_count);
+          for (int j = 0; j < region_vectors; ++j) acc[r][j] = load_lanes<S>(corner + (r0 + r) * row + j * lane_count);
         }
         for (int n = 0; n < top; ++n) {
           const V g = broadcast(gs[n]);
@@ -482,7 +449,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
             const int ky = r0 + r;
             if (ky >= kernel) continue;
             for (int j = 0; j < region_vectors; ++j)
-              acc[r][j] += g * load<S>(weights + ky * weight_row + j * lane_count);
+              acc[r][j] += g * load_lanes<S>(weights + ky * weight_row + j * lane_count);
           }
         }
         for (int n = conv2_channels - bottom; n < conv2_channels; ++n) {
@@ -492,11 +459,11 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
             const int ky = r0 + r - 1;
             if (ky < 0) continue;
             for (int j = 0; j < region_vectors; ++j)
-              acc[r][j] += g * load<S>(weights + ky * weight_row + j * lane_count);
+              acc[r][j] += g * load_lanes<S>(weights + ky * weight_row + j * lane_count);
           }
         }
         for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < region_vectors; ++j) store<S>(corner + (r0 + r) * row + j * lane_count, acc[r][j]);
+          for (int j = 0; j < region_vectors; ++j) store_lanes<S>(corner + (r0 + r) * row + j * lane_count, acc[r][j]);
         }
       }
     }
@@ -510,7 +477,7 @@ void conv2_rows_out(ConvWorkspace<S>& w, S* weight_grad) {
   const auto& rows = w.rows;
   for (int block = 0; block < p1_size; block += lane_count) {
     V t[lane_count];
-    for (int s = 0; s < lane_count; ++s) t[s] = load<S>(rows.d_p1.data() + s * sample_stride + block);
+    for (int s = 0; s < lane_count; ++s) t[s] = load_lanes<S>(rows.d_p1.data() + s * sample_stride + block);
     transpose<S>(t);
     for (int u = 0; u < lane_count; ++u) {
       const int e = block + u;

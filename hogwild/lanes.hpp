@@ -125,4 +125,41 @@ inline void transpose(Lanes<S>* rows) {
   lanes_detail::transpose_blocks<lane_count / 2>(rows);
 }
 
+// The lane vector at `at`, any alignment.
+template <class S>
+inline Lanes<S> load_lanes(const S* at) {
+  Lanes<S> v;
+  __builtin_memcpy(&v, at, sizeof v);
+  return v;
+}
+
+// Stores `v` at `at`, any alignment.
+template <class S>
+inline void store_lanes(S* at, Lanes<S> v) {
+  __builtin_memcpy(at, &v, sizeof v);
+}
+
+// Each lane's values of the `count` lane vectors `in` (count a multiple of
+// lane_count), by transposes: rows[lane × count + k] = in[k][lane].
+template <class S>
+void lanes_to_rows(const Lanes<S>* in, int count, S* rows) {
+  for (int block = 0; block < count; block += lane_count) {
+    Lanes<S> t[lane_count];
+    for (int u = 0; u < lane_count; ++u) t[u] = in[block + u];
+    transpose<S>(t);
+    for (int lane = 0; lane < lane_count; ++lane) store_lanes<S>(rows + lane * count + block, t[lane]);
+  }
+}
+
+// The inverse of lanes_to_rows: out[k][lane] = rows[lane × count + k].
+template <class S>
+void rows_to_lanes(const S* rows, int count, Lanes<S>* out) {
+  for (int block = 0; block < count; block += lane_count) {
+    Lanes<S> t[lane_count];
+    for (int lane = 0; lane < lane_count; ++lane) t[lane] = load_lanes<S>(rows + lane * count + block);
+    transpose<S>(t);
+    for (int u = 0; u < lane_count; ++u) out[block + u] = t[u];
+  }
+}
+
 }  // namespace mptrain::hogwild

@@ -111,18 +111,6 @@ struct Scratch {
   std::vector<S> h_rows = std::vector<S>(lane_count * hidden_padded);
 };
 
-template <class S>
-inline Lanes<S> load(const S* at) {
-  Lanes<S> v;
-  __builtin_memcpy(&v, at, sizeof v);
-  return v;
-}
-
-template <class S>
-inline void store(S* at, Lanes<S> v) {
-  __builtin_memcpy(at, &v, sizeof v);
-}
-
 // e^x in every lane.
 template <class S>
 inline Lanes<S> exp_lanes(Lanes<S> x) {
@@ -130,33 +118,11 @@ inline Lanes<S> exp_lanes(Lanes<S> x) {
   return x;
 }
 
-// `count` lane vectors `in` (a multiple of lane_count) as [lane][count] in `rows`.
-template <class S>
-void to_rows(const Lanes<S>* in, int count, S* rows) {
-  for (int block = 0; block < count; block += lane_count) {
-    Lanes<S> t[lane_count];
-    for (int u = 0; u < lane_count; ++u) t[u] = in[block + u];
-    transpose<S>(t);
-    for (int s = 0; s < lane_count; ++s) store<S>(rows + s * count + block, t[s]);
-  }
-}
-
-// The rows [lane][count] (count a multiple of lane_count) as `count` lane vectors in `out`.
-template <class S>
-void to_lanes(const S* rows, int count, Lanes<S>* out) {
-  for (int block = 0; block < count; block += lane_count) {
-    Lanes<S> t[lane_count];
-    for (int s = 0; s < lane_count; ++s) t[s] = load<S>(rows + s * count + block);
-    transpose<S>(t);
-    for (int u = 0; u < lane_count; ++u) out[block + u] = t[u];
-  }
-}
-
 // out[0 … n) += the first n values of acc.
 template <class S, int n>
 inline void add_to(S* out, const Lanes<S>* acc) {
   constexpr int full = n / lane_count;
-  for (int v = 0; v < full; ++v) store<S>(out + v * lane_count, load<S>(out + v * lane_count) + acc[v]);
+  for (int v = 0; v < full; ++v) store_lanes<S>(out + v * lane_count, load_lanes<S>(out + v * lane_count) + acc[v]);
   if constexpr (n % lane_count != 0) {
     for (int j = 0; j < n % lane_count; ++j) out[full * lane_count + j] += acc[full][j];
   }
@@ -182,7 +148,7 @@ void add_outer(const S* g_rows, int g_stride, const S* x_rows, S* weight, S* bia
         const V g = broadcast(g_rows[s * g_stride + o]);
         const S* x = x_rows + s * x_stride + j0 * lane_count;
 #pragma GCC unroll 20
-        for (int j = 0; j < block; ++j) acc[j] += g * load<S>(x + j * lane_count);
+        for (int j = 0; j < block; ++j) acc[j] += g * load_lanes<S>(x + j * lane_count);
       }
       S* out = weight + o * inputs + j0 * lane_count;
       if (j0 + block < inputs_vectors || inputs % (block * lane_count) == 0) {
@@ -273,10 +239,10 @@ __attribute__((noinline)) void backward(const S* w1, const S* w2, const Lanes<S>
   }
   // Weight gradients from each sample's own values.
   std::copy(lanes.h.begin(), lanes.h.end(), scratch.h.begin());
-  to_rows<S>(x, features, scratch.x_rows.data());
-  to_rows<S>(g1.data(), hidden_padded, scratch.g1_rows.data());
-  to_rows<S>(g2.data(), classes_padded, scratch.g2_rows.data());
-  to_rows<S>(scratch.h.data(), hidden_padded, scratch.h_rows.data());
+  lanes_to_rows<S>(x, features, scratch.x_rows.data());
+  lanes_to_rows<S>(g1.data(), hidden_padded, scratch.g1_rows.data());
+  lanes_to_rows<S>(g2.data(), classes_padded, scratch.g2_rows.data());
+  lanes_to_rows<S>(scratch.h.data(), hidden_padded, scratch.h_rows.data());
   constexpr int x_vectors = features / lane_count;
   constexpr int h_vectors = hidden_padded / lane_count;
   add_outer<S, hidden, features, lane_count == 16 ? x_vectors : 10>(scratch.g1_rows.data(), hidden_padded,
@@ -350,7 +316,7 @@ struct Network<S>::Impl {
     S loss = 0;
     for (int g = 0; g < sub_groups; ++g) {
       static_assert(image_pixels % lane_count == 0);
-      head::to_lanes<S>(group.images + g * lane_count * image_pixels, image_pixels, conv[g].image.data());
+      rows_to_lanes<S>(group.images + g * lane_count * image_pixels, image_pixels, conv[g].image.data());
       conv_forward(conv_tensors.in(p), conv[g]);
       auto& lanes = heads[g];
       for (int s = 0; s < lane_count; ++s) {

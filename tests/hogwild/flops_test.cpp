@@ -9,6 +9,7 @@
 #include "hogwild/isa.hpp"
 #include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
+#include "test_group.hpp"
 
 using namespace mptrain::hogwild;
 
@@ -55,24 +56,6 @@ TEST_CASE("the cnn's performed FLOPs drop what the kernels skip, and only that",
 
 namespace {
 
-// A training group of `count` random samples, with or without dropout.
-struct RandomGroup {
-  std::vector<float> images = std::vector<float>(group_size * image_pixels, 0.0f);
-  std::vector<int> labels;
-  std::vector<std::uint64_t> keys;
-  Group<float> group;
-
-  RandomGroup(int count, bool dropout) {
-    Random random(5);
-    for (int i = 0; i < count * image_pixels; ++i) images[i] = 2.0f * static_cast<float>(random.uniform()) - 0.5f;
-    for (int s = 0; s < count; ++s) {
-      labels.push_back(static_cast<int>(random.below(class_count)));
-      keys.push_back(random.next());
-    }
-    group = Group<float>{images.data(), labels.data(), count, dropout ? keys.data() : nullptr, 1.0f};
-  }
-};
-
 // The FLOPs `network` reports for one train_group of `group`.
 std::int64_t flops_of(Network<float>& network, const std::vector<float>& parameters, const Group<float>& group) {
   std::vector<float> gradient(parameters.size(), 0.0f);
@@ -94,7 +77,7 @@ TEST_CASE("a network counts the FLOPs its training passes perform, on every kern
 
     // Without dropout, 5 samples keep all their 20 channels and the 11 empty
     // lanes none; each winner with a gradient adds 1,000 FLOPs to that floor.
-    const RandomGroup plain(5, false);
+    const TestGroup<float> plain(5, 5, false);
     const std::int64_t floor = cnn_flops_done(5, 5 * 20, 0);
     const std::int64_t counted = flops_of(network, parameters, plain.group);
     CHECK(counted > floor);
@@ -102,7 +85,7 @@ TEST_CASE("a network counts the FLOPs its training passes perform, on every kern
     CHECK((counted - floor) % 1'000 == 0);
 
     // With dropout2d about half the channels go, and the count says so.
-    const RandomGroup dropped(16, true);
+    const TestGroup<float> dropped(16, 5, true);
     const std::int64_t with_dropout = flops_of(network, parameters, dropped.group);
     CHECK(with_dropout < cnn_flops_done(16, 16 * 14, 16 * 320));
     CHECK(with_dropout > cnn_flops_done(16, 16 * 6, 0));
@@ -121,7 +104,7 @@ TEST_CASE("the dense models' networks count every sample's whole FLOPs", "[hogwi
     std::vector<float> parameters(layout.parameter_count);
     initialize_parameters(layout, 3, parameters);
     Network<float> network(kind);
-    const RandomGroup group(7, false);
+    const TestGroup<float> group(7, 5, false);
     CHECK(flops_of(network, parameters, group.group) == 7 * flops_per_sample(kind));
   }
 }

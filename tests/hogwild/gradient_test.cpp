@@ -11,28 +11,11 @@
 #include "hogwild/kernels.hpp"
 #include "hogwild/model.hpp"
 #include "hogwild/random.hpp"
+#include "test_group.hpp"
 
 using namespace mptrain::hogwild;
 
 namespace {
-
-// A random group of `count` samples with images of unit-ish variance.
-struct TestGroup {
-  std::vector<double> images = std::vector<double>(group_size * image_pixels, 0.0);
-  std::vector<int> labels;
-  std::vector<std::uint64_t> keys;
-  Group<double> group;
-
-  TestGroup(int count, std::uint64_t seed, bool dropout) {
-    Random random(seed);
-    for (int i = 0; i < count * image_pixels; ++i) images[i] = 2.0 * random.uniform() - 0.5;
-    for (int s = 0; s < count; ++s) {
-      labels.push_back(static_cast<int>(random.below(class_count)));
-      keys.push_back(random.next());
-    }
-    group = Group<double>{images.data(), labels.data(), count, dropout ? keys.data() : nullptr, 1.0};
-  }
-};
 
 // Parameters initialised as for training, in double.
 std::vector<double> initial_parameters(const ModelLayout& layout, std::uint64_t seed) {
@@ -52,7 +35,7 @@ void check_tensor(Isa isa, ModelKind kind, const std::string& name, bool dropout
   Network<double> network(kind, isa);
   const ModelLayout& layout = network.layout();
   auto parameters = initial_parameters(layout, 7);
-  TestGroup test(5, 11, dropout);
+  TestGroup<double> test(5, 11, dropout);
   std::vector<double> gradient(parameters.size(), 0.0);
   network.train_group(parameters.data(), test.group, gradient.data());
   const TensorInfo& info = layout.tensor(name);
@@ -113,8 +96,8 @@ TEST_CASE("cnn gradients match finite differences with fixed dropout masks (drop
 TEST_CASE("dropout masks depend only on the sample's key", "[hogwild]") {
   Network<double> network(ModelKind::cnn);
   const auto parameters = initial_parameters(network.layout(), 5);
-  TestGroup with_dropout(3, 9, true);
-  TestGroup without_dropout(3, 9, false);
+  TestGroup<double> with_dropout(3, 9, true);
+  TestGroup<double> without_dropout(3, 9, false);
   const double first = loss_at(network, parameters, with_dropout.group);
   CHECK(loss_at(network, parameters, with_dropout.group) == first);
   CHECK(loss_at(network, parameters, without_dropout.group) != first);
@@ -127,7 +110,7 @@ TEST_CASE("the float kernels agree with the double ones", "[hogwild]") {
     Network<float> fast(kind, isa);
     const auto parameters = initial_parameters(exact.layout(), 1);
     const std::vector<float> parameters_f(parameters.begin(), parameters.end());
-    TestGroup test(16, 4, true);
+    TestGroup<double> test(16, 4, true);
     const std::vector<float> images_f(test.images.begin(), test.images.end());
     const Group<float> group_f{images_f.data(), test.labels.data(), 16, test.keys.data(), 1.0f};
     std::vector<double> gradient(parameters.size(), 0.0);
@@ -147,7 +130,7 @@ TEST_CASE("every kernel build this CPU runs computes the baseline's float losses
     Network<float> baseline(kind, isas.back());
     const auto parameters = initial_parameters(baseline.layout(), 3);
     const std::vector<float> parameters_f(parameters.begin(), parameters.end());
-    TestGroup test(16, 6, true);
+    TestGroup<double> test(16, 6, true);
     const std::vector<float> images_f(test.images.begin(), test.images.end());
     const Group<float> group_f{images_f.data(), test.labels.data(), 16, test.keys.data(), 1.0f};
     std::vector<float> expected(parameters.size(), 0.0f);
@@ -168,7 +151,7 @@ TEST_CASE("every kernel build this CPU runs computes the baseline's float losses
 TEST_CASE("evaluation returns log-probabilities that sum to one", "[hogwild]") {
   Network<double> network(ModelKind::cnn);
   const auto parameters = initial_parameters(network.layout(), 2);
-  TestGroup test(4, 8, false);
+  TestGroup<double> test(4, 8, false);
   std::vector<double> log_probs(4 * class_count);
   const double loss = network.evaluate_group(parameters.data(), test.group, log_probs.data());
   double expected_loss = 0;
