@@ -16,6 +16,10 @@
 #include "hogwild/conv.hpp"
 
 #include <algorithm>
+#include <type_traits>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
@@ -265,21 +269,25 @@ using namespace cnn_rows;
 
 // The gradient each of conv2's pooling winners gets (d_p2 through relu and
 // dropout2d; the other three positions of its window get none), and where
-// the winner reaches, in lanes: its window's offset in the p1 rows and its
-// shifted weights' offset in rows.weights. Then each sample's own values,
-// by transposes. Adds conv2's bias gradient [20].
+// the winner reaches, in lanes: its window's offset in the p1 rows, its
+// shifted weights' offset in rows.weights and its window row. Then each
+// sample's own values, by transposes: by channel (for the weight gradient)
+// and by pooled position (for the input gradient). Adds conv2's bias
+// gradient [20].
 template <class S>
 void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
   using V = Lanes<S>;
   auto& rows = w.rows;
   V* g = rows.lane_g.data();
   V* p1_at = rows.lane_p1.data();
+  V* position_g = rows.lane_position_g.data();
   V* weight_at = rows.lane_weight.data();
   V* bottom = rows.lane_bottom.data();
   for (int o = 0; o < conv2_channels; ++o) {
     V bias_acc{};
     for (int k = 0; k < p2_plane; ++k) {
-      const int at = o * p2_plane + k;
+      const int at = o * p2_plane + k;          // by channel
+      const int here = k * conv2_channels + o;  // by pooled position
       g[at] = (w.p2[at] > 0 ? w.d_p2[at] : V{}) * w.channel_mask[o];
       bias_acc += g[at];
       const V index = w.p2_index[at];  // 0–3: dy = index / 2, dx = index % 2
@@ -287,30 +295,75 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
       const V dx = index - S(pool) * dy;
       const S corner = S((pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell);
       p1_at[at] = corner + S(row) * dy + S(cell) * dx;
-      weight_at[at] = S(o * weight_block) + S(weight_shift) * dx;
-      bottom[at] = dy;
+      position_g[here] = g[at];
+      weight_at[here] = S(o * weight_block) + S(weight_shift) * dx;
+      bottom[here] = dy;
     }
     bias_grad[o] += lane_sum<S>(bias_acc);
   }
   static_assert(cnn::features % lane_count == 0);
-  constexpr int per_sample = ConvSampleRows<S>::per_sample;
-  for (int block = 0; block < cnn::features; block += lane_count) {
-    transpose<S>(g + block);
-    transpose<S>(p1_at + block);
-    transpose<S>(weight_at + block);
-    transpose<S>(bottom + block);
-    for (int s = 0; s < lane_count; ++s) {
-      store_lanes<S>(rows.winner_g.data() + s * per_sample + block, g[block + s]);
-      store_lanes<S>(rows.winner_p1.data() + s * per_sample + block, p1_at[block + s]);
-      store_lanes<S>(rows.winner_weight.data() + s * per_sample + block, weight_at[block + s]);
-      store_lanes<S>(rows.winner_bottom.data() + s * per_sample + block, bottom[block + s]);
-    }
-  }
+  lanes_to_rows<S>(g, cnn::features, rows.winner_g.data());
+  lanes_to_rows<S>(p1_at, cnn::features, rows.winner_p1.data());
+  lanes_to_rows<S>(position_g, cnn::features, rows.position_g.data());
+  lanes_to_rows<S>(weight_at, cnn::features, rows.position_weight.data());
+  lanes_to_rows<S>(bottom, cnn::features, rows.position_bottom.data());
 }
 
-// Each sample's p1 into rows.p1, and its winners with a gradient into the
-// two lists, without a branch on the gradient: every winner is written,
-// and the count moves past it only when its gradient is not zero.
+// The winner lists, without a branch on the gradient: each of the `count`
+// candidates (gradient g[i], value at[i] + offset) is written at the end
+// of the lists it may join, and an end moves past it only when it joins:
+// `first` takes those with a gradient and `second[i]` zero, `second` those
+// with a gradient and second[i] not zero (second == nullptr: all to
+// `first`). Returns the new ends. (With AVX-512, 16 candidates at a time
+// by compress; the lists have 16 values of room past their end for that.)
+template <class S>
+struct ListEnds {
+  int first = 0;
+  int second = 0;
+};
+
+template <class S>
+ListEnds<S> append_winners(const S* g, const S* at, S offset, const S* second, int count, S* first_at, S* first_g,
+                           ListEnds<S> ends, S* second_at = nullptr, S* second_g = nullptr) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<S, float>) {
+    for (int i = 0; i < count; i += 16) {
+      const __mmask16 in = count - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << (count - i)) - 1);
+      const __m512 gv = _mm512_maskz_loadu_ps(in, g + i);
+      const __m512 av = _mm512_add_ps(_mm512_maskz_loadu_ps(in, at + i), _mm512_set1_ps(offset));
+      const __mmask16 live = _mm512_mask_cmp_ps_mask(in, gv, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      const __mmask16 down = second == nullptr ? __mmask16(0)
+                                               : _mm512_mask_cmp_ps_mask(live, _mm512_maskz_loadu_ps(in, second + i),
+                                                                         _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      const __mmask16 up = static_cast<__mmask16>(live & ~down);
+      _mm512_storeu_ps(first_at + ends.first, _mm512_maskz_compress_ps(up, av));
+      _mm512_storeu_ps(first_g + ends.first, _mm512_maskz_compress_ps(up, gv));
+      ends.first += __builtin_popcount(up);
+      if (second != nullptr) {
+        _mm512_storeu_ps(second_at + ends.second, _mm512_maskz_compress_ps(down, av));
+        _mm512_storeu_ps(second_g + ends.second, _mm512_maskz_compress_ps(down, gv));
+        ends.second += __builtin_popcount(down);
+      }
+    }
+    return ends;
+  }
+#endif
+  for (int i = 0; i < count; ++i) {
+    const int live = g[i] != 0 ? 1 : 0;
+    const int down = second != nullptr && second[i] != 0 ? 1 : 0;
+    first_at[ends.first] = at[i] + offset;
+    first_g[ends.first] = g[i];
+    ends.first += live & (1 - down);
+    if (second != nullptr) {
+      second_at[ends.second] = at[i] + offset;
+      second_g[ends.second] = g[i];
+      ends.second += live & down;
+    }
+  }
+  return ends;
+}
+
+// Each sample's p1 into rows.p1, and its winners with a gradient into the two lists.
 template <class S>
 void conv2_rows_in(ConvWorkspace<S>& w) {
   using V = Lanes<S>;
@@ -325,43 +378,27 @@ void conv2_rows_in(ConvWorkspace<S>& w) {
     transpose<S>(t);
     for (int s = 0; s < lane_count; ++s) store_lanes<S>(rows.p1.data() + s * sample_stride + block, t[s]);
   }
-  constexpr int per_sample = ConvSampleRows<S>::per_sample;
-  constexpr int by_channel_room = ConvSampleRows<S>::by_channel_room;
+  using Rows = ConvSampleRows<S>;
+  for (int o = 0; o < conv2_channels; ++o) rows.by_channel_count[o] = 0;
   for (int s = 0; s < lane_count; ++s) {
-    const S* g = rows.winner_g.data() + s * per_sample;
-    const S* p1_at = rows.winner_p1.data() + s * per_sample;
-    const S* weight_at = rows.winner_weight.data() + s * per_sample;
-    const S sample_start = S(s * sample_stride);
+    const int sample = s * Rows::per_sample;
     for (int o = 0; o < conv2_channels; ++o) {
-      S* at = rows.by_channel_at.data() + o * by_channel_room;
-      S* gs = rows.by_channel_g.data() + o * by_channel_room;
-      int count = s == 0 ? 0 : rows.by_channel_count[o];
-      for (int k = 0; k < p2_plane; ++k) {
-        const int e = o * p2_plane + k;
-        at[count] = sample_start + p1_at[e];
-        gs[count] = g[e];
-        count += g[e] != 0 ? 1 : 0;
-      }
-      rows.by_channel_count[o] = count;
+      const ListEnds<S> ends = append_winners<S>(
+          rows.winner_g.data() + sample + o * p2_plane, rows.winner_p1.data() + sample + o * p2_plane,
+          S(s * sample_stride), nullptr, p2_plane, rows.by_channel_at.data() + o * Rows::by_channel_room,
+          rows.by_channel_g.data() + o * Rows::by_channel_room, ListEnds<S>{rows.by_channel_count[o], 0});
+      rows.by_channel_count[o] = ends.first;
     }
-    const S* is_bottom = rows.winner_bottom.data() + s * per_sample;
     for (int k = 0; k < p2_plane; ++k) {
-      S* at = rows.by_position_at.data() + s * per_sample + k * conv2_channels;
-      S* gs = rows.by_position_g.data() + s * per_sample + k * conv2_channels;
-      int top_count = 0;
-      int bottom_count = 0;
-      for (int o = 0; o < conv2_channels; ++o) {
-        const int e = o * p2_plane + k;
-        const int live = g[e] != 0 ? 1 : 0;
-        const int down = is_bottom[e] != 0 ? 1 : 0;
-        const int slot = down != 0 ? conv2_channels - 1 - bottom_count : top_count;
-        at[slot] = weight_at[e];
-        gs[slot] = g[e];
-        top_count += live & (1 - down);
-        bottom_count += live & down;
-      }
-      rows.by_position_top[s * p2_plane + k] = top_count;
-      rows.by_position_bottom[s * p2_plane + k] = bottom_count;
+      const int here = sample + k * conv2_channels;
+      const int list = (s * p2_plane + k) * 2 * Rows::position_room;
+      const ListEnds<S> ends = append_winners<S>(rows.position_g.data() + here, rows.position_weight.data() + here,
+                                                 S(0), rows.position_bottom.data() + here, conv2_channels,
+                                                 rows.by_position_at.data() + list, rows.by_position_g.data() + list,
+                                                 ListEnds<S>{}, rows.by_position_at.data() + list + Rows::position_room,
+                                                 rows.by_position_g.data() + list + Rows::position_room);
+      rows.by_position_top[s * p2_plane + k] = ends.first;
+      rows.by_position_bottom[s * p2_plane + k] = ends.second;
     }
   }
   rows.gradient_winners = 0;
@@ -426,7 +463,6 @@ template <class S, int rows_per_pass>
 void conv2_input_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
   static_assert(region_side % rows_per_pass == 0);
-  constexpr int per_sample = ConvSampleRows<S>::per_sample;
   for (auto& v : rows.d_p1) v = 0;
   for (int s = 0; s < lane_count; ++s) {
     S* d_p1 = rows.d_p1.data() + s * sample_stride;
@@ -434,8 +470,9 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
       const int top = rows.by_position_top[s * p2_plane + k];
       const int bottom = rows.by_position_bottom[s * p2_plane + k];
       if (top + bottom == 0) continue;
-      const S* at = rows.by_position_at.data() + s * per_sample + k * conv2_channels;
-      const S* gs = rows.by_position_g.data() + s * per_sample + k * conv2_channels;
+      const int list = (s * p2_plane + k) * 2 * ConvSampleRows<S>::position_room;
+      const S* at = rows.by_position_at.data() + list;
+      const S* gs = rows.by_position_g.data() + list;
       S* corner = d_p1 + (pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell;
       for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
         V acc[rows_per_pass][region_vectors];
@@ -452,7 +489,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
               acc[r][j] += g * load_lanes<S>(weights + ky * weight_row + j * lane_count);
           }
         }
-        for (int n = conv2_channels - bottom; n < conv2_channels; ++n) {
+        for (int n = ConvSampleRows<S>::position_room; n < ConvSampleRows<S>::position_room + bottom; ++n) {
           const V g = broadcast(gs[n]);
           const S* weights = rows.weights.data() + static_cast<int>(at[n]);
           for (int r = 0; r < rows_per_pass; ++r) {

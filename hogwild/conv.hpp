@@ -78,27 +78,33 @@ struct ConvSampleRows {
       std::vector<S, CacheLineAllocator<S>>(cnn::conv2_channels * cnn_rows::weight_block);
   std::vector<S> weight_grad =
       std::vector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
-  // Each winner's gradient and offsets in lanes, in (channel, pooled position) order; transposed in place.
+  // Each winner's gradient and offsets in lanes: by channel ([o][k]) and by pooled position ([k][o]).
   std::vector<Lanes<S>> lane_g = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_p1 = std::vector<Lanes<S>>(per_sample);
+  std::vector<Lanes<S>> lane_position_g = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_weight = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_bottom = std::vector<Lanes<S>>(per_sample);  // 1 for a winner in the window's bottom row
-  // Each sample's winners in (channel, pooled position) order: gradient, offset in `p1`, offset in `weights`.
+  // The same, each sample's own: by channel, gradient and offset in `p1`; by
+  // pooled position, gradient, offset in `weights` and window row.
   std::vector<S> winner_g = std::vector<S>(lane_count * per_sample);
   std::vector<S> winner_p1 = std::vector<S>(lane_count * per_sample);
-  std::vector<S> winner_weight = std::vector<S>(lane_count * per_sample);
-  std::vector<S> winner_bottom = std::vector<S>(lane_count * per_sample);
-  // The winners with a gradient, per sample by channel and by pooled position (offsets as values of S).
+  std::vector<S> position_g = std::vector<S>(lane_count * per_sample);
+  std::vector<S> position_weight = std::vector<S>(lane_count * per_sample);
+  std::vector<S> position_bottom = std::vector<S>(lane_count * per_sample);
+  // The winners with a gradient (offsets as values of S); each list has
+  // room for 16 values past its longest, as AVX-512 appends 16 at a time.
   // By channel, one list over all the samples (offsets from the start of `p1`).
-  static constexpr int by_channel_room = lane_count * cnn::p2_plane;
+  static constexpr int by_channel_room = lane_count * cnn::p2_plane + 16;
   std::vector<int> by_channel_count = std::vector<int>(cnn::conv2_channels);
   std::vector<S> by_channel_at = std::vector<S>(cnn::conv2_channels * by_channel_room);
   std::vector<S> by_channel_g = std::vector<S>(cnn::conv2_channels * by_channel_room);
-  // By pooled position, the winners in the window's top row (dy 0) from the front, the bottom row's from the back.
+  // By sample and pooled position, two lists: the winners in the window's
+  // top row (dy 0), then (position_room further) those in its bottom row.
+  static constexpr int position_room = cnn::conv2_channels + 16;
   std::vector<int> by_position_top = std::vector<int>(lane_count * cnn::p2_plane);
   std::vector<int> by_position_bottom = std::vector<int>(lane_count * cnn::p2_plane);
-  std::vector<S> by_position_at = std::vector<S>(lane_count * per_sample);
-  std::vector<S> by_position_g = std::vector<S>(lane_count * per_sample);
+  std::vector<S> by_position_at = std::vector<S>(lane_count * cnn::p2_plane * 2 * position_room);
+  std::vector<S> by_position_g = std::vector<S>(lane_count * cnn::p2_plane * 2 * position_room);
 };
 
 // Buffers of one group's pass through the front, reused from group to group.
