@@ -1,12 +1,17 @@
-// Direct convolutions over lane groups. Every loop below is a plain scalar
-// loop whose "scalar" is a lane vector of samples (one register), so each multiply-add
-// is one full-width vector FMA with a broadcast weight; the innermost loops
-// have constant trip counts so the accumulators stay in registers.
+// Direct convolutions, in two layouts. Where every sample does the same
+// work (conv1, the poolings), a loop is a plain scalar loop whose "scalar"
+// is a lane vector of samples (one register), so each multiply-add is one
+// full-width vector FMA with a broadcast weight; the innermost loops have
+// constant trip counts so the accumulators stay in registers. Where the
+// work depends on the sample (conv2: the channels dropout2d keeps, the
+// pooling winners that carry a gradient), the loops run sample by sample
+// over each sample's own values, transposed out of the lanes, and skip
+// what is zero.
 //
 // The backward passes touch only the pooling winners: one position of each
-// 2×2 window gets a gradient, a different one in each lane, so the inputs
-// or weights that meet it are chosen per lane with blends (vector `?:`)
-// and one FMA does the work four would do over the whole window.
+// 2×2 window gets a gradient. conv1's picks each lane's winner with blends
+// (vector `?:`), so one FMA does the work four would do over the whole
+// window; conv2's takes each winner as a scalar offset.
 //
 // Each layer has a forward and a backward function; the sizes are the named
 // shapes of hogwild/shapes.hpp. The `#pragma GCC unroll` counts spell out
@@ -29,7 +34,7 @@ using namespace cnn;
 
 static_assert(conv1_channels == 10 && conv2_channels == 20 && kernel == 5 && kernel_taps == 25,
               "update the #pragma GCC unroll counts to the new shapes");
-static_assert(pool == 2, "pool_relu, add_window_at_max and conv2_input_grad take a 2×2 window");
+static_assert(pool == 2, "pool_relu, add_window_at_max and conv2's winner offsets take a 2×2 window");
 
 constexpr int conv2_weights_per_output = conv1_channels * kernel_taps;  // conv2 weight [o][i][ky][kx]: 250 per o
 
