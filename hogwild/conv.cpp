@@ -265,10 +265,10 @@ void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 // conv2 backward, sample by sample (hogwild/conv.hpp, cnn_rows): each
 // pooling winner that carries a gradient is a scalar g and a scalar
 // position, so its share of the weight gradient is g × 5 rows of 50
-// contiguous p1 values, and its share of the input gradient is g × 5
-// weight rows (a copy per window column) added to the 6×6×10 region under
-// its pooling window: whole-vector FMAs with no per-lane choice, and none
-// at all for the winners a relu or dropout2d zeroed.
+// contiguous p1 values, and its share of the input gradient is g × 6
+// shifted weight rows added to the 6×6×10 region under its pooling window:
+// whole-vector FMAs with no per-lane choice, and none at all for the
+// winners a relu or dropout2d zeroed.
 
 using namespace cnn_rows;
 
@@ -314,12 +314,6 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
   lanes_to_rows<S>(bottom, cnn::features, rows.position_bottom.data());
 }
 
-// Where two winner lists end.
-struct ListEnds {
-  int first = 0;
-  int second = 0;
-};
-
 // The winner lists, without a branch on the gradient: each of the `count`
 // candidates (gradient g[i], value at[i] + offset) is written at the end
 // of the lists it may join, and an end moves past it only when it joins:
@@ -328,8 +322,14 @@ struct ListEnds {
 // `first`). Returns the new ends. (With AVX-512, 16 candidates at a time
 // by compress; the lists have 16 values of room past their end for that.)
 template <class S>
-ListEnds append_winners(const S* g, const S* at, S offset, const S* second, int count, S* first_at, S* first_g,
-                        ListEnds ends, S* second_at = nullptr, S* second_g = nullptr) {
+struct ListEnds {
+  int first = 0;
+  int second = 0;
+};
+
+template <class S>
+ListEnds<S> append_winners(const S* g, const S* at, S offset, const S* second, int count, S* first_at, S* first_g,
+                           ListEnds<S> ends, S* second_at = nullptr, S* second_g = nullptr) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<S, float>) {
     for (int i = 0; i < count; i += 16) {
@@ -368,35 +368,40 @@ ListEnds append_winners(const S* g, const S* at, S offset, const S* second, int 
   return ends;
 }
 
-// Where value e of a sample's p1 row ([y][x][i]: position e / 10, channel
-// e % 10) is in p1's lanes ([i][y][x]).
-inline int p1_lane(int e) { return (e % cell) * p1_plane + e / cell; }
-
 // Each sample's p1 into rows.p1, and its winners with a gradient into the two lists.
 template <class S>
 void conv2_rows_in(ConvWorkspace<S>& w) {
+  using V = Lanes<S>;
   auto& rows = w.rows;
   static_assert(p1_size % lane_count == 0);
-  lanes_to_rows<S>(w.p1.data(), p1_size, rows.p1.data(), sample_stride, p1_lane);
+  for (int block = 0; block < p1_size; block += lane_count) {
+    V t[lane_count];
+    for (int u = 0; u < lane_count; ++u) {
+      const int e = block + u;  // position e / cell, channel e % cell
+      t[u] = w.p1[(e % cell) * p1_plane + e / cell];
+    }
+    transpose<S>(t);
+    for (int s = 0; s < lane_count; ++s) store_lanes<S>(rows.p1.data() + s * sample_stride + block, t[s]);
+  }
   using Rows = ConvSampleRows<S>;
   for (int o = 0; o < conv2_channels; ++o) rows.by_channel_count[o] = 0;
   for (int s = 0; s < lane_count; ++s) {
     const int sample = s * Rows::per_sample;
     for (int o = 0; o < conv2_channels; ++o) {
-      const ListEnds ends = append_winners<S>(
+      const ListEnds<S> ends = append_winners<S>(
           rows.winner_g.data() + sample + o * p2_plane, rows.winner_p1.data() + sample + o * p2_plane,
           S(s * sample_stride), nullptr, p2_plane, rows.by_channel_at.data() + o * Rows::by_channel_room,
-          rows.by_channel_g.data() + o * Rows::by_channel_room, ListEnds{rows.by_channel_count[o], 0});
+          rows.by_channel_g.data() + o * Rows::by_channel_room, ListEnds<S>{rows.by_channel_count[o], 0});
       rows.by_channel_count[o] = ends.first;
     }
     for (int k = 0; k < p2_plane; ++k) {
       const int here = sample + k * conv2_channels;
       const int list = (s * p2_plane + k) * 2 * Rows::position_room;
-      const ListEnds ends = append_winners<S>(rows.position_g.data() + here, rows.position_weight.data() + here, S(0),
-                                              rows.position_bottom.data() + here, conv2_channels,
-                                              rows.by_position_at.data() + list, rows.by_position_g.data() + list,
-                                              ListEnds{}, rows.by_position_at.data() + list + Rows::position_room,
-                                              rows.by_position_g.data() + list + Rows::position_room);
+      const ListEnds<S> ends = append_winners<S>(rows.position_g.data() + here, rows.position_weight.data() + here,
+                                                 S(0), rows.position_bottom.data() + here, conv2_channels,
+                                                 rows.by_position_at.data() + list, rows.by_position_g.data() + list,
+                                                 ListEnds<S>{}, rows.by_position_at.data() + list + Rows::position_room,
+                                                 rows.by_position_g.data() + list + Rows::position_room);
       rows.by_position_top[s * p2_plane + k] = ends.first;
       rows.by_position_bottom[s * p2_plane + k] = ends.second;
     }
@@ -510,8 +515,17 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
 // rows.d_p1 back into the lanes of d_p1, and rows.weight_grad added to conv2's weight gradient.
 template <class S>
 void conv2_rows_out(ConvWorkspace<S>& w, S* weight_grad) {
+  using V = Lanes<S>;
   const auto& rows = w.rows;
-  rows_to_lanes<S>(rows.d_p1.data(), p1_size, w.d_p1.data(), sample_stride, p1_lane);
+  for (int block = 0; block < p1_size; block += lane_count) {
+    V t[lane_count];
+    for (int s = 0; s < lane_count; ++s) t[s] = load_lanes<S>(rows.d_p1.data() + s * sample_stride + block);
+    transpose<S>(t);
+    for (int u = 0; u < lane_count; ++u) {
+      const int e = block + u;
+      w.d_p1[(e % cell) * p1_plane + e / cell] = t[u];
+    }
+  }
   constexpr int grad_row = segment_vectors * lane_count;
   for (int o = 0; o < conv2_channels; ++o) {
     for (int i = 0; i < conv1_channels; ++i) {

@@ -42,8 +42,8 @@ inline constexpr int row = cnn::p1_side * cell;                  // 120: one p1 
 inline constexpr int segment = cnn::kernel * cell;               // 50: one kernel row over (kx, i)
 inline constexpr int region_side = cnn::kernel + cnn::pool - 1;  // 6: the p1 rows and columns a pooled position reaches
 inline constexpr int region = region_side * cell;                // 60: one row of that region
-inline constexpr int segment_vectors = lane_vectors(segment);    // lane vectors covering a segment
-inline constexpr int region_vectors = lane_vectors(region);      // lane vectors covering a region row
+inline constexpr int segment_vectors = (segment + lane_count - 1) / lane_count;  // lane vectors covering a segment
+inline constexpr int region_vectors = (region + lane_count - 1) / lane_count;    // lane vectors covering a region row
 // Values per sample: p1 and room for the last window's whole vectors.
 inline constexpr int sample_stride = cnn::p1_size + region_vectors * lane_count;
 // conv2's weights as the input gradient reads them: per output channel and

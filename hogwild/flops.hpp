@@ -104,10 +104,8 @@ inline std::int64_t flops_per_sample(ModelKind kind) {
 }
 
 inline std::int64_t cnn_flops_done(std::int64_t samples, std::int64_t kept_channels, std::int64_t gradient_winners) {
-  // Worked out once: the kernels call this for every group they train.
-  static const LayerFlops conv2 = flops_detail::cnn_layers()[1];
-  static const std::int64_t rest =
-      flops_per_sample(ModelKind::cnn) - conv2.forward - conv2.weight_grad - conv2.input_grad;
+  const LayerFlops conv2 = flops_detail::cnn_layers()[1];
+  const std::int64_t rest = flops_per_sample(ModelKind::cnn) - conv2.forward - conv2.weight_grad - conv2.input_grad;
   return samples * rest + kept_channels * (conv2.forward / cnn::conv2_channels) +
          gradient_winners * ((conv2.weight_grad + conv2.input_grad) / cnn::features);
 }

@@ -139,43 +139,27 @@ inline void store_lanes(S* at, Lanes<S> v) {
   __builtin_memcpy(at, &v, sizeof v);
 }
 
-// Lane vectors that hold `n` values, and those values rounded up to whole vectors.
-constexpr int lane_vectors(int n) { return (n + lane_count - 1) / lane_count; }
-constexpr int round_to_lanes(int n) { return lane_vectors(n) * lane_count; }
-
-// Each lane's values of the lane vectors `in`, by transposes: rows[lane ×
-// stride + e] = in[source(e)][lane] for e < count (a multiple of
-// lane_count). `source` maps a place in a lane's row to the vector it comes
-// from; without it, rows are the vectors in order and `stride` is `count`.
-template <class S, class Source>
-void lanes_to_rows(const Lanes<S>* in, int count, S* rows, int stride, Source source) {
-  for (int block = 0; block < count; block += lane_count) {
-    Lanes<S> t[lane_count];
-    for (int u = 0; u < lane_count; ++u) t[u] = in[source(block + u)];
-    transpose<S>(t);
-    for (int lane = 0; lane < lane_count; ++lane) store_lanes<S>(rows + lane * stride + block, t[lane]);
-  }
-}
-
+// Each lane's values of the `count` lane vectors `in` (count a multiple of
+// lane_count), by transposes: rows[lane × count + k] = in[k][lane].
 template <class S>
 void lanes_to_rows(const Lanes<S>* in, int count, S* rows) {
-  lanes_to_rows<S>(in, count, rows, count, [](int e) { return e; });
-}
-
-// The inverse of lanes_to_rows: out[source(e)][lane] = rows[lane × stride + e].
-template <class S, class Source>
-void rows_to_lanes(const S* rows, int count, Lanes<S>* out, int stride, Source source) {
   for (int block = 0; block < count; block += lane_count) {
     Lanes<S> t[lane_count];
-    for (int lane = 0; lane < lane_count; ++lane) t[lane] = load_lanes<S>(rows + lane * stride + block);
+    for (int u = 0; u < lane_count; ++u) t[u] = in[block + u];
     transpose<S>(t);
-    for (int u = 0; u < lane_count; ++u) out[source(block + u)] = t[u];
+    for (int lane = 0; lane < lane_count; ++lane) store_lanes<S>(rows + lane * count + block, t[lane]);
   }
 }
 
+// The inverse of lanes_to_rows: out[k][lane] = rows[lane × count + k].
 template <class S>
 void rows_to_lanes(const S* rows, int count, Lanes<S>* out) {
-  rows_to_lanes<S>(rows, count, out, count, [](int e) { return e; });
+  for (int block = 0; block < count; block += lane_count) {
+    Lanes<S> t[lane_count];
+    for (int lane = 0; lane < lane_count; ++lane) t[lane] = load_lanes<S>(rows + lane * count + block);
+    transpose<S>(t);
+    for (int u = 0; u < lane_count; ++u) out[block + u] = t[u];
+  }
 }
 
 }  // namespace mptrain::hogwild

@@ -1,9 +1,9 @@
 #include "hogwild/network.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <array>
 #include <cmath>
-#include <utility>
 
 #include "hogwild/conv.hpp"
 #include "hogwild/flops.hpp"
@@ -81,16 +81,17 @@ namespace head {
 constexpr int hidden = cnn::hidden;
 constexpr int features = cnn::features;
 // The hidden units and classes rounded up to whole lane-vector blocks, for the transposes.
+constexpr int round_to_lanes(int n) { return (n + lane_count - 1) / lane_count * lane_count; }
 constexpr int hidden_padded = round_to_lanes(hidden);
 constexpr int classes_padded = round_to_lanes(class_count);
 static_assert(features % lane_count == 0);
 
 // One lane group's pass through the head, kept for its backward.
 template <class S>
-struct Pass {
+struct Lanes_ {
   using V = Lanes<S>;
   std::array<V, hidden> mask{};            // dropout: 0 or 2 (1 without dropout)
-  std::array<V, hidden_padded> h{};        // fc1 → relu → dropout; zero past `hidden`, for the transposes
+  std::array<V, hidden> h{};               // fc1 → relu → dropout
   std::array<V, class_count> log_probs{};  // fc2 → log-softmax
   V label{};                               // each lane's label
   V live{};                                // 1 for the lanes that hold a sample, 0 past the group's count
@@ -103,6 +104,7 @@ struct Scratch {
   using V = Lanes<S>;
   std::array<V, hidden_padded> g1{};
   std::array<V, classes_padded> g2{};
+  std::array<V, hidden_padded> h{};
   std::vector<S> x_rows = std::vector<S>(lane_count * features);
   std::vector<S> g1_rows = std::vector<S>(lane_count * hidden_padded);
   std::vector<S> g2_rows = std::vector<S>(lane_count * classes_padded);
@@ -162,7 +164,7 @@ void add_outer(const S* g_rows, int g_stride, const S* x_rows, S* weight, S* bia
 // (Not inlined, here and in backward: a profile by symbol then shows the dense head as its own layer.)
 template <class S>
 __attribute__((noinline)) void forward(const S* w1, const S* b1, const S* w2, const S* b2, const Lanes<S>* x,
-                                       Pass<S>& lanes) {
+                                       Lanes_<S>& lanes) {
   using V = Lanes<S>;
   constexpr int block = 10;  // fc1 outputs accumulated together, each input loaded once per block
   static_assert(hidden % block == 0);
@@ -196,7 +198,7 @@ __attribute__((noinline)) void forward(const S* w1, const S* b1, const S* w2, co
 
 // The NLL of the lanes that hold a sample.
 template <class S>
-S loss(const Pass<S>& lanes) {
+S loss(const Lanes_<S>& lanes) {
   Lanes<S> picked{};
   for (int k = 0; k < class_count; ++k) picked += lanes.label == S(k) ? lanes.log_probs[k] : Lanes<S>{};
   S total = 0;
@@ -207,8 +209,9 @@ S loss(const Pass<S>& lanes) {
 // Back through log-softmax + NLL (× loss_scale), fc2, dropout, relu and fc1:
 // adds the head's weight and bias gradients and writes d_x [320].
 template <class S>
-__attribute__((noinline)) void backward(const S* w1, const S* w2, const Lanes<S>* x, const Pass<S>& lanes, S loss_scale,
-                                        S* gw1, S* gb1, S* gw2, S* gb2, Lanes<S>* d_x, Scratch<S>& scratch) {
+__attribute__((noinline)) void backward(const S* w1, const S* w2, const Lanes<S>* x, const Lanes_<S>& lanes,
+                                        S loss_scale, S* gw1, S* gb1, S* gw2, S* gb2, Lanes<S>* d_x,
+                                        Scratch<S>& scratch) {
   using V = Lanes<S>;
   auto& g2 = scratch.g2;
   for (int k = 0; k < class_count; ++k) {
@@ -235,10 +238,11 @@ __attribute__((noinline)) void backward(const S* w1, const S* w2, const Lanes<S>
     for (int ff = 0; ff < block; ++ff) d_x[f0 + ff] = acc[ff];
   }
   // Weight gradients from each sample's own values.
+  std::copy(lanes.h.begin(), lanes.h.end(), scratch.h.begin());
   lanes_to_rows<S>(x, features, scratch.x_rows.data());
   lanes_to_rows<S>(g1.data(), hidden_padded, scratch.g1_rows.data());
   lanes_to_rows<S>(g2.data(), classes_padded, scratch.g2_rows.data());
-  lanes_to_rows<S>(lanes.h.data(), hidden_padded, scratch.h_rows.data());
+  lanes_to_rows<S>(scratch.h.data(), hidden_padded, scratch.h_rows.data());
   constexpr int x_vectors = features / lane_count;
   constexpr int h_vectors = hidden_padded / lane_count;
   add_outer<S, hidden, features, lane_count == 16 ? x_vectors : 10>(scratch.g1_rows.data(), hidden_padded,
@@ -266,7 +270,7 @@ struct Network<S>::Impl {
   // backward needs what its forward kept).
   static constexpr int sub_groups = group_size / lane_count;
   std::array<ConvWorkspace<S>, sub_groups> conv;
-  std::array<head::Pass<S>, sub_groups> heads;
+  std::array<head::Lanes_<S>, sub_groups> heads;
   head::Scratch<S> head_scratch;
   std::int64_t flops_done = 0;  // by train_group
 
