@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <new>
 #include <utility>
+#include <vector>
 
 namespace mptrain::hogwild {
 
@@ -77,6 +78,12 @@ struct CacheLineAllocator {
     return true;
   }
 };
+
+// A vector of `T` whose data starts on a cache line: every buffer the
+// kernels read or write is one, so no result can depend on where the heap
+// placed it.
+template <class T>
+using AlignedVector = std::vector<T, CacheLineAllocator<T>>;
 
 namespace lanes_detail {
 

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config          # toolchain
   libcli11-dev libhwloc-dev hwloc libfmt-dev libnuma-dev libtbb-dev
-  catch2 zlib1g-dev nlohmann-json3-dev libeigen3-dev
+  catch2 zlib1g-dev nlohmann-json3-dev
   dataset-fashion-mnist              # the default training data
   jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
