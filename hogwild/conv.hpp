@@ -68,16 +68,16 @@ template <class S>
 struct ConvSampleRows {
   static constexpr int per_sample = cnn::features;  // 20 channels × 16 pooled positions
   // conv2's forward: each sample's p1 ([i][y][x]) and its conv outputs [o][8][8].
-  std::vector<S> p1_planes = std::vector<S>(lane_count * cnn::p1_size);
-  std::vector<S> c2 = std::vector<S>(lane_count * cnn::c2_size);
+  AlignedVector<S> p1_planes = AlignedVector<S>(lane_count * cnn::p1_size);
+  AlignedVector<S> c2 = AlignedVector<S>(lane_count * cnn::c2_size);
   int kept_channels = 0;     // conv2 channels the last forward computed, over the lanes
   int gradient_winners = 0;  // conv2 pooling winners with a gradient in the last backward, over the lanes
-  std::vector<S> p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
-  std::vector<S> d_p1 = std::vector<S>(lane_count * cnn_rows::sample_stride);
-  std::vector<S, CacheLineAllocator<S>> weights =
-      std::vector<S, CacheLineAllocator<S>>(cnn::conv2_channels * cnn_rows::weight_block);
-  std::vector<S> weight_grad =
-      std::vector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
+  AlignedVector<S> p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
+  AlignedVector<S> d_p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
+  AlignedVector<S> weights =
+      AlignedVector<S>(cnn::conv2_channels * cnn_rows::weight_block);
+  AlignedVector<S> weight_grad =
+      AlignedVector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
   // Each winner's gradient and offsets in lanes: by channel ([o][k]) and by pooled position ([k][o]).
   std::vector<Lanes<S>> lane_g = std::vector<Lanes<S>>(per_sample);
   std::vector<Lanes<S>> lane_p1 = std::vector<Lanes<S>>(per_sample);
@@ -86,25 +86,25 @@ struct ConvSampleRows {
   std::vector<Lanes<S>> lane_bottom = std::vector<Lanes<S>>(per_sample);  // 1 for a winner in the window's bottom row
   // The same, each sample's own: by channel, gradient and offset in `p1`; by
   // pooled position, gradient, offset in `weights` and window row.
-  std::vector<S> winner_g = std::vector<S>(lane_count * per_sample);
-  std::vector<S> winner_p1 = std::vector<S>(lane_count * per_sample);
-  std::vector<S> position_g = std::vector<S>(lane_count * per_sample);
-  std::vector<S> position_weight = std::vector<S>(lane_count * per_sample);
-  std::vector<S> position_bottom = std::vector<S>(lane_count * per_sample);
+  AlignedVector<S> winner_g = AlignedVector<S>(lane_count * per_sample);
+  AlignedVector<S> winner_p1 = AlignedVector<S>(lane_count * per_sample);
+  AlignedVector<S> position_g = AlignedVector<S>(lane_count * per_sample);
+  AlignedVector<S> position_weight = AlignedVector<S>(lane_count * per_sample);
+  AlignedVector<S> position_bottom = AlignedVector<S>(lane_count * per_sample);
   // The winners with a gradient (offsets as values of S); each list has
   // room for 16 values past its longest, as AVX-512 appends 16 at a time.
   // By channel, one list over all the samples (offsets from the start of `p1`).
   static constexpr int by_channel_room = lane_count * cnn::p2_plane + 16;
-  std::vector<int> by_channel_count = std::vector<int>(cnn::conv2_channels);
-  std::vector<S> by_channel_at = std::vector<S>(cnn::conv2_channels * by_channel_room);
-  std::vector<S> by_channel_g = std::vector<S>(cnn::conv2_channels * by_channel_room);
+  AlignedVector<int> by_channel_count = AlignedVector<int>(cnn::conv2_channels);
+  AlignedVector<S> by_channel_at = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
+  AlignedVector<S> by_channel_g = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
   // By sample and pooled position, two lists: the winners in the window's
   // top row (dy 0), then (position_room further) those in its bottom row.
   static constexpr int position_room = cnn::conv2_channels + 16;
-  std::vector<int> by_position_top = std::vector<int>(lane_count * cnn::p2_plane);
-  std::vector<int> by_position_bottom = std::vector<int>(lane_count * cnn::p2_plane);
-  std::vector<S> by_position_at = std::vector<S>(lane_count * cnn::p2_plane * 2 * position_room);
-  std::vector<S> by_position_g = std::vector<S>(lane_count * cnn::p2_plane * 2 * position_room);
+  AlignedVector<int> by_position_top = AlignedVector<int>(lane_count * cnn::p2_plane);
+  AlignedVector<int> by_position_bottom = AlignedVector<int>(lane_count * cnn::p2_plane);
+  AlignedVector<S> by_position_at = AlignedVector<S>(lane_count * cnn::p2_plane * 2 * position_room);
+  AlignedVector<S> by_position_g = AlignedVector<S>(lane_count * cnn::p2_plane * 2 * position_room);
 };
 
 // Buffers of one group's pass through the front, reused from group to group.

@@ -8,9 +8,9 @@
 #pragma once
 
 #include <cstddef>
-#include <new>
 #include <utility>
-#include <vector>
+
+#include "hogwild/aligned.hpp"
 
 namespace mptrain::hogwild {
 
@@ -61,29 +61,6 @@ inline S lane_sum(Lanes<S> v) {
   }
   return v[0];
 }
-
-// An allocator whose blocks start on a cache line (and so on a lane
-// vector of any width here): for arrays of scalars read as whole vectors.
-template <class T>
-struct CacheLineAllocator {
-  using value_type = T;
-  static constexpr std::align_val_t alignment{64};
-  CacheLineAllocator() = default;
-  template <class U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), alignment)); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, alignment); }
-  template <class U>
-  bool operator==(const CacheLineAllocator<U>&) const {
-    return true;
-  }
-};
-
-// A vector of `T` whose data starts on a cache line: every buffer the
-// kernels read or write is one, so no result can depend on where the heap
-// placed it.
-template <class T>
-using AlignedVector = std::vector<T, CacheLineAllocator<T>>;
 
 namespace lanes_detail {
 

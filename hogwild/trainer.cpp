@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "affinity/bind.hpp"
+#include "hogwild/aligned.hpp"
 #include "hogwild/kernels.hpp"
 #include "hogwild/random.hpp"
 #include "hogwild/team.hpp"
@@ -45,8 +46,8 @@ const std::array<float, 256>& pixel_table() {
 // One thread slot's inputs and buffers.
 struct Slot {
   std::unique_ptr<Network<float>> network;
-  std::vector<float> gradient;
-  std::vector<float> images = std::vector<float>(group_size * image_pixels);
+  AlignedVector<float> gradient;
+  AlignedVector<float> images = AlignedVector<float>(group_size * image_pixels);
   std::array<int, group_size> labels{};
   std::array<std::uint64_t, group_size> keys{};
   double loss = 0;
@@ -296,9 +297,9 @@ class WorkerLoop {
   std::unique_ptr<BatchTeam> team_;  // only with more than one slot
   std::span<const int> batch_;       // the current batch's sample indices
   std::uint64_t key_base_ = 0;       // the current batch's dropout key base
-  std::vector<float> parameters_;
-  std::vector<float> momentum_;
-  std::vector<float> step_;
+  AlignedVector<float> parameters_;
+  AlignedVector<float> momentum_;
+  AlignedVector<float> step_;
   bool first_step_ = true;
 };
 
@@ -335,7 +336,7 @@ Evaluation evaluate(ModelKind kind, std::span<const float> parameters, const Dat
     prepared.load(std::memory_order_acquire);
     Slot& slot = slots[static_cast<std::size_t>(slot_index)];
     std::vector<int> indices;
-    std::vector<float> log_probs(group_size * class_count);
+    AlignedVector<float> log_probs(group_size * class_count);
     for (int g = slot_index; g < groups; g += slot_count) {
       indices.clear();
       for (int i = g * group_size; i < std::min(data.count, (g + 1) * group_size); ++i) indices.push_back(i);
