@@ -1,0 +1,40 @@
+# One worker of one thread with a fixed seed trains bit-identically
+# whatever the memory layout: the same model checksum for every model and
+# every kernel build this CPU runs, from several working directories and
+# with environments of several sizes (which move the stack and the heap).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+make_idx_set "$WORK/data" train 3000
+make_idx_set "$WORK/data" t10k 32
+mkdir -p "$WORK/a/deeper/directory"
+
+run_mptrain --version
+expect_code 0
+runnable=$(sed -n 's/^kernels: [a-z0-9]* (this CPU runs \(.*\))$/\1/p' "$WORK/out")
+[[ -n "$runnable" ]] || { cat "$WORK/out" >&2; fail "--version names no kernel builds"; }
+
+# checksum MODEL ISA DIR PAD: the model checksum of a run from DIR with an
+# extra environment variable of PAD bytes.
+checksum() {
+  local pad
+  pad=$(head -c "$4" /dev/zero | tr '\0' x)
+  (cd "$3" && env MPTRAIN_TEST_PAD="$pad" MPTRAIN_ISA="$2" "$MPTRAIN" run -n 1 -t 1 --model "$1" --train-limit 3000 \
+    --data "$WORK/data" --json >"$WORK/out" 2>"$WORK/err")
+  code=$?
+  expect_code 0
+  json .model_checksum
+}
+
+for isa in ${runnable//,/ }; do
+  for model in cnn mlp logreg; do
+    first=$(checksum "$model" "$isa" "$WORK" 0) || exit 1
+    for variant in "/ 1001" "$WORK/a/deeper/directory 2000" "$MPTRAIN_SOURCE_DIR 4097" "/tmp 333"; do
+      read -r dir pad <<<"$variant"
+      other=$(checksum "$model" "$isa" "$dir" "$pad") || exit 1
+      [[ "$other" == "$first" ]] ||
+        fail "$model on $isa: checksum $other from $dir with $pad more bytes of environment, $first from $WORK"
+    done
+    echo "$model $isa: $first" >&2
+  done
+done
+exit 0
