@@ -39,7 +39,7 @@ jq -r '[.layers[] | select(.layer | startswith("fc")) | .forward + .weight_grad 
 perf report -i "$DATA" --no-children --sort symbol --percent-limit 0.3 --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ { pct = $1; sub(/%/, "", pct); $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/ +- +-? *$/, ""); print pct "\t" $0 }' >"$OUT/symbols.tsv"
 # The layer pass a function's name says it computes (the kernel's names in hogwild/conv.cpp; the cnn's dense
-# layers are head::forward and head::backward in hogwild/network.cpp, the mlp's and logreg's Eigen's).
+# layers are Impl::head_forward and Impl::head_backward in hogwild/network.cpp, on hogwild/dense.hpp).
 awk -F'\t' -v us="$us_per_sample" -v peak="$peak" '
   FILENAME == ARGV[1] { split($0, f, " "); flops[f[1]] = f[2]; next }
   {
@@ -49,7 +49,7 @@ awk -F'\t' -v us="$us_per_sample" -v peak="$peak" '
     else if (name ~ /conv2_(apply|forward|pool)/) pass = "conv2.forward"
     else if (name ~ /conv2_weight_grad/) pass = "conv2.weight_grad"
     else if (name ~ /conv2_input_grad/) pass = "conv2.input_grad"
-    else if (name ~ /head::(forward|backward)|Eigen|gemm|gebp/) pass = "fc"
+    else if (name ~ /head_(forward|backward)/) pass = "fc"
     t = $1 / 100 * us
     short = name; gsub(/\(anonymous namespace\)::|mptrain::hogwild::|Eigen::internal::/, "", short)
     if (length(short) > 58) short = substr(short, 1, 55) "..."
