@@ -49,6 +49,20 @@ compiled() {
   echo "$out"
 }
 
+# busy_cpus: how many CPUs' worth of time the machine spent working over
+# the next second (all of /proc/stat's non-idle time, as a decimal).
+busy_cpus() {
+  local before after
+  before=$(head -1 /proc/stat)
+  sleep 1
+  after=$(head -1 /proc/stat)
+  awk -v a="$before" -v b="$after" 'BEGIN {
+    n = split(a, x, " "); split(b, y, " ")
+    for (i = 2; i <= n; i++) { d = y[i] - x[i]; total += d; if (i == 5 || i == 6) idle += d }
+    printf "%.2f", (total > 0 ? (total - idle) / total * '"$(nproc --all)"' : 0)
+  }'
+}
+
 # last_cpu: the last CPU this process may use (where pinned load goes).
 last_cpu() { taskset -c -p $$ | sed 's/.*: //; s/.*[,-]//'; }
 
