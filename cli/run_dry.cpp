@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#include "util/text.hpp"
 #include "cli/run.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/spawn.hpp"
@@ -52,6 +53,18 @@ std::string command_line(const procmgr::WorkerSpec& spec, const std::vector<std:
   return fmt::format("{}", fmt::join(quoted, " "));
 }
 
+// The slices of `spec`'s working children (--children), from the variable that carries them; none without.
+std::vector<std::string> child_slices_of(const procmgr::WorkerSpec& spec) {
+  constexpr std::string_view name = "MPTRAIN_PLACE_SLICES=";
+  for (const auto& entry : spec.env) {
+    if (!entry.starts_with(name)) continue;
+    std::vector<std::string> slices;
+    for (const auto slice : split(std::string_view(entry).substr(name.size()), ';')) slices.emplace_back(slice);
+    return slices;
+  }
+  return {};
+}
+
 nlohmann::json or_null(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
 }
@@ -68,6 +81,7 @@ nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std:
           {"mems", or_null(spec.memory.nodes.to_string())},
           {"memory_policy", spec.memory.nodes.empty() ? "default" : to_string(spec.memory.mode)},
           {"env", std::move(env)},
+          {"children_slices", child_slices_of(spec)},
           {"unset", unset},
           {"argv", command},
           {"executable", executable},
@@ -95,9 +109,13 @@ int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerS
   std::string text = fmt::format("# mptrain run --dry-run: {}, bind {}; nothing was started\n",
                                  workers_by_threads(plan), affinity::to_string(plan.bind));
   for (const auto& spec : specs) {
-    text += fmt::format("# rank {}: CPUs {}, memory {}\n{}\n", spec.rank,
-                        spec.cpus.empty() ? "not pinned" : spec.cpus.to_string(), procmgr::to_string(spec.memory),
-                        command_line(spec, command, unset));
+    text += fmt::format("# rank {}: CPUs {}, memory {}\n", spec.rank,
+                        spec.cpus.empty() ? "not pinned" : spec.cpus.to_string(), procmgr::to_string(spec.memory));
+    if (const auto slices = child_slices_of(spec); !slices.empty()) {
+      text += fmt::format("# rank {}: {} working children, one slice of CPUs each: {}\n", spec.rank, slices.size(),
+                          fmt::join(slices, " | "));
+    }
+    text += command_line(spec, command, unset) + "\n";
   }
   print_report(text);
   return exit_code::success;

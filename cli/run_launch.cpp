@@ -22,6 +22,7 @@
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
+#include "procmgr/tree_placement.hpp"
 #include "util/failure.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
@@ -43,6 +44,8 @@ struct LaunchOptions {
   int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;
   std::string omp_bind = "close";
+  int children = 0;                   // --children K; 0: the program's own processes are not slices
+  std::string descendants = "place";  // --descendants place|leave
   std::string allocator{procmgr::to_string(procmgr::Allocator::system)};
   std::string membind;
   std::string interleave;
@@ -59,6 +62,21 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "KMP_AFFINITY), or leave them floating: close or none")
       ->check(CLI::IsMember({"close", "none"}))
       ->default_str("close")
+      ->group(group);
+  command
+      .add_option("--children", options.children,
+                  "Each worker's program starts K processes that do the work (torch.multiprocessing, a Pool, a "
+                  "forking OpenMP program): its whole tree gets floor(T/K) threads, and each working child its own "
+                  "slice of floor(T/K) of the worker's CPUs")
+      ->check(CLI::Range(1, 1 << 20))
+      ->type_name("K")
+      ->group(group);
+  command
+      .add_option("--descendants", options.descendants,
+                  "Place the processes a worker's program starts (libmptrain_place.so, preloaded: none stays on one "
+                  "CPU it inherited), or leave them with what they inherit: place or leave")
+      ->check(CLI::IsMember({"place", "leave"}))
+      ->default_str("place")
       ->group(group);
   command
       .add_option("--allocator", options.allocator,
@@ -266,6 +284,9 @@ struct WorkerSettings {
   procmgr::OmpBind omp_bind = procmgr::OmpBind::close;
   std::string preload;  // the allocator library; "": none
   std::optional<procmgr::MemoryPolicy> memory;
+  int children = 0;             // K working children per worker (--children); 0: none
+  std::string place_library;    // libmptrain_place.so; "": the workers' descendants are left alone
+  std::vector<std::string> tables;  // per local rank, the path of its slot table (with children)
 };
 
 WorkerSettings worker_settings(const LaunchOptions& launch) {
@@ -275,7 +296,32 @@ WorkerSettings worker_settings(const LaunchOptions& launch) {
   const auto allocator = value_or_fail(procmgr::parse_allocator(launch.allocator), exit_code::usage_error);
   settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
   settings.memory = requested_memory(launch);
+  settings.children = launch.children;
   return settings;
+}
+
+// The placement library for the workers' descendants: needed with
+// --children; without, placement is on unless --descendants leave or
+// nothing is pinned, and a missing library is a warning.
+std::string place_library(const LaunchOptions& launch, const affinity::Plan& plan) {
+  if (launch.children == 0 && (launch.descendants == "leave" || plan.bind == affinity::Bind::none)) return {};
+  if (launch.children > 0 && launch.descendants == "leave") {
+    usage_failure("--children places the working children the workers start, --descendants leave leaves them "
+                  "alone; drop one of them");
+  }
+  auto library = procmgr::find_place_library();
+  if (library.ok()) return library.value();
+  if (launch.children > 0) throw Failure(exit_code::runtime_failure, library.error().message);
+  print_warning(library.error().message + "; the processes the workers start keep the CPUs they inherit");
+  return {};
+}
+
+// Refuses more working children than a worker has threads, unless oversubscribing on purpose.
+void check_children(const LaunchOptions& launch, const affinity::Plan& plan, bool allow_oversubscribe) {
+  if (launch.children <= plan.threads_per_process || allow_oversubscribe) return;
+  usage_failure("--children {}: a worker of {} has fewer CPUs than working children; use --children {} or fewer, "
+                "more threads per worker (-t), or --allow-oversubscribe",
+                launch.children, counted(plan.threads_per_process, "thread"), plan.threads_per_process);
 }
 
 // One worker per placement, each with its torchrun-compatible environment,
@@ -284,15 +330,33 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
                                               const WorkerSettings& settings,
                                               const std::vector<std::string>& environment) {
   auto specs = worker_specs(plan);
+  // With --children the whole tree gets each child's thread count, and
+  // the threads are placed by the library in each child's slice, not by
+  // OMP_PLACES in the worker's main process (which does no work).
+  procmgr::WorldInfo tree_world = world;
+  tree_world.threads = procmgr::child_threads(world.threads, settings.children);
   for (auto& spec : specs) {
     const auto& cpus = plan.workers.at(static_cast<std::size_t>(spec.rank)).cpus;  // also with bind none
-    spec.env = procmgr::worker_environment(spec.rank, cpus, world, settings.thread_counts, environment);
-    for (auto& entry : procmgr::openmp_placement(spec.cpus, settings.omp_bind, environment)) {
-      spec.env.push_back(std::move(entry));
+    spec.env = procmgr::worker_environment(spec.rank, cpus, tree_world, settings.thread_counts, environment);
+    if (settings.children == 0) {
+      for (auto& entry : procmgr::openmp_placement(spec.cpus, settings.omp_bind, environment)) {
+        spec.env.push_back(std::move(entry));
+      }
     }
-    for (auto& entry : procmgr::preload_environment(settings.preload, environment)) {
-      spec.env.push_back(std::move(entry));
+    auto preloads = procmgr::preload_environment(settings.preload, environment);
+    if (!settings.place_library.empty()) {
+      const auto slices = procmgr::child_slices(cpus, world.threads, settings.children);
+      const std::string table = slices.empty() ? "" : settings.tables.at(static_cast<std::size_t>(spec.rank));
+      std::string others;  // what LD_PRELOAD holds already: the allocator's list, else the user's
+      if (!preloads.empty()) {
+        others = preloads.front().substr(std::string_view("LD_PRELOAD=").size());
+      } else {
+        procmgr::find_variable(environment, "LD_PRELOAD", &others);
+      }
+      preloads = procmgr::tree_placement_environment(settings.place_library, others, cpus, slices,
+                                                     tree_world.threads, table);
     }
+    for (auto& entry : preloads) spec.env.push_back(std::move(entry));
     if (settings.memory) spec.memory = *settings.memory;
   }
   return specs;
@@ -415,7 +479,16 @@ int run_launcher(const RunOptions& options) {
   const auto& node = node_plan.node;
   // 2. The workers' environment, memory policy and allocator, built here before any fork.
   const auto environment = procmgr::current_environment();
-  const auto settings = worker_settings(launch);
+  auto settings = worker_settings(launch);
+  check_children(launch, plan, options.placement.allow_oversubscribe);
+  settings.place_library = place_library(launch, plan);
+  std::vector<procmgr::SlotTable> tables;  // the children's slot tables, alive until the run ends
+  if (settings.children > 0) {
+    for (int rank = 0; rank < plan.num_processes; ++rank) {
+      tables.push_back(value_or_fail(procmgr::SlotTable::create(settings.children)));
+      settings.tables.push_back(tables.back().path());
+    }
+  }
   if (settings.thread_counts == procmgr::UserThreadEnv::override) {
     warn_overridden_variables(environment, plan.threads_per_process);
   }
