@@ -68,7 +68,8 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "Each worker's program starts K processes that do the work (torch.multiprocessing, a Pool, a "
                   "forking OpenMP program): its whole tree gets floor(T/K) threads, and each working child its own "
                   "slice of floor(T/K) of the worker's CPUs")
-      ->check(CLI::Range(1, 1 << 20))
+      ->check(whole_number(1, 1 << 20))
+      ->default_str("none")
       ->type_name("K")
       ->group(group);
   command
@@ -347,14 +348,12 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
     if (!settings.place_library.empty()) {
       const auto slices = procmgr::child_slices(cpus, world.threads, settings.children);
       const std::string table = slices.empty() ? "" : settings.tables.at(static_cast<std::size_t>(spec.rank));
-      std::string others;  // what LD_PRELOAD holds already: the allocator's list, else the user's
-      if (!preloads.empty()) {
-        others = preloads.front().substr(std::string_view("LD_PRELOAD=").size());
-      } else {
-        procmgr::find_variable(environment, "LD_PRELOAD", &others);
-      }
-      preloads = procmgr::tree_placement_environment(settings.place_library, others, cpus, slices,
-                                                     tree_world.threads, table);
+      // LD_PRELOAD: the allocator first (as without placement), then the library, then the user's.
+      std::string user;
+      procmgr::find_variable(environment, "LD_PRELOAD", &user);
+      const std::string list =
+          settings.preload.empty() ? settings.place_library : settings.preload + ":" + settings.place_library;
+      preloads = procmgr::tree_placement_environment(list, user, cpus, slices, tree_world.threads, table);
     }
     for (auto& entry : preloads) spec.env.push_back(std::move(entry));
     if (settings.memory) spec.memory = *settings.memory;
@@ -413,8 +412,8 @@ void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResu
       if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
       print_warning(fmt::format(
           "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
-          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). A program that starts processes after its "
-          "OpenMP runtime (torch.multiprocessing, DataLoader workers) runs faster with --omp-bind none",
+          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). Without --descendants leave, mptrain gives such "
+          "processes the worker's CPUs (--descendants place); --children K gives each working child CPUs of its own",
           pid, process.value("comm", std::string("?")), placement.rank, cpus->to_string(), placement.rank,
           placement.cpus.to_string()));
       break;
@@ -522,7 +521,8 @@ int run_launcher(const RunOptions& options) {
   } else {
     print_summary(plan, result, monitor);
   }
-  if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none) {
+  if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
+      settings.place_library.empty()) {
     warn_inherited_binding(plan, result, monitor.report());
   }
   if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {

@@ -1,7 +1,7 @@
 /* libmptrain_place.so: preloaded (LD_PRELOAD) into every process of a
  * worker's tree by `mptrain run -- CMD`, it places the processes a program
- * starts itself, the moment they start: after fork (pthread_atfork's child
- * handler) and after exec (its constructor). Written in C, with libc only:
+ * starts itself, the moment they start: after fork (it wraps fork) and
+ * after exec (its constructor). Written in C, with libc only:
  * it is loaded into programs that are not ours, and brings no C++ runtime.
  *
  * What it reads (set by the launcher, procmgr/environment.cpp):
@@ -310,25 +310,59 @@ static int called_by_runtime(void* address) {
          strstr(info.dli_fname, "libiomp") != NULL;
 }
 
-/* The program's own affinity calls: noted, then passed on. */
+/* The slice this process runs in (held, or an ancestor's) into `set`; 0 when it has one. */
+static int current_slice(cpu_set_t* set) {
+  if (held_slice >= 0) return slice_cpus(held_slice, set);
+  const char* inherited = getenv("MPTRAIN_PLACE_SLICE");
+  return inherited != NULL && slice_cpus(atoi(inherited), set) == 0 ? 0 : -1;
+}
+
+/* The mask an affinity call from `caller` may set: the program's own call
+ * wins as it is (and is remembered); an OpenMP runtime's is kept inside
+ * this process's slice (its CPUs there, or the whole slice when it names
+ * none of them). */
+static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t* set, cpu_set_t* room) {
+  if (!placing) return set;
+  if (!called_by_runtime(caller)) {
+    own_affinity = 1;
+    return set;
+  }
+  cpu_set_t slice;
+  if (size < sizeof *room || current_slice(&slice) != 0) return set;
+  CPU_AND(room, set, &slice);
+  if (CPU_COUNT(room) == 0) *room = slice;
+  return room;
+}
+
 VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* set) {
   static int (*real)(pid_t, size_t, const cpu_set_t*);
   if (real == NULL) real = (int (*)(pid_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "sched_setaffinity");
-  if (placing && (pid == 0 || pid == getpid()) && !called_by_runtime(__builtin_return_address(0))) own_affinity = 1;
-  return real(pid, size, set);
+  cpu_set_t room;
+  const int self = pid == 0 || pid == getpid();
+  return real(pid, size, self ? allowed_mask(__builtin_return_address(0), size, set, &room) : set);
 }
 
 VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t* set) {
   static int (*real)(pthread_t, size_t, const cpu_set_t*);
   if (real == NULL) real = (int (*)(pthread_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
-  if (placing && !called_by_runtime(__builtin_return_address(0))) own_affinity = 1;
-  return real(thread, size, set);
+  cpu_set_t room;
+  return real(thread, size, allowed_mask(__builtin_return_address(0), size, set, &room));
+}
+
+/* fork, then the placement of the child: after every handler of
+ * pthread_atfork has run, so that a runtime's own child handler (LLVM's
+ * OpenMP resets the affinity it started with) does not undo it. */
+VISIBLE pid_t fork(void) {
+  static pid_t (*real)(void);
+  if (real == NULL) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  const pid_t pid = real();
+  if (pid == 0) after_fork_in_child();
+  return pid;
 }
 
 __attribute__((constructor)) static void start(void) {
   const char* cpus = getenv("MPTRAIN_PLACE_CPUS");
   if (cpus == NULL || parse_cpu_list(cpus, &worker_cpus) != 0) return;
-  pthread_atfork(NULL, NULL, after_fork_in_child);
   const char* main_pid = getenv("MPTRAIN_PLACE_MAIN");
   char text[16];
   snprintf(text, sizeof text, "%d", (int)getpid());

@@ -27,9 +27,9 @@ std::vector<CpuSet> child_slices(const CpuSet& cpus, int threads, int children);
 // The slices as the library reads them: "0-1;2-3".
 std::string slices_text(const std::vector<CpuSet>& slices);
 
-// The variables that preload the placement library `library` into a
-// worker's tree, for a worker on `cpus`: LD_PRELOAD (the library first,
-// then what `preloads` already holds, colon-separated), MPTRAIN_PLACE_CPUS
+// The variables that preload the placement library into a worker's tree,
+// for a worker on `cpus`: LD_PRELOAD (`library`, a colon-separated list
+// holding it, then what `preloads` already holds), MPTRAIN_PLACE_CPUS
 // and, with slices, MPTRAIN_PLACE_SLICES, MPTRAIN_PLACE_THREADS and
 // MPTRAIN_PLACE_TABLE (`table`, the path of the worker's slot table).
 std::vector<std::string> tree_placement_environment(const std::string& library, const std::string& preloads,

@@ -6,8 +6,9 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-# What a worker reports: every variable but the shell's own, its CPUs, its memory policy.
-probe='env | grep -Ev "^(_|SHLVL|OLDPWD)=" | sort
+# What a worker reports: every variable but the shell's own and the pid the
+# placement library notes in the worker (MPTRAIN_PLACE_MAIN), its CPUs, its memory policy.
+probe='env | grep -Ev "^(_|SHLVL|OLDPWD|MPTRAIN_PLACE_MAIN)=" | sort
 sed -n "s/^Cpus_allowed_list:[[:space:]]*/ALLOWED=/p" /proc/self/status
 awk "NR == 1 { print \"POLICY=\" \$2 }" /proc/self/numa_maps'
 

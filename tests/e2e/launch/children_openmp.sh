@@ -1,0 +1,55 @@
+# --children K with a C program that starts its OpenMP runtime and then
+# forks K workers (LLVM's OpenMP): each child gets floor(T/K) threads and
+# a slice of floor(T/K) of the worker's CPUs of its own, the slices apart;
+# a child started after the others exited finds a slice free again. K > T
+# is refused without --allow-oversubscribe, --dry-run shows the slices.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_cpus 2
+command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
+clang -O1 -fopenmp "$(dirname "$0")/programs/omp_children.c" -o "$WORK/omp_children" ||
+  fail "cannot build the OpenMP program with clang -fopenmp (libomp-dev)"
+plan=$("$MPTRAIN" plan -n 1 --json)
+cpus=$(jq -r '.workers[0].cpus' <<<"$plan")
+threads=$(jq -r '.threads_per_process' <<<"$plan")
+per_child=$((threads / 2))
+
+# expand LIST: the CPUs of a kernel list, one per line.
+expand() { tr ',' '\n' <<<"$1" | awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }'; }
+
+run_mptrain run -n 1 --children 2 -- "$WORK/omp_children" 2 again
+expect_code 0
+grep -q "^\[0\] parent team $per_child$" "$WORK/out" || { cat "$WORK/out" >&2; fail "the parent's team is not floor(T/K) = $per_child"; }
+for child in 0 1 2; do
+  line=$(grep "^\[0\] child $child " "$WORK/out") || { cat "$WORK/out" "$WORK/err" >&2; fail "child $child did not report"; }
+  read -r _ _ _ _ team _ allowed _ <<<"$line"
+  [[ $team == "$per_child" ]] || fail "child $child ran a team of $team, not floor(T/K) = $per_child: $line"
+  count=$(expand "$allowed" | wc -l)
+  [[ $count == "$per_child" ]] || fail "child $child may use $allowed, not a slice of $per_child CPUs: $line"
+  expand "$allowed" | while read -r cpu; do expand "$cpus" | grep -qx "$cpu" || fail "child $child's CPU $cpu is not rank 0's ($cpus)"; done || exit 1
+  eval "slice_$child=\$allowed"
+done
+# shellcheck disable=SC2154
+[[ -z $(comm -12 <(expand "$slice_0" | sort) <(expand "$slice_1" | sort)) ]] ||
+  fail "children 0 and 1 share CPUs: $slice_0 and $slice_1"
+
+# More threads per worker than CPUs, on purpose: each child's team is still floor(T/K).
+run_mptrain run -n 1 -t 4 --allow-oversubscribe --children 2 -- "$WORK/omp_children" 2
+expect_code 0
+[[ $(grep -c "^\[0\] child [01] team 2 " "$WORK/out") == 2 ]] || { cat "$WORK/out" >&2; fail "-t 4 --children 2: a child's team is not 2"; }
+
+# More working children than threads: refused, unless oversubscribing on purpose.
+run_mptrain run -n 1 -t 1 --children 2 -- "$WORK/omp_children" 2
+expect_usage_error "--children 2: a worker of 1 thread has fewer CPUs than working children; use --children 1 or fewer"
+run_mptrain run -n 1 --children 2 --descendants leave -- "$WORK/omp_children" 2
+expect_usage_error "--children places the working children"
+
+# The dry run shows the slices.
+run_mptrain run -n 1 --children 2 --dry-run -- "$WORK/omp_children" 2
+expect_code 0
+grep -Eq "^# rank 0: 2 working children, one slice of CPUs each: [0-9,-]+ \| [0-9,-]+$" "$WORK/out" || { cat "$WORK/out" >&2; fail "the dry run shows no slices"; }
+run_mptrain run -n 1 --children 2 --dry-run --json -- "$WORK/omp_children" 2
+expect_code 0
+expect_json '.ranks[0].children_slices | length == 2'
+expect_json ".ranks[0].env.MPTRAIN_PLACE_THREADS == \"$per_child\""
+exit 0
