@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -27,6 +28,7 @@
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 
@@ -421,6 +423,43 @@ void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResu
   }
 }
 
+// With the workers' programs starting processes that each ran a thread pool
+// (two threads or more that ran) and no --children: K per worker (rounded
+// up) and the command that gives each its own CPUs; nullopt otherwise.
+struct ChildrenAdvice {
+  int children = 0;
+  std::string command;
+};
+
+std::optional<ChildrenAdvice> children_advice(const affinity::Plan& plan, const procmgr::GroupResult& result,
+                                              const nlohmann::json& monitor, int children) {
+  if (children > 0 || !monitor.contains("processes")) return std::nullopt;
+  std::vector<pid_t> workers;
+  for (const auto& worker : result.workers) workers.push_back(worker.pid);
+  int pools = 0;
+  for (const auto& process : monitor["processes"]) {
+    const pid_t pid = process.value("pid", 0);
+    if (std::find(workers.begin(), workers.end(), pid) != workers.end()) continue;
+    if (process.value("pool_threads", 0) >= 2) ++pools;
+  }
+  const int per_worker = (pools + plan.num_processes - 1) / plan.num_processes;
+  if (per_worker < 2) return std::nullopt;
+  // This run's own command line with --children K before the program.
+  const auto words = FsRoot().read("/proc/self/cmdline");
+  std::vector<std::string> argv;
+  if (words.ok()) {
+    for (const auto word : split(*words, '\0')) argv.emplace_back(word);
+  }
+  while (!argv.empty() && argv.back().empty()) argv.pop_back();
+  auto dashes = std::find(argv.begin(), argv.end(), "--");
+  if (dashes == argv.end()) return std::nullopt;
+  argv.insert(dashes, {"--children", std::to_string(per_worker)});
+  if (!argv.empty()) argv.front() = "mptrain";
+  std::vector<std::string> quoted;
+  for (const auto& word : argv) quoted.push_back(shell_quote(word));
+  return ChildrenAdvice{per_worker, fmt::format("{}", fmt::join(quoted, " "))};
+}
+
 void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
   const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
@@ -440,7 +479,8 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
 }
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const std::vector<std::string>& command, const RunMonitor& monitor) {
+                            const std::vector<std::string>& command, const RunMonitor& monitor,
+                            const std::optional<ChildrenAdvice>& advice) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& worker : result.workers) {
     workers.push_back({{"rank", worker.rank},
@@ -465,6 +505,8 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"forwarded_signal", forwarded},
           {"restarts", result.restarts},
           {"plan", plan_to_json(plan)},
+          {"children_advice", advice ? nlohmann::json{{"children", advice->children}, {"command", advice->command}}
+                                     : nlohmann::json(nullptr)},
           {"monitor", monitor.report()}};
 }
 
@@ -516,10 +558,16 @@ int run_launcher(const RunOptions& options) {
   // 5. Report, and exit with the failing worker's code; a failed node ends
   //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
   for (const auto& warning : result.warnings) print_warning(warning);
+  const auto advice = children_advice(plan, result, monitor.report(), settings.children);
   if (options.json) {
-    print_json(summary_json(plan, result, options.command, monitor));
+    print_json(summary_json(plan, result, options.command, monitor, advice));
   } else {
     print_summary(plan, result, monitor);
+  }
+  if (advice) {
+    print_note(fmt::format("mptrain: each worker's program started {} processes that each ran a thread pool; give "
+                           "each its own CPUs and floor(T/K) threads with:\n  {}",
+                           advice->children, advice->command));
   }
   if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
       settings.place_library.empty()) {

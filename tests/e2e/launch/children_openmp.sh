@@ -2,7 +2,8 @@
 # forks K workers (LLVM's OpenMP): each child gets floor(T/K) threads and
 # a slice of floor(T/K) of the worker's CPUs of its own, the slices apart;
 # a child started after the others exited finds a slice free again. K > T
-# is refused without --allow-oversubscribe, --dry-run shows the slices.
+# is refused without --allow-oversubscribe, --dry-run shows the slices;
+# without --children the run report gives the --children command.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
@@ -43,6 +44,15 @@ run_mptrain run -n 1 -t 1 --children 2 -- "$WORK/omp_children" 2
 expect_usage_error "--children 2: a worker of 1 thread has fewer CPUs than working children; use --children 1 or fewer"
 run_mptrain run -n 1 --children 2 --descendants leave -- "$WORK/omp_children" 2
 expect_usage_error "--children places the working children"
+
+# Without --children, the run sees the processes with pools and gives the command.
+OMP_CHILDREN_SECONDS=2 run_mptrain run -n 1 -- "$WORK/omp_children" 2
+expect_code 0
+expect_stderr "each worker's program started 2 processes that each ran a thread pool"
+expect_stderr "^  mptrain run -n 1 --children 2 -- $WORK/omp_children 2$"
+OMP_CHILDREN_SECONDS=2 run_mptrain run -n 1 --json -- "$WORK/omp_children" 2
+expect_code 0
+expect_json '.children_advice.children == 2'
 
 # The dry run shows the slices.
 run_mptrain run -n 1 --children 2 --dry-run -- "$WORK/omp_children" 2

@@ -1,0 +1,39 @@
+"""torch_children.py K: K torch.multiprocessing workers (the default start
+method, as the seeds' Hogwild example), each doing intra-op-parallel work
+for ~0.5 s and printing "child PID torch THREADS allowed LIST" (torch's
+thread count and its Cpus_allowed_list). Run by tests/e2e/launch/children_torch.sh."""
+import os
+import sys
+import time
+
+import torch
+import torch.multiprocessing as mp
+
+
+def allowed():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split()[1]
+    return "?"
+
+
+def work(queue):
+    a = torch.ones(256, 256)
+    end = time.time() + 0.5
+    while time.time() < end:
+        a = a @ a / 256.0
+    queue.put(f"child {os.getpid()} torch {torch.get_num_threads()} allowed {allowed()}")
+
+
+if __name__ == "__main__":
+    count = int(sys.argv[1])
+    torch.ones(64, 64) @ torch.ones(64, 64)  # the runtime starts in the parent, as in the example
+    queue = mp.Queue()
+    workers = [mp.Process(target=work, args=(queue,)) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    for _ in workers:
+        print(queue.get(), flush=True)
+    for worker in workers:
+        worker.join()
