@@ -54,6 +54,19 @@ std::string command_of(const std::vector<const ProcessEvidence*>& processes,
   return parent == all.end() ? "" : parent->second.cmdline;
 }
 
+// The program that started every one of `processes` itself — their common
+// parent, watched in `all` and not one of them (multiprocessing, a forking
+// OpenMP program) — or nullptr.
+const ProcessEvidence* starting_program(const std::vector<const ProcessEvidence*>& processes,
+                                        const std::map<pid_t, ProcessEvidence>& all) {
+  if (processes.size() < 2 || !all_same(processes, &ProcessEvidence::ppid)) return nullptr;
+  const pid_t parent = processes.front()->ppid;
+  const auto is_parent = [parent](const ProcessEvidence* p) { return p->pid == parent; };
+  if (std::any_of(processes.begin(), processes.end(), is_parent)) return nullptr;
+  const auto found = all.find(parent);
+  return found == all.end() || found->second.cmdline.empty() ? nullptr : &found->second;
+}
+
 bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {
   return std::any_of(runtimes.begin(), runtimes.end(), [kind](const Runtime& r) { return r.kind == kind; });
 }
@@ -94,6 +107,14 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
                                 ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per)
                                 : "";
   if (m == 1) return fmt::format("run it with {}: `{} {}`{}", counted(per, "thread"), env, command, torch);
+  if (const auto* program = starting_program(processes, all)) {
+    // One program started them: it is one worker of mptrain's with m children, not m copies.
+    return fmt::format(
+        "run it with {}: `{} {}`{}, or start it with `mptrain run -n 1 --children {} -- {}`, which gives each of "
+        "the {} it starts {} and {} of its own",
+        counted(per, "thread"), env, program->cmdline, torch, m, program->cmdline, counted(m, "process"),
+        counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
+  }
   return fmt::format(
       "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "
       "each process to its own {}",

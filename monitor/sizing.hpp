@@ -18,7 +18,9 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 // What to run instead so that `processes` (the ones with pools) fit `n` usable CPUs: floor(n/M) threads
 // each, e.g. "run each with 1 thread: `OMP_NUM_THREADS=1 python3 main.py`, or start them with
 // `mptrain run -n 2 -- python3 main.py`, which sets … and pins each process to its own CPU". The command
-// is the one they share, or their common parent's among `all` (workers forked by one program), else CMD.
+// is the one they share, else CMD; processes that one watched program started itself (their common
+// parent among `all`: multiprocessing, a forking OpenMP program) get that program's command and
+// `mptrain run -n 1 --children M -- …` instead.
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
                        const std::map<pid_t, ProcessEvidence>& all);
 

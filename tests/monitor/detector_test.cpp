@@ -222,12 +222,20 @@ TEST_CASE("a parent that worked before forking its workers is not one of the poo
   CHECK(contains(pool_finding->fix, "run each with 1 thread: `OMP_NUM_THREADS=1 CMD`"));
   CHECK(contains(pool_finding->fix, "mptrain run -n 2"));
   CHECK(contains(pool_finding->fix, "pins each process to its own CPU"));
-  // Workers forked by one program (multiprocessing): the fix names the program that started them.
+  // Workers forked by one program (multiprocessing): the fix names the program that started them,
+  // as one worker of mptrain's with 2 working children.
   m.cmdline = {{1, "python3 train.py --workers 2"}, {2, "python3 -c spawn_main(7)"}, {3, "python3 -c spawn_main(9)"}};
   m.ppid = {{2, 1}, {3, 1}};
   const auto forked = find(run(m), FindingKind::thread_pool_too_large);
   CHECK(contains(forked->fix, "`OMP_NUM_THREADS=1 python3 train.py --workers 2`"));
-  CHECK(contains(forked->fix, "`mptrain run -n 2 -- python3 train.py --workers 2`"));
+  CHECK(contains(forked->fix, "`mptrain run -n 1 --children 2 -- python3 train.py --workers 2`"));
+  CHECK_FALSE(contains(forked->fix, "mptrain run -n 2"));
+  // Copies forked without an exec show their parent's command line: still one program's children.
+  m.cmdline = {{1, "python3 train.py"}, {2, "python3 train.py"}, {3, "python3 train.py"}};
+  CHECK(contains(find(run(m), FindingKind::thread_pool_too_large)->fix,
+                 "`mptrain run -n 1 --children 2 -- python3 train.py`"));
+  m.cmdline.clear();
+  m.ppid.clear();
   CHECK(d.processes.back().pool_threads == 1);  // still reported as the parent's own pool
   Thresholds t;                                 // the edge of busy-process-demand: the parent wants 0.2 CPUs
   t.busy_process_demand = 0.19;

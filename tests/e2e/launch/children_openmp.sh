@@ -54,6 +54,13 @@ OMP_CHILDREN_SECONDS=2 run_mptrain run -n 1 --json -- "$WORK/omp_children" 2
 expect_code 0
 expect_json '.children_advice.children == 2'
 
+# The doctor's fix for the same program, started without mptrain with the
+# naive setting, is one worker with --children (KMP_BLOCKTIME=0: the
+# parent's own pool sleeps at once after its one region).
+KMP_BLOCKTIME=0 OMP_NUM_THREADS=$((2 * threads)) OMP_CHILDREN_SECONDS=3 run_mptrain doctor --json -- "$WORK/omp_children" 2
+[[ $code == 0 || $code == 3 ]] || { cat "$WORK/err" >&2; fail "the doctor exited $code"; }
+expect_json "[.findings[] | select(.kind == \"thread_pool_too_large\")][0].fix | test(\"mptrain run -n 1 --children 2 -- .*omp_children 2\")"
+
 # The dry run shows the slices.
 run_mptrain run -n 1 --children 2 --dry-run -- "$WORK/omp_children" 2
 expect_code 0
