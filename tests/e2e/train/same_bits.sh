@@ -2,8 +2,16 @@
 # whatever the memory layout: the same model checksum for every model and
 # every kernel build this CPU runs, from several working directories and
 # with environments of several sizes (which move the stack and the heap).
+# ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
+# 3000 samples, as users compare runs; a sanitizer build trains about 100
+# times slower, so there 320 (5 batches: the same paths, every layer).
+limit=3000
+if ldd "$MPTRAIN" | grep -Eq 'lib(asan|tsan)'; then
+  limit=320
+  echo "NOTE: a sanitizer build: --train-limit $limit instead of 3000" >&2
+fi
 make_idx_set "$WORK/data" train 3000
 make_idx_set "$WORK/data" t10k 32
 mkdir -p "$WORK/a/deeper/directory"
@@ -18,7 +26,7 @@ runnable=$(sed -n 's/^kernels: [a-z0-9]* (this CPU runs \(.*\))$/\1/p' "$WORK/ou
 checksum() {
   local pad
   pad=$(head -c "$4" /dev/zero | tr '\0' x)
-  (cd "$3" && env MPTRAIN_TEST_PAD="$pad" MPTRAIN_ISA="$2" "$MPTRAIN" run -n 1 -t 1 --model "$1" --train-limit 3000 \
+  (cd "$3" && env MPTRAIN_TEST_PAD="$pad" MPTRAIN_ISA="$2" "$MPTRAIN" run -n 1 -t 1 --model "$1" --train-limit "$limit" \
     --data "$WORK/data" --json >"$WORK/out" 2>"$WORK/err")
   code=$?
   expect_code 0
