@@ -203,6 +203,9 @@ static int is_helper(void) {
          strstr(cmdline, "multiprocessing.forkserver") != NULL;
 }
 
+static void (*omp_set)(int);       /* omp_set_num_threads, where a runtime is loaded */
+static void (*openblas_set)(int);  /* openblas_set_num_threads, likewise */
+
 /* Sets the thread-count variables to `threads` and, when a runtime already
  * runs in this process (a forked copy of its parent's), its own count. */
 static void size_pools(const char* threads) {
@@ -211,10 +214,15 @@ static void size_pools(const char* threads) {
   for (size_t i = 0; i < sizeof variables / sizeof variables[0]; ++i) setenv(variables[i], threads, 1);
   int count = atoi(threads);
   if (count < 1) return;
-  void (*omp_set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
   if (omp_set != NULL) omp_set(count);
-  void (*openblas_set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
   if (openblas_set != NULL) openblas_set(count);
+}
+
+/* Looks up the runtimes' own sizing calls (before a fork: the child then
+ * makes no dynamic-loader call). */
+static void find_runtimes(void) {
+  omp_set = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  openblas_set = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
 }
 
 /* Writes `set` as OMP_PLACES (one place per CPU) with OMP_PROC_BIND=close,
@@ -239,6 +247,7 @@ static void set_affinity(const cpu_set_t* set) { syscall(SYS_sched_setaffinity, 
 /* This process becomes the holder of slot `slot`: its CPUs, its threads
  * and (`after_exec`: its runtimes have not started yet) its OpenMP places. */
 static void hold_slice(int slot, int after_exec) {
+  if (after_exec) find_runtimes();
   cpu_set_t set;
   if (slice_cpus(slot, &set) != 0) return;
   held_slice = slot;
@@ -355,6 +364,7 @@ VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_
 VISIBLE pid_t fork(void) {
   static pid_t (*real)(void);
   if (real == NULL) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  if (placing) find_runtimes();
   const pid_t pid = real();
   if (pid == 0) after_fork_in_child();
   return pid;
