@@ -6,11 +6,11 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
-#include "util/text.hpp"
 #include "cli/run.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/spawn.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 

@@ -287,8 +287,8 @@ struct WorkerSettings {
   procmgr::OmpBind omp_bind = procmgr::OmpBind::close;
   std::string preload;  // the allocator library; "": none
   std::optional<procmgr::MemoryPolicy> memory;
-  int children = 0;             // K working children per worker (--children); 0: none
-  std::string place_library;    // libmptrain_place.so; "": the workers' descendants are left alone
+  int children = 0;                 // K working children per worker (--children); 0: none
+  std::string place_library;        // libmptrain_place.so; "": the workers' descendants are left alone
   std::vector<std::string> tables;  // per local rank, the path of its slot table (with children)
 };
 
@@ -309,8 +309,9 @@ WorkerSettings worker_settings(const LaunchOptions& launch) {
 std::string place_library(const LaunchOptions& launch, const affinity::Plan& plan) {
   if (launch.children == 0 && (launch.descendants == "leave" || plan.bind == affinity::Bind::none)) return {};
   if (launch.children > 0 && launch.descendants == "leave") {
-    usage_failure("--children places the working children the workers start, --descendants leave leaves them "
-                  "alone; drop one of them");
+    usage_failure(
+        "--children places the working children the workers start, --descendants leave leaves them "
+        "alone; drop one of them");
   }
   auto library = procmgr::find_place_library();
   if (library.ok()) return library.value();
@@ -322,9 +323,10 @@ std::string place_library(const LaunchOptions& launch, const affinity::Plan& pla
 // Refuses more working children than a worker has threads, unless oversubscribing on purpose.
 void check_children(const LaunchOptions& launch, const affinity::Plan& plan, bool allow_oversubscribe) {
   if (launch.children <= plan.threads_per_process || allow_oversubscribe) return;
-  usage_failure("--children {}: a worker of {} has fewer CPUs than working children; use --children {} or fewer, "
-                "more threads per worker (-t), or --allow-oversubscribe",
-                launch.children, counted(plan.threads_per_process, "thread"), plan.threads_per_process);
+  usage_failure(
+      "--children {}: a worker of {} has fewer CPUs than working children; use --children {} or fewer, "
+      "more threads per worker (-t), or --allow-oversubscribe",
+      launch.children, counted(plan.threads_per_process, "thread"), plan.threads_per_process);
 }
 
 // One worker per placement, each with its torchrun-compatible environment,
@@ -414,7 +416,8 @@ void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResu
       if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
       print_warning(fmt::format(
           "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
-          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). Without --descendants leave, mptrain gives such "
+          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). Without --descendants leave, mptrain gives "
+          "such "
           "processes the worker's CPUs (--descendants place); --children K gives each working child CPUs of its own",
           pid, process.value("comm", std::string("?")), placement.rank, cpus->to_string(), placement.rank,
           placement.cpus.to_string()));
@@ -565,9 +568,10 @@ int run_launcher(const RunOptions& options) {
     print_summary(plan, result, monitor);
   }
   if (advice) {
-    print_note(fmt::format("mptrain: each worker's program started {} processes that each ran a thread pool; give "
-                           "each its own CPUs and floor(T/K) threads with:\n  {}",
-                           advice->children, advice->command));
+    print_note(
+        fmt::format("mptrain: each worker's program started {} processes that each ran a thread pool; give "
+                    "each its own CPUs and floor(T/K) threads with:\n  {}",
+                    advice->children, advice->command));
   }
   if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
       settings.place_library.empty()) {

@@ -74,8 +74,7 @@ struct ConvSampleRows {
   int gradient_winners = 0;  // conv2 pooling winners with a gradient in the last backward, over the lanes
   AlignedVector<S> p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
   AlignedVector<S> d_p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
-  AlignedVector<S> weights =
-      AlignedVector<S>(cnn::conv2_channels * cnn_rows::weight_block);
+  AlignedVector<S> weights = AlignedVector<S>(cnn::conv2_channels * cnn_rows::weight_block);
   AlignedVector<S> weight_grad =
       AlignedVector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
   // Each winner's gradient and offsets in lanes: by channel ([o][k]) and by pooled position ([k][o]).

@@ -37,7 +37,8 @@ struct Rows {
   AlignedVector<S> x;
   AlignedVector<S> g;
   Rows(int inputs, int outputs)
-      : x(static_cast<std::size_t>(lane_count * padded(inputs))), g(static_cast<std::size_t>(lane_count * padded(outputs))) {}
+      : x(static_cast<std::size_t>(lane_count * padded(inputs))),
+        g(static_cast<std::size_t>(lane_count * padded(outputs))) {}
 };
 
 // Forward: out [outputs] = b + w [outputs][inputs] · x [inputs].

@@ -58,7 +58,6 @@ constexpr int bits_per_draw = 64;
 static_assert(cnn::conv2_channels <= bits_per_draw, "one draw covers the dropout2d channels of a sample");
 static_assert(cnn::hidden <= bits_per_draw, "one draw covers the dropout of fc1's outputs");
 
-
 // One lane group's pass through the dense layers, kept for its backward.
 // Each array is padded (dense::padded) and its padding stays zero.
 template <class S>
@@ -94,7 +93,7 @@ struct Network<S>::Impl {
   static constexpr int sub_groups = group_size / lane_count;
   std::vector<ConvWorkspace<S>> conv;
   std::vector<DenseLanes<S>> lanes;
-  dense::Rows<S> rows;  // the weight gradients' transposes, sized for the widest layer
+  dense::Rows<S> rows;          // the weight gradients' transposes, sized for the widest layer
   std::int64_t flops_done = 0;  // by train_group
 
   explicit Impl(ModelKind kind)
@@ -163,8 +162,7 @@ struct Network<S>::Impl {
     for (int j = 0; j < cnn::hidden; ++j) l.d_h[j] = l.h[j] > 0 ? l.d_h[j] * l.mask[j] : V{};
     dense::input_gradient<S, cnn::features, cnn::hidden>(p + fc1.weight, l.d_h.data(), d_x);
     dense::weight_gradient<S, cnn::features, cnn::hidden>(x, l.d_h.data(), grad + fc1.weight, grad + fc1.bias, rows);
-    dense::weight_gradient<S, cnn::hidden, class_count>(l.h.data(), l.out.g, grad + fc2.weight, grad + fc2.bias,
-                                                        rows);
+    dense::weight_gradient<S, cnn::hidden, class_count>(l.h.data(), l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
   }
 
   // mlp, forward: x [784] → fc1 [128] → relu (h) → fc2 [10] → log-softmax.
@@ -185,8 +183,8 @@ struct Network<S>::Impl {
     dense::weight_gradient<S, mlp::hidden, class_count>(l.h.data(), l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
     dense::input_gradient<S, mlp::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h.data());
     dense::relu_backward<S>(l.h.data(), l.d_h.data(), mlp::hidden);
-    dense::weight_gradient<S, image_pixels, mlp::hidden>(l.x.data(), l.d_h.data(), grad + fc1.weight,
-                                                         grad + fc1.bias, rows);
+    dense::weight_gradient<S, image_pixels, mlp::hidden>(l.x.data(), l.d_h.data(), grad + fc1.weight, grad + fc1.bias,
+                                                         rows);
   }
 
   // logreg, forward: x [784] → fc1 [10] → log-softmax.
@@ -200,8 +198,7 @@ struct Network<S>::Impl {
   void logreg_backward(DenseLanes<S>& l, S loss_scale, S* grad) {
     const DenseLayer& fc1 = dense[0];
     l.out.loss_gradient(loss_scale);
-    dense::weight_gradient<S, image_pixels, class_count>(l.x.data(), l.out.g, grad + fc1.weight, grad + fc1.bias,
-                                                         rows);
+    dense::weight_gradient<S, image_pixels, class_count>(l.x.data(), l.out.g, grad + fc1.weight, grad + fc1.bias, rows);
   }
 
   // The forward of every lane group; returns the summed NLL.

@@ -169,8 +169,8 @@ double cnn_sample(const ModelLayout& layout, const std::vector<double>& p, const
   const Tensor f2 = tensor(layout, "fc2.weight", p, g), c2b = tensor(layout, "fc2.bias", p, g);
   const CnnMasks masks = cnn_masks(input, s);
   const double* x = input.images.data() + s * image_pixels;
-  std::vector<double> a1(conv1_channels * conv1_side * conv1_side), p1(p1_size), a2(c2_size), p2(features),
-      h(hidden), z(class_count);
+  std::vector<double> a1(conv1_channels * conv1_side * conv1_side), p1(p1_size), a2(c2_size), p2(features), h(hidden),
+      z(class_count);
   std::vector<int> w1_at(p1_size), w2_at(features);
   // forward
   conv2d_forward(a1.data(), x, w1.value, b1.value, 1, image_side, image_side, conv1_channels, kernel);
@@ -187,8 +187,7 @@ double cnn_sample(const ModelLayout& layout, const std::vector<double>& p, const
   const int label = input.labels[static_cast<std::size_t>(s)];
   const double loss = log_softmax_nll_forward(log_probs, z.data(), label, class_count);
   // backward
-  std::vector<double> d_z(class_count), d_h(hidden), d_p2(features), d_a2(c2_size), d_p1(p1_size),
-      d_a1(a1.size());
+  std::vector<double> d_z(class_count), d_h(hidden), d_p2(features), d_a2(c2_size), d_p1(p1_size), d_a1(a1.size());
   log_softmax_nll_backward(d_z.data(), log_probs, label, input.loss_scale, class_count);
   linear_backward(d_h.data(), f2.grad, c2b.grad, d_z.data(), h.data(), f2.value, hidden, class_count);
   scale_forward(d_h.data(), masks.units.data(), hidden, 1);

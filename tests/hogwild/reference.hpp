@@ -14,8 +14,7 @@ namespace mptrain::hogwild::reference {
 
 // conv2d, stride 1, no padding.
 // in [C][H][W], w [O][C][K][K], b [O] → out [O][H−K+1][W−K+1].
-void conv2d_forward(double* out, const double* in, const double* w, const double* b, int C, int H, int W, int O,
-                    int K);
+void conv2d_forward(double* out, const double* in, const double* w, const double* b, int C, int H, int W, int O, int K);
 // Adds d_w [O][C][K][K] and d_b [O] from d_out [O][H−K+1][W−K+1]; writes
 // d_in [C][H][W] unless it is null.
 void conv2d_backward(double* d_in, double* d_w, double* d_b, const double* d_out, const double* in, const double* w,
@@ -48,9 +47,9 @@ void log_softmax_nll_backward(double* d_logits, const double* log_probs, int lab
 
 // One group through a model, as Network::train_group runs it.
 struct GroupInput {
-  std::vector<double> images;          // count × 784
-  std::vector<int> labels;             // count
-  std::vector<std::uint64_t> keys;     // count dropout keys (cnn), or empty for no dropout
+  std::vector<double> images;       // count × 784
+  std::vector<int> labels;          // count
+  std::vector<std::uint64_t> keys;  // count dropout keys (cnn), or empty for no dropout
   double loss_scale = 1;
 };
 

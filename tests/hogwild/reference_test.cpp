@@ -17,6 +17,8 @@
 // value would move to another place: the float groups are on a dyadic grid
 // (pixels in eighths, parameters in 64ths) on which conv1, conv2 and the
 // mlp's fc1 are exact in float, so float and double agree on every winner.
+#include "reference.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -27,7 +29,6 @@
 #include "hogwild/kernels.hpp"
 #include "hogwild/model.hpp"
 #include "hogwild/random.hpp"
-#include "reference.hpp"
 
 using namespace mptrain::hogwild;
 namespace ref = mptrain::hogwild::reference;
@@ -249,8 +250,8 @@ TEST_CASE("every kernel build in float matches the reference on random groups wi
           INFO(to_string(isa) << " " << to_string(kind) << ", seed " << seed << ", " << count << " samples");
           const auto parameters = random_parameters(kind, seed, true);
           const auto input = random_group(count, 100 + seed, kind == ModelKind::cnn, true);
-          check_close(kind, run_kernels<float>(isa, kind, parameters, input),
-                      reference_of(kind, parameters, input), 1e-4);
+          check_close(kind, run_kernels<float>(isa, kind, parameters, input), reference_of(kind, parameters, input),
+                      1e-4);
         }
       }
     }
