@@ -54,9 +54,12 @@ std::string command_of(const std::vector<const ProcessEvidence*>& processes,
   return parent == all.end() ? "" : parent->second.cmdline;
 }
 
-// The program that started every one of `processes` itself — their common
-// parent, watched in `all` and not one of them (multiprocessing, a forking
-// OpenMP program) — or nullptr.
+// The program that started every one of `processes` as its own workers —
+// their common parent, watched in `all` and not one of them, whose children
+// are its forked copies (its command line) or its own spawned workers
+// (command lines that differ: multiprocessing's spawn_main(…)) — or nullptr.
+// Copies of one other command (a script or xargs starting `python3
+// train.py` N times) are not its workers: they are N programs.
 const ProcessEvidence* starting_program(const std::vector<const ProcessEvidence*>& processes,
                                         const std::map<pid_t, ProcessEvidence>& all) {
   if (processes.size() < 2 || !all_same(processes, &ProcessEvidence::ppid)) return nullptr;
@@ -64,7 +67,10 @@ const ProcessEvidence* starting_program(const std::vector<const ProcessEvidence*
   const auto is_parent = [parent](const ProcessEvidence* p) { return p->pid == parent; };
   if (std::any_of(processes.begin(), processes.end(), is_parent)) return nullptr;
   const auto found = all.find(parent);
-  return found == all.end() || found->second.cmdline.empty() ? nullptr : &found->second;
+  if (found == all.end() || found->second.cmdline.empty()) return nullptr;
+  const bool copies_of_other = all_same(processes, &ProcessEvidence::cmdline) &&
+                               processes.front()->cmdline != found->second.cmdline;
+  return copies_of_other ? nullptr : &found->second;
 }
 
 bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {

@@ -234,6 +234,11 @@ TEST_CASE("a parent that worked before forking its workers is not one of the poo
   m.cmdline = {{1, "python3 train.py"}, {2, "python3 train.py"}, {3, "python3 train.py"}};
   CHECK(contains(find(run(m), FindingKind::thread_pool_too_large)->fix,
                  "`mptrain run -n 1 --children 2 -- python3 train.py`"));
+  // Copies of another command, started by a script: N programs, each its own worker of mptrain's.
+  m.cmdline = {{1, "sh run_all.sh"}, {2, "python3 train.py"}, {3, "python3 train.py"}};
+  const auto copies = find(run(m), FindingKind::thread_pool_too_large);
+  CHECK(contains(copies->fix, "`mptrain run -n 2 -- python3 train.py`"));
+  CHECK_FALSE(contains(copies->fix, "--children"));
   m.cmdline.clear();
   m.ppid.clear();
   CHECK(d.processes.back().pool_threads == 1);  // still reported as the parent's own pool
