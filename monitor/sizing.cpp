@@ -68,8 +68,8 @@ const ProcessEvidence* starting_program(const std::vector<const ProcessEvidence*
   if (std::any_of(processes.begin(), processes.end(), is_parent)) return nullptr;
   const auto found = all.find(parent);
   if (found == all.end() || found->second.cmdline.empty()) return nullptr;
-  const bool copies_of_other = all_same(processes, &ProcessEvidence::cmdline) &&
-                               processes.front()->cmdline != found->second.cmdline;
+  const bool copies_of_other =
+      all_same(processes, &ProcessEvidence::cmdline) && processes.front()->cmdline != found->second.cmdline;
   return copies_of_other ? nullptr : &found->second;
 }
 
