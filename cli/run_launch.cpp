@@ -348,18 +348,17 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
         spec.env.push_back(std::move(entry));
       }
     }
-    auto preloads = procmgr::preload_environment(settings.preload, environment);
+    // LD_PRELOAD: the allocator, then the placement library, then the user's.
+    std::string preload = settings.preload;
+    if (!settings.place_library.empty()) preload += (preload.empty() ? "" : ":") + settings.place_library;
+    for (auto& entry : procmgr::preload_environment(preload, environment)) spec.env.push_back(std::move(entry));
     if (!settings.place_library.empty()) {
       const auto slices = procmgr::child_slices(cpus, world.threads, settings.children);
       const std::string table = slices.empty() ? "" : settings.tables.at(static_cast<std::size_t>(spec.rank));
-      // LD_PRELOAD: the allocator first (as without placement), then the library, then the user's.
-      std::string user;
-      procmgr::find_variable(environment, "LD_PRELOAD", &user);
-      const std::string list =
-          settings.preload.empty() ? settings.place_library : settings.preload + ":" + settings.place_library;
-      preloads = procmgr::tree_placement_environment(list, user, cpus, slices, tree_world.threads, table);
+      for (auto& entry : procmgr::tree_placement_environment(cpus, slices, tree_world.threads, table)) {
+        spec.env.push_back(std::move(entry));
+      }
     }
-    for (auto& entry : preloads) spec.env.push_back(std::move(entry));
     if (settings.memory) spec.memory = *settings.memory;
   }
   return specs;
@@ -534,7 +533,7 @@ int run_launcher(const RunOptions& options) {
     }
   }
   if (settings.thread_counts == procmgr::UserThreadEnv::override) {
-    warn_overridden_variables(environment, plan.threads_per_process);
+    warn_overridden_variables(environment, procmgr::child_threads(plan.threads_per_process, settings.children));
   }
   if (settings.omp_bind != procmgr::OmpBind::none && plan.bind != affinity::Bind::none) {
     warn_user_placement(environment);

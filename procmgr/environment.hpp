@@ -75,8 +75,9 @@ std::vector<std::string> attempt_environment(int restart);
 std::vector<std::string> openmp_placement(const CpuSet& cpus, OmpBind bind,
                                           const std::vector<std::string>& environment);
 
-// LD_PRELOAD with `library` first, then the libraries `environment` already
-// preloads; none when `library` is empty.
+// LD_PRELOAD with `library` (one path, or several separated by colons)
+// first, then the libraries `environment` already preloads; none when
+// `library` is empty.
 std::vector<std::string> preload_environment(const std::string& library, const std::vector<std::string>& environment);
 
 // The names in `environment` that an MPI launcher (Open MPI, PMIx, Hydra's

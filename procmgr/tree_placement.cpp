@@ -28,11 +28,9 @@ std::string slices_text(const std::vector<CpuSet>& slices) {
   return fmt::format("{}", fmt::join(parts, ";"));
 }
 
-std::vector<std::string> tree_placement_environment(const std::string& library, const std::string& preloads,
-                                                    const CpuSet& cpus, const std::vector<CpuSet>& slices,
+std::vector<std::string> tree_placement_environment(const CpuSet& cpus, const std::vector<CpuSet>& slices,
                                                     int threads_per_child, const std::string& table) {
   std::vector<std::string> env;
-  env.push_back("LD_PRELOAD=" + library + (preloads.empty() ? "" : ":" + preloads));
   env.push_back("MPTRAIN_PLACE_CPUS=" + cpus.to_string());
   if (slices.empty()) return env;
   env.push_back("MPTRAIN_PLACE_SLICES=" + slices_text(slices));

@@ -27,13 +27,12 @@ std::vector<CpuSet> child_slices(const CpuSet& cpus, int threads, int children);
 // The slices as the library reads them: "0-1;2-3".
 std::string slices_text(const std::vector<CpuSet>& slices);
 
-// The variables that preload the placement library into a worker's tree,
-// for a worker on `cpus`: LD_PRELOAD (`library`, a colon-separated list
-// holding it, then what `preloads` already holds), MPTRAIN_PLACE_CPUS
-// and, with slices, MPTRAIN_PLACE_SLICES, MPTRAIN_PLACE_THREADS and
-// MPTRAIN_PLACE_TABLE (`table`, the path of the worker's slot table).
-std::vector<std::string> tree_placement_environment(const std::string& library, const std::string& preloads,
-                                                    const CpuSet& cpus, const std::vector<CpuSet>& slices,
+// The variables that tell the placement library (preloaded by the caller,
+// procmgr::preload_environment) what to do for a worker on `cpus`:
+// MPTRAIN_PLACE_CPUS and, with slices, MPTRAIN_PLACE_SLICES,
+// MPTRAIN_PLACE_THREADS (`threads_per_child`) and MPTRAIN_PLACE_TABLE
+// (`table`, the path of the worker's slot table).
+std::vector<std::string> tree_placement_environment(const CpuSet& cpus, const std::vector<CpuSet>& slices,
                                                     int threads_per_child, const std::string& table);
 
 // The placement library: libmptrain_place.so next to the running mptrain
