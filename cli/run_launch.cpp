@@ -48,6 +48,7 @@ struct LaunchOptions {
   std::string omp_bind = "close";
   int children = 0;                   // --children K; 0: the program's own processes are not slices
   std::string descendants = "place";  // --descendants place|leave
+  std::string spread_threads = "on";  // --spread-threads on|off
   std::string allocator{procmgr::to_string(procmgr::Allocator::system)};
   std::string membind;
   std::string interleave;
@@ -80,6 +81,14 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "CPU it inherited), or leave them with what they inherit: place or leave")
       ->check(CLI::IsMember({"place", "leave"}))
       ->default_str("place")
+      ->group(group);
+  command
+      .add_option("--spread-threads", options.spread_threads,
+                  "Give each busy thread that no runtime placed (OpenBLAS pthreads, oneTBB, std::thread) a PU of its "
+                  "own in its process's CPUs, as the run's monitor finds them; threads that sleep keep all of them: "
+                  "on or off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->default_str("on")
       ->group(group);
   command
       .add_option("--allocator", options.allocator,
@@ -476,6 +485,9 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
                         plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus.to_string(), worker.wall_seconds,
                         worker.cpu_seconds, worker.status.describe());
   }
+  if (const auto spread = monitor.spread_threads(); spread && *spread > 0) {
+    text += fmt::format("mptrain: gave {} that no runtime placed a PU of its own\n", counted(*spread, "busy thread"));
+  }
   text += monitor.text();
   print_note(text);
 }
@@ -509,6 +521,7 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"plan", plan_to_json(plan)},
           {"children_advice", advice ? nlohmann::json{{"children", advice->children}, {"command", advice->command}}
                                      : nlohmann::json(nullptr)},
+          {"spread_threads", monitor.spread_threads() ? nlohmann::json(*monitor.spread_threads()) : nullptr},
           {"monitor", monitor.report()}};
 }
 
@@ -548,7 +561,9 @@ int run_launcher(const RunOptions& options) {
   if (launch.dry_run) return print_dry_run(plan, specs, options.command, group.unset, options.json);
   // 4. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
-  RunMonitor monitor(plan);
+  const bool spread = launch.spread_threads == "on" && plan.bind != affinity::Bind::none &&
+                      settings.omp_bind == procmgr::OmpBind::close;
+  RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     if (const auto change = monitor.verdict_change(); !change.empty()) print_warning(change);

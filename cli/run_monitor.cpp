@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "monitor/report.hpp"
+#include "util/pinning.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -32,7 +33,23 @@ const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
 
 }  // namespace
 
-RunMonitor::RunMonitor(const affinity::Plan& plan) : live_(options_for(plan)) {}
+RunMonitor::RunMonitor(const affinity::Plan& plan, SpreadThreads spread)
+    : spreader_(spread == SpreadThreads::on ? std::make_optional<monitor::ThreadSpreader>() : std::nullopt),
+      live_(options_for(plan)) {
+  if (spreader_) live_.on_interval([this](const monitor::IntervalEnd& end) { this->spread(end.evidence); });
+}
+
+void RunMonitor::spread(const monitor::Evidence& evidence) {
+  for (const auto& move : spreader_->next(evidence)) {
+    const auto mask = IdMask::of(move.cpus, "CPU");
+    if (!mask.ok() || set_task_affinity(move.tid, *mask) != 0) spreader_->failed(move.tid);
+  }
+}
+
+std::optional<int> RunMonitor::spread_threads() const {
+  if (!spreader_) return std::nullopt;
+  return spreader_->pinned_total();
+}
 
 void RunMonitor::observe(const std::vector<pid_t>& pids) { live_.observe(pids); }
 

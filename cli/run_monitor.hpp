@@ -6,18 +6,26 @@
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "affinity/plan.hpp"
 #include "monitor/live.hpp"
+#include "monitor/spreader.hpp"
 
 namespace mptrain::cli {
 
-// Watches a run's workers against the plan's usable CPUs.
+// Whether the run's monitor spreads the busy threads no runtime placed (monitor/spreader.hpp).
+enum class SpreadThreads { off, on };
+
+// Watches a run's workers against the plan's usable CPUs and, with
+// SpreadThreads::on, gives their busy threads a CPU each as it finds them.
 class RunMonitor {
  public:
-  explicit RunMonitor(const affinity::Plan& plan);
+  explicit RunMonitor(const affinity::Plan& plan, SpreadThreads spread = SpreadThreads::off);
+  RunMonitor(const RunMonitor&) = delete;
+  RunMonitor& operator=(const RunMonitor&) = delete;
 
   // Samples the trees rooted at `pids` when an interval has passed (call from on_tick).
   void observe(const std::vector<pid_t>& pids);
@@ -30,8 +38,14 @@ class RunMonitor {
   nlohmann::json report() const;
   // The whole run's diagnosis as text lines for the final report.
   std::string text() const;
+  // How many threads the spreader pinned to a CPU of their own; nullopt when it was off.
+  std::optional<int> spread_threads() const;
 
  private:
+  // Applies the moves the interval `evidence` calls for.
+  void spread(const monitor::Evidence& evidence);
+
+  std::optional<monitor::ThreadSpreader> spreader_;
   monitor::LiveMonitor live_;
   monitor::Verdict shown_ = monitor::Verdict::healthy;
 };

@@ -55,6 +55,8 @@ class LiveMonitor {
   // Sets the roots to `roots` (0 entries ignored) and samples when an interval
   // has passed since the last sample (at once the first time); otherwise only returns.
   void observe(const std::vector<pid_t>& roots);
+  // Replaces MonitorOptions::on_interval.
+  void on_interval(std::function<void(const IntervalEnd&)> observer) { options_.on_interval = std::move(observer); }
   // Samples now, whatever the time since the last sample.
   void sample_now();
   // Seconds until the next sample is due (0 when due now).

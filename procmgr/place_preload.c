@@ -27,7 +27,8 @@
  *     has (a parent's main thread bound by OpenMP) gets the worker's CPUs;
  *   - a program that set its own affinity (sched_setaffinity or
  *     pthread_setaffinity_np from its own code, not from an OpenMP
- *     runtime) keeps it, and so do the processes it starts.
+ *     runtime) keeps it, and so do the processes it starts; it says so
+ *     once on stderr (and mptrain's thread spreader leaves such threads).
  * Nothing is done when MPTRAIN_PLACE_CPUS is unset or unreadable.
  */
 #define _GNU_SOURCE
@@ -326,6 +327,26 @@ static int current_slice(cpu_set_t* set) {
   return inherited != NULL && slice_cpus(atoi(inherited), set) == 0 ? 0 : -1;
 }
 
+/* Says once, on stderr, that this process set an affinity of its own. */
+static void warn_own_affinity(void) {
+  static int warned = 0;
+  if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL)) return;
+  char name[64] = "?";
+  int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t n = read(fd, name, sizeof name - 1);
+    close(fd);
+    name[n > 0 ? n : 0] = '\0';
+    name[strcspn(name, "\n")] = '\0';
+  }
+  char line[256];
+  int length = snprintf(line, sizeof line,
+                        "mptrain: warning: process %d (%s) set a CPU affinity of its own; mptrain leaves it, its "
+                        "threads and the processes it starts where the program puts them\n",
+                        (int)getpid(), name);
+  if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
+}
+
 /* The mask an affinity call from `caller` may set: the program's own call
  * wins as it is (and is remembered); an OpenMP runtime's is kept inside
  * this process's slice (its CPUs there, or the whole slice when it names
@@ -334,6 +355,7 @@ static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t*
   if (!placing) return set;
   if (!called_by_runtime(caller)) {
     own_affinity = 1;
+    warn_own_affinity();
     return set;
   }
   cpu_set_t slice;

@@ -7,6 +7,8 @@
 // Linux code in pinning_linux.cpp.
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
 #include <climits>
 #include <cstddef>
@@ -41,6 +43,9 @@ class IdMask {
 // Restricts the calling thread (a new process inherits it) to the CPUs of
 // `cpus`. Returns 0, or the errno of sched_setaffinity; async-signal-safe.
 int set_thread_affinity(const IdMask& cpus) noexcept;
+// Restricts thread `tid` (of any process this one may change) to the CPUs
+// of `cpus`. Returns 0, or the errno of sched_setaffinity (ESRCH: it has gone).
+int set_task_affinity(pid_t tid, const IdMask& cpus) noexcept;
 // How the NUMA nodes of a memory policy are used, as numactl names them.
 enum class MemoryMode {
   bind,        // allocate only from these nodes (MPOL_BIND, numactl --membind)

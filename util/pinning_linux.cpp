@@ -27,6 +27,11 @@ int set_thread_affinity(const IdMask& cpus) noexcept {
   return errno;
 }
 
+int set_task_affinity(pid_t tid, const IdMask& cpus) noexcept {
+  if (::sched_setaffinity(tid, IdMask::bytes(), reinterpret_cast<const cpu_set_t*>(cpus.words())) == 0) return 0;
+  return errno;
+}
+
 std::string_view to_string(MemoryMode mode) { return mode == MemoryMode::bind ? "membind" : "interleave"; }
 
 int set_thread_memory_policy(MemoryMode mode, const IdMask& nodes) noexcept {

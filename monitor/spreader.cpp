@@ -1,0 +1,152 @@
+#include "monitor/spreader.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace mptrain::monitor {
+
+namespace {
+
+// How a thread's CPUs came about, as the spreader sees them.
+enum class Placement {
+  pinned,     // the spreader's pin
+  inherited,  // a pin of the spreader, copied from the thread that created it
+  floating,   // the whole set of its process
+  chosen,     // fewer CPUs, chosen by someone else (a runtime, the program): left alone
+};
+
+struct ThreadView {
+  pid_t tid = 0;
+  CpuSet allowed;
+  double demand = 0;
+  Placement placement = Placement::chosen;
+};
+
+struct ProcessView {
+  CpuSet set;
+  std::vector<ThreadView> threads;
+};
+
+std::optional<CpuSet> allowed_of(const ThreadEvidence& thread) {
+  auto parsed = CpuSet::parse(thread.cpus_allowed);
+  if (!parsed.ok() || parsed->empty()) return std::nullopt;
+  return *parsed;
+}
+
+}  // namespace
+
+std::map<pid_t, int> ThreadSpreader::pins() const {
+  std::map<pid_t, int> cpus;
+  for (const auto& [tid, pin] : pins_) cpus[tid] = pin.cpu;
+  return cpus;
+}
+
+void ThreadSpreader::failed(pid_t tid) { pins_.erase(tid); }
+
+std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
+  // 1. Forget the pins of threads that have gone, and leave alone those whose
+  //    CPUs someone else changed since (a thread that did not run shows the
+  //    allowed list read when it last ran, which proves nothing).
+  for (auto it = pins_.begin(); it != pins_.end();) {
+    const auto found = evidence.threads.find(it->first);
+    bool keep = found != evidence.threads.end();
+    if (keep && found->second.ran()) {
+      const auto allowed = allowed_of(found->second);
+      if (allowed && *allowed != CpuSet({it->second.cpu})) {
+        left_.insert(it->first);
+        keep = false;
+      }
+    }
+    it = keep ? std::next(it) : pins_.erase(it);
+  }
+  // 2. Each process's threads and set; the CPUs a pin or a busy thread alone holds.
+  std::map<pid_t, ProcessView> processes;
+  std::set<int> taken;
+  for (const auto& [tid, pin] : pins_) taken.insert(pin.cpu);
+  std::map<pid_t, Known> known;  // this interval's processes only: the others have gone
+  for (const auto& [tid, thread] : evidence.threads) {
+    if (known.count(thread.pid) == 0) known[thread.pid] = known_[thread.pid];
+  }
+  known_ = std::move(known);
+  for (const auto& [tid, thread] : evidence.threads) {
+    if (left_.count(tid) > 0) continue;
+    const auto allowed = allowed_of(thread);
+    if (!allowed) continue;
+    auto& process = processes[thread.pid];
+    const auto& history = known_[thread.pid];
+    ThreadView view{tid, *allowed, thread.demand()};
+    if (pins_.count(tid) > 0) {
+      view.placement = Placement::pinned;
+    } else if (allowed->size() == 1 && history.pinned_cpus.contains(allowed->cpus().front())) {
+      view.placement = Placement::inherited;
+    } else {
+      process.set = process.set.unite(*allowed);
+      if (allowed->size() == 1 && view.demand >= rule_.busy_demand) taken.insert(allowed->cpus().front());
+    }
+    process.threads.push_back(std::move(view));
+  }
+  for (auto& [pid, process] : processes) {
+    auto& history = known_[pid];
+    history.set = history.set.unite(process.set);
+    process.set = history.set;
+  }
+  // 3. Per process: pin its floating busy threads when they all fit; give
+  //    inherited pins the set back otherwise, and to threads that sleep.
+  std::vector<ThreadMove> moves;
+  for (auto& [pid, process] : processes) {
+    std::vector<pid_t> busy;
+    for (auto& thread : process.threads) {
+      if (thread.placement == Placement::chosen && thread.allowed == process.set) thread.placement = Placement::floating;
+      const bool movable = thread.placement == Placement::floating || thread.placement == Placement::inherited;
+      if (movable && thread.demand >= rule_.busy_demand) {
+        busy.push_back(thread.tid);
+      } else if (thread.placement == Placement::inherited) {
+        moves.push_back({pid, thread.tid, process.set});
+      }
+    }
+    if (busy.empty()) continue;
+    std::vector<int> free;
+    for (int cpu : process.set.cpus()) {
+      if (taken.count(cpu) == 0) free.push_back(cpu);
+    }
+    std::vector<pid_t> idle_pins;  // pins of threads that slept, on CPUs of this set
+    for (const auto& [tid, pin] : pins_) {
+      const auto found = evidence.threads.find(tid);
+      if (process.set.contains(pin.cpu) && found != evidence.threads.end() &&
+          found->second.demand() < rule_.idle_demand) {
+        idle_pins.push_back(tid);
+      }
+    }
+    if (busy.size() > free.size() + idle_pins.size()) {
+      for (const auto& thread : process.threads) {
+        if (thread.placement == Placement::inherited && thread.demand >= rule_.busy_demand) {
+          moves.push_back({pid, thread.tid, process.set});
+        }
+      }
+      continue;
+    }
+    std::size_t next_free = 0;
+    std::size_t next_idle = 0;
+    for (const pid_t tid : busy) {
+      int cpu = -1;
+      if (next_free < free.size()) {
+        cpu = free[next_free++];
+      } else {
+        const pid_t sleeper = idle_pins[next_idle++];
+        const Pin given_up = pins_.at(sleeper);
+        pins_.erase(sleeper);
+        moves.push_back({given_up.pid, sleeper, given_up.set});
+        cpu = given_up.cpu;
+      }
+      pins_[tid] = Pin{pid, cpu, process.set};
+      auto& history = known_[pid];
+      history.pinned_cpus = history.pinned_cpus.unite(CpuSet({cpu}));
+      taken.insert(cpu);
+      ++pinned_total_;
+      moves.push_back({pid, tid, CpuSet({cpu})});
+    }
+  }
+  return moves;
+}
+
+}  // namespace mptrain::monitor
