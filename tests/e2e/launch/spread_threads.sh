@@ -75,16 +75,19 @@ end = time.monotonic() + float(sys.argv[1])
 while time.monotonic() < end:
     a = (a @ a.T) * (1.0 / 512)
 tick = os.sysconf("SC_CLK_TCK")
-for tid in sorted(os.listdir("/proc/self/task"), key=int):
+rows = []
+for tid in os.listdir("/proc/self/task"):
     fields = open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()
-    busy = (int(fields[11]) + int(fields[12])) / tick
     allowed = [l.split()[1] for l in open(f"/proc/self/task/{tid}/status") if l.startswith("Cpus_allowed_list")][0]
-    print("blas", tid, "busy" if busy > float(sys.argv[1]) / 2 else "idle", allowed)
+    rows.append(((int(fields[11]) + int(fields[12])) / tick, tid, allowed))
+for cpu_s, tid, allowed in sorted(rows, reverse=True):
+    print("blas", tid, f"{cpu_s:.2f}", allowed)
 PY
 LD_LIBRARY_PATH=$blas run_mptrain run -n 1 -- /usr/bin/python3 "$WORK/blas.py" 3
 expect_code 0
-busy_lines=$(grep -c "^\[0\] blas [0-9]* busy " "$WORK/out")
-[[ $busy_lines == "$threads" ]] || { cat "$WORK/out" >&2; fail "$busy_lines busy BLAS threads, not T = $threads"; }
-distinct=$(awk '$3 == "busy" && $4 ~ /^[0-9]+$/ {print $4}' <(sed 's/^\[0\] //' "$WORK/out") | sort -u | wc -l)
-[[ $distinct == "$threads" ]] || { cat "$WORK/out" >&2; fail "the $threads busy BLAS threads are not on $threads CPUs of their own"; }
+# The T threads that ran the most (the pool: main thread and BLAS threads).
+busiest=$(sed -n 's/^\[0\] blas //p' "$WORK/out" | head -n "$threads")
+[[ $(wc -l <<<"$busiest") == "$threads" ]] || { cat "$WORK/out" >&2; fail "fewer than T = $threads threads in the BLAS program"; }
+distinct=$(awk '$3 ~ /^[0-9]+$/ {print $3}' <<<"$busiest" | sort -u | wc -l)
+[[ $distinct == "$threads" ]] || { cat "$WORK/out" >&2; fail "the $threads busiest BLAS threads are not on $threads CPUs of their own"; }
 echo "PASS"
