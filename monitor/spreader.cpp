@@ -96,7 +96,8 @@ std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
   for (auto& [pid, process] : processes) {
     std::vector<pid_t> busy;
     for (auto& thread : process.threads) {
-      if (thread.placement == Placement::chosen && thread.allowed == process.set) thread.placement = Placement::floating;
+      if (thread.placement == Placement::chosen && thread.allowed == process.set)
+        thread.placement = Placement::floating;
       const bool movable = thread.placement == Placement::floating || thread.placement == Placement::inherited;
       if (movable && thread.demand >= rule_.busy_demand) {
         busy.push_back(thread.tid);

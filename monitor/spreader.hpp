@@ -80,7 +80,7 @@ class ThreadSpreader {
   SpreadRule rule_;
   std::map<pid_t, Pin> pins_;  // by tid
   std::map<pid_t, Known> known_;
-  std::set<pid_t> left_;       // threads whose CPUs someone else changed after the spreader pinned them
+  std::set<pid_t> left_;  // threads whose CPUs someone else changed after the spreader pinned them
   int pinned_total_ = 0;
 };
 

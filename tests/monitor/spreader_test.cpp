@@ -41,15 +41,15 @@ TEST_CASE("a pool's busy threads get one CPU each, in the set's order; a sleeper
   CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0"), move(10, 12, "1")});
   CHECK(spreader.pinned_total() == 2);
   // Once placed, nothing moves while nothing changes.
-  CHECK(spreader.next(interval({thread(10, 10, 0.0, "0-3"), thread(10, 11, 1.0, "0"), thread(10, 12, 0.9, "1"),
-                                thread(10, 13, 0.02, "0-3")}))
+  CHECK(spreader
+            .next(interval({thread(10, 10, 0.0, "0-3"), thread(10, 11, 1.0, "0"), thread(10, 12, 0.9, "1"),
+                            thread(10, 13, 0.02, "0-3")}))
             .empty());
 }
 
 TEST_CASE("more busy threads than CPUs are left floating: the kernel balances them, the detector reports them") {
   ThreadSpreader spreader;
-  CHECK(spreader
-            .next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 12, 1.0, "0-1"), thread(10, 13, 1.0, "0-1")}))
+  CHECK(spreader.next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 12, 1.0, "0-1"), thread(10, 13, 1.0, "0-1")}))
             .empty());
 }
 
@@ -65,8 +65,7 @@ TEST_CASE("two processes on the same CPUs never get the same CPU") {
   ThreadSpreader spreader;
   const auto moves = spreader.next(interval({thread(10, 11, 1.0, "0-3"), thread(20, 21, 1.0, "0-3"),
                                              thread(20, 22, 1.0, "0-3"), thread(30, 31, 1.0, "0-3")}));
-  CHECK(moves ==
-        std::vector<ThreadMove>{move(10, 11, "0"), move(20, 21, "1"), move(20, 22, "2"), move(30, 31, "3")});
+  CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0"), move(20, 21, "1"), move(20, 22, "2"), move(30, 31, "3")});
   // A fifth busy process finds no free CPU and floats.
   CHECK(spreader
             .next(interval({thread(10, 11, 1.0, "0"), thread(20, 21, 1.0, "1"), thread(20, 22, 1.0, "2"),
@@ -87,8 +86,8 @@ TEST_CASE("a busy thread that inherited a pin gets its process's set back when n
   ThreadSpreader spreader;
   REQUIRE(spreader.next(interval({thread(10, 10, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 10, "0")});
   // CPU 1 is held by another process's placed thread: the copies cannot all be pinned.
-  const auto moves = spreader.next(interval({thread(10, 10, 1.0, "0"), thread(10, 11, 1.0, "0"),
-                                             thread(10, 12, 1.0, "0"), thread(20, 20, 1.0, "1")}));
+  const auto moves = spreader.next(interval(
+      {thread(10, 10, 1.0, "0"), thread(10, 11, 1.0, "0"), thread(10, 12, 1.0, "0"), thread(20, 20, 1.0, "1")}));
   CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0-1"), move(10, 12, "0-1")});
 }
 
