@@ -102,7 +102,7 @@ monitor::Capacity usable_capacity(const FsRoot& root, int override_count) {
 }
 
 void add_threshold(CLI::App& command, const std::string& name, double& value, const std::string& what) {
-  command.add_option("--" + name, value, what)->check(at_least(0))->group("Thresholds");
+  command.add_option("--" + name, value, what)->transform(at_least(0))->group("Thresholds");
 }
 
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
@@ -347,9 +347,9 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   auto* command = app.add_subcommand(
       "doctor", "Diagnose CPU oversubscription: the whole machine, --pid P..., or `-- CMD ARGS...` run until it exits");
   command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes")
-      ->check(bounded(fmt::format("above 0 and at most {}", max_duration_s),
+      ->transform(bounded(fmt::format("above 0 and at most {}", max_duration_s),
                       [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
-  command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)")->check(whole_number(1));
+  command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)")->transform(whole_number(1));
   add_interval_option(*command, o->interval_s);
   add_every_option(*command, o->every_s);
   command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
@@ -360,7 +360,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
       ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
-      ->check(whole_number(1))
+      ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");
   add_thresholds(*command, o->thresholds);
   add_command_words(*command, o->command, "Command and arguments to run and watch, after --");

@@ -35,11 +35,13 @@ void use_help_style(CLI::App& app) {
 }
 
 CLI::Validator bounded(std::string bounds, std::function<bool(double)> within) {
-  auto check = [bounds, within = std::move(within)](const std::string& text) -> std::string {
+  // The value is handed on as we read it (CLI11 would read "0x10" as hexadecimal).
+  auto check = [bounds, within = std::move(within)](std::string& text) -> std::string {
     const auto value = parse_double(text);
     if (!value.ok()) return fmt::format("{} is not a number", text);
     if (!std::isfinite(*value)) return fmt::format("{} is not a finite number", text);
     if (!within(*value)) return fmt::format("{} is not {}", text, bounds);
+    text = fmt::format("{}", *value);
     return {};
   };
   return CLI::Validator(std::move(check), std::move(bounds));
@@ -71,10 +73,14 @@ std::string not_whole(const std::string& text, const std::string& bounds) {
 CLI::Validator whole_number(long long min, long long max) {
   std::string bounds =
       max == std::numeric_limits<int>::max() ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
-  auto check = [bounds, min, max](const std::string& text) -> std::string {
-    const auto value = parse_int(text);
+  // The value is handed on in plain decimal: CLI11 would read "010" as octal.
+  auto check = [bounds, min, max](std::string& text) -> std::string {
+    std::string_view digits = trim(text);
+    if (digits.starts_with('+')) digits.remove_prefix(1);
+    const auto value = parse_int(digits);
     if (!value.ok()) return not_whole(text, bounds);
     if (*value < min || *value > max) return fmt::format("{} is not {}", text, bounds);
+    text = std::to_string(*value);
     return {};
   };
   return CLI::Validator(std::move(check), std::move(bounds));

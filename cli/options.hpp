@@ -20,7 +20,10 @@ void use_help_style(CLI::App& app);
 
 // A check that an option's value is a finite number `within` accepts; --help
 // shows `bounds` ("from 0 to 1"), and any other value fails with "VALUE is
-// not BOUNDS" (or "is not a number", "is not a finite number").
+// not BOUNDS" (or "is not a number", "is not a finite number"). This and the
+// checks below rewrite the value as they read it (decimal: CLI11 alone reads
+// "010" as octal and "0x10" as hexadecimal): add them with transform(), as
+// check() would drop the rewrite.
 CLI::Validator bounded(std::string bounds, std::function<bool(double)> within);
 // A check that an option's value is a number of at least `min` ("at least 0").
 CLI::Validator at_least(double min);

@@ -21,11 +21,11 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
   command
       .add_option("-n,--num-processes,--nproc-per-node", options.num_processes,
                   "Worker processes M (--nproc-per-node: torchrun's name)")
-      ->check(whole_number(1, max_count))
+      ->transform(whole_number(1, max_count))
       ->default_str("one per package")
       ->group("Placement");
   command.add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T")
-      ->check(whole_number(1, max_count))
+      ->transform(whole_number(1, max_count))
       ->default_str("floor(N/M)")
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
@@ -41,7 +41,7 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
   command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
       ->group("Placement");
   command.add_option("--reserve", options.reserve, "PUs of each worker's set left for helper threads")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->group("Placement");
   command.add_flag("--allow-oversubscribe", options.allow_oversubscribe, "Plan M x T > N anyway (for demonstrations)")
       ->group("Placement");
@@ -52,24 +52,24 @@ void add_node_options(CLI::App& command, NodeOptions& options) {
   command
       .add_option("--nnodes", options.nnodes,
                   "Nodes K in the job: mptrain processes, one per host or per package (torchrun's name)")
-      ->check(whole_number(1))
+      ->transform(whole_number(1))
       ->default_str("from mpirun, srun or PET_NNODES, else 1")
       ->group("Nodes");
   command.add_option("--node-rank", options.node_rank, "This node's rank, 0 to K-1 (torchrun's name)")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->default_str("from the launcher, else 0")
       ->group("Nodes");
   command
       .add_option("--local-rank", options.local_rank,
                   "This mptrain's rank among the mptrain on its host, which split the host's CPUs (the node rank "
                   "when --master-addr is a loopback address)")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->default_str("from the launcher, else 0")
       ->group("Nodes");
   command
       .add_option("--local-size", options.local_size,
                   "mptrain processes on this host (K when --master-addr is a loopback address)")
-      ->check(whole_number(1))
+      ->transform(whole_number(1))
       ->default_str("from the launcher, else 1")
       ->group("Nodes");
 }
@@ -136,6 +136,10 @@ void add_topology_options(CLI::App& command, TopologyOptions& options) {
   synthetic->excludes(xml);
 }
 
+// The largest --topology file read: hwloc's XML of a machine of 8,192 PUs
+// with its caches and devices is a few megabytes.
+constexpr std::size_t max_topology_bytes = std::size_t{64} << 20;
+
 affinity::Machine load_machine(const TopologyOptions& options) {
   if (!options.synthetic.empty()) {
     auto topology = value_or_fail(affinity::load_synthetic_topology(options.synthetic), exit_code::usage_error);
@@ -143,7 +147,7 @@ affinity::Machine load_machine(const TopologyOptions& options) {
     return {std::move(topology), std::move(usable)};
   }
   if (!options.xml_file.empty()) {
-    auto xml = read_file(options.xml_file);
+    auto xml = read_regular_file(options.xml_file, max_topology_bytes);
     if (!xml.ok()) runtime_failure("--topology: {}", xml.error().message);
     auto topology = affinity::load_xml_topology(*xml, options.xml_file);
     if (!topology.ok()) usage_failure("--topology: {}", topology.error().message);

@@ -71,7 +71,7 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "Each worker's program starts K processes that do the work (torch.multiprocessing, a Pool, a "
                   "forking OpenMP program): its whole tree gets floor(T/K) threads, and each working child its own "
                   "slice of floor(T/K) of the worker's CPUs")
-      ->check(whole_number(1, 1 << 20))
+      ->transform(whole_number(1, 1 << 20))
       ->default_str("none")
       ->type_name("K")
       ->group(group);
@@ -180,7 +180,7 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
       ->type_name("ADDR")
       ->group(group);
   command.add_option("--master-port", options->master_port, "MASTER_PORT for the workers")
-      ->check(whole_number(1, 65535))
+      ->transform(whole_number(1, 65535))
       ->type_name("PORT")
       ->default_str("a free port")
       ->group(group);
@@ -193,11 +193,11 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
                             ->group(group);
   add_output_options(command, *options, log_dir, group);
   command.add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping")
-      ->check(at_least(0))
+      ->transform(at_least(0))
       ->type_name("SECONDS")
       ->group(group);
   command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->type_name("K")
       ->group(group);
   command

@@ -89,17 +89,17 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->group(group);
   add_model_option(command, settings.model, group);
   command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->group(group);
   command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
-      ->check(whole_number(1, 1 << 20))
+      ->transform(whole_number(1, 1 << 20))
       ->group(group);
-  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->check(learning_rate_range())->group(group);
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->transform(learning_rate_range())->group(group);
   command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
-      ->check(from_to(0, 1))
+      ->transform(from_to(0, 1))
       ->group(group);
   command.add_option("--seed", settings.seed, "Seed of initialisation, shuffles (seed + rank) and dropout")
-      ->check(whole_number(0, std::numeric_limits<long long>::max()))
+      ->transform(whole_number(0, std::numeric_limits<long long>::max()))
       ->group(group);
   command
       .add_option("--save-model", options->save_model,
@@ -115,13 +115,13 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->group(group);
   command.add_option("--train-limit", options->train_limit, "Use only the first N training samples (0: all)")
       ->type_name("N")
-      ->check(whole_number(0))
+      ->transform(whole_number(0))
       ->group(group);
   command
       .add_option("--sync-every", options->sync_every,
                   "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
       ->type_name("SECONDS")
-      ->check(from_to(0.01, 3600))
+      ->transform(from_to(0.01, 3600))
       ->default_str("1")
       ->group(group);
   command

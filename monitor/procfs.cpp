@@ -2,6 +2,7 @@
 #include "monitor/procfs.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -262,9 +263,15 @@ Status ProcFile::open(const FsRoot& root, std::string_view absolute) {
   if (fd_ >= 0) ::close(fd_);
   path_ = root.path(absolute).string();
   do {
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO in a recorded tree must not block before fstat refuses it.
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) return errno_error("cannot open", path_);
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(std::exchange(fd_, -1));
+    return Error{path_ + " is not a regular file"};
+  }
   if (buffer_.empty()) buffer_.resize(512);
   return ok_status();
 }
@@ -278,6 +285,9 @@ Result<std::string_view> ProcFile::read() {
     if (n < 0) return errno_error("cannot read", path_);
     size += static_cast<std::size_t>(n);
     if (n == 0 || size < buffer_.size()) break;
+    if (buffer_.size() >= max_system_file_bytes) {
+      return Error{path_ + " is larger than the " + std::to_string(max_system_file_bytes) + " bytes it may hold"};
+    }
     buffer_.resize(buffer_.size() * 2);
   }
   return std::string_view(buffer_.data(), size);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "util/fd.hpp"
@@ -65,7 +66,9 @@ std::filesystem::path FsRoot::path(std::string_view absolute) const {
   return root_ / absolute;
 }
 
-Result<std::string> FsRoot::read(std::string_view absolute) const { return read_file(path(absolute)); }
+Result<std::string> FsRoot::read(std::string_view absolute) const {
+  return read_regular_file(path(absolute), max_system_file_bytes);
+}
 
 Result<std::vector<std::string>> FsRoot::list(std::string_view absolute) const {
   const auto dir_path = path(absolute);
@@ -93,6 +96,11 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::si
   struct stat info {};
   if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
   if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
+  // Its size, where it has one (kernel files say 0), refuses a huge file before any read.
+  if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+    return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold (" +
+                 std::to_string(info.st_size) + " bytes)"};
+  }
   return read_all(fd->get(), path, max_bytes);
 }
 

@@ -4,6 +4,7 @@
 // for the whole binary (used by end-to-end tests).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -12,6 +13,12 @@
 #include "util/result.hpp"
 
 namespace mptrain {
+
+// The most a file read through FsRoot may hold: kernel files are small (a
+// /proc/PID/maps of the kernel's 65,530 mappings is about 7 MB), and a
+// recorded tree or MPTRAIN_FSROOT may hold anything (/dev/zero, a FIFO, a
+// sparse file of a gigabyte), which is refused instead of read forever.
+inline constexpr std::size_t max_system_file_bytes = std::size_t{16} << 20;
 
 // A root directory under which absolute kernel paths are resolved.
 class FsRoot {
@@ -24,7 +31,9 @@ class FsRoot {
 
   // `absolute` ("/proc/stat") placed under the root.
   std::filesystem::path path(std::string_view absolute) const;
-  // The whole content of `absolute` under the root; an Error naming the path and errno.
+  // The whole content of `absolute` under the root; an Error naming the path
+  // and errno, or saying it is no regular file or holds more than
+  // max_system_file_bytes (it never blocks on a FIFO).
   Result<std::string> read(std::string_view absolute) const;
   // The names in directory `absolute` under the root; an Error naming the path and errno.
   Result<std::vector<std::string>> list(std::string_view absolute) const;
