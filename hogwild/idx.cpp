@@ -8,6 +8,8 @@
 #include <limits>
 #include <memory>
 
+#include "util/fs.hpp"
+
 namespace mptrain::hogwild {
 
 namespace {
@@ -48,9 +50,16 @@ std::string zlib_problem(gzFile file) {
 std::string_view file_prefix(Split split) { return split == Split::train ? "train" : "t10k"; }
 
 Result<std::filesystem::path> find_idx_file(const std::filesystem::path& dir, const std::string& stem) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    return Error{fmt::format("--data {}: {}; pass --data DIR with MNIST-format IDX files", dir.string(),
+                             std::filesystem::exists(dir, error) ? "not a directory" : "no such directory")};
+  }
   for (const auto& name : {stem, stem + ".gz"}) {
-    std::error_code error;
-    if (std::filesystem::is_regular_file(dir / name, error)) return dir / name;
+    const auto file = check_readable_file(dir / name);
+    if (!file.found) continue;
+    if (!file.usable.ok()) return Error{file.usable.error().message + "; give a readable IDX file in its place"};
+    return dir / name;
   }
   return Error{fmt::format("{}: neither {} nor {}.gz found; pass --data DIR with MNIST-format IDX files", dir.string(),
                            stem, stem)};

@@ -104,6 +104,19 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::si
   return read_all(fd->get(), path, max_bytes);
 }
 
+FoundFile check_readable_file(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return {false, ok_status()};
+    return {true, errno_error("cannot read", path.string())};
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return {true, Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"}};
+  }
+  if (::access(path.c_str(), R_OK) != 0) return {true, errno_error("cannot read", path.string())};
+  return {true, ok_status()};
+}
+
 Status check_replaceable(const std::filesystem::path& path) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {

@@ -52,6 +52,15 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // /dev/zero, a FIFO, a directory), is larger, or cannot be read. Never
 // reads more than `max_bytes` + 1 bytes, and never blocks on a FIFO.
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
+// Whether something is at a path (`found`: false only for ENOENT) and, if so,
+// whether it is a regular file this process may read (`usable`: else an
+// Error saying what it is, "… is a FIFO, not a regular file", or naming errno).
+struct FoundFile {
+  bool found = false;
+  Status usable;
+};
+// `path`, followed through symbolic links, as a FoundFile.
+FoundFile check_readable_file(const std::filesystem::path& path);
 
 // Ok when `path` is a new name or an existing regular file, the only things
 // write_file_atomic replaces; an Error saying what it is otherwise (a

@@ -10,7 +10,27 @@ expect_json '.samples == 64'
 
 run_mptrain run -n 1 -t 1 --data "$WORK/nowhere"
 expect_code 1
-expect_stderr '^mptrain: error: .*nowhere.*train-images-idx3-ubyte'
+expect_stderr '^mptrain: error: --data .*nowhere: no such directory; pass --data DIR'
+run_mptrain run -n 1 -t 1 --data /etc/hostname
+expect_code 1
+expect_stderr '^mptrain: error: --data /etc/hostname: not a directory'
+
+# An IDX name that is there but no regular file is named as what it is, at
+# once (a FIFO is never waited on, /dev/zero never read), not "not found".
+for kind in fifo zero directory; do
+  cp -r "$WORK/data" "$WORK/$kind"
+  rm "$WORK/$kind/train-labels-idx1-ubyte"
+  case $kind in
+    fifo) mkfifo "$WORK/$kind/train-labels-idx1-ubyte" ;;
+    zero) ln -s /dev/zero "$WORK/$kind/train-labels-idx1-ubyte" ;;
+    directory) mkdir "$WORK/$kind/train-labels-idx1-ubyte" ;;
+  esac
+  timeout 60 "$MPTRAIN" run -n 1 -t 1 --data "$WORK/$kind" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+  [[ $code != 124 ]] || fail "--data with a $kind as the labels file hung"
+  expect_code 1
+  expect_stderr "^mptrain: error: .*$kind/train-labels-idx1-ubyte is a (FIFO|character device|directory), not a regular file; give a readable IDX file"
+done
 
 cp -r "$WORK/data" "$WORK/short"
 truncate -s -500 "$WORK/short/train-images-idx3-ubyte"
