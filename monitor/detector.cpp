@@ -91,9 +91,15 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
 EvidenceSummary judge_evidence(const Evidence& e, const Thresholds& t) {
   if (e.intervals == 0) return {false, "nothing ran through a whole sampling interval"};
   if (e.on_cpu_s >= t.min_cpu_seconds) return {true, ""};
-  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds over {:.1f} s (judging needs at least "
-                             "{:g}): they mostly slept, so no ratio means anything; watch longer or while the job "
-                             "works",
+  // A job that wanted CPU and was denied it is evidence too: threads that
+  // kept wanting a CPU (working, mostly waiting) or a cgroup that held them back.
+  if (e.working_s >= t.min_cpu_seconds) return {true, ""};
+  for (const auto& [key, group] : e.cgroups) {
+    if (group.throttled_s >= t.min_cpu_seconds) return {true, ""};
+  }
+  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds over {:.1f} s and wanted little more "
+                             "(judging needs at least {:g}): they mostly slept, so no ratio means anything; watch "
+                             "longer or while the job works",
                              e.on_cpu_s, e.duration_s, t.min_cpu_seconds)};
 }
 

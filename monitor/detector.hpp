@@ -30,7 +30,9 @@
 //   queued_threads_avg   Q = Σ queued ÷ D — threads queued behind others
 //   wait per slice       Σ wait ÷ Σ slices; p95 over (thread, interval)
 //   a process's pool     its threads working over the whole window
-// Minimum evidence: C = Σ on CPU ≥ min_cpu_seconds. Below it no ratio is
+// Minimum evidence: C = Σ on CPU ≥ min_cpu_seconds, or as many seconds of
+// CPU wanted and denied (Σ working, or a watched cgroup's throttled time: a
+// job held to a 1% quota runs little but is no sleeper). Below it no ratio is
 // judged: the verdict is healthy with `evidence` saying so (never exit 3 on
 // too little); above it healthy means "measured and fine".
 // Findings (kind: when; a job-caused one is oversubscribed when Q ÷ N ≥

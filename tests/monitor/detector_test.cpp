@@ -308,6 +308,31 @@ TEST_CASE("a throttled cgroup is reported with its quota and a fix", "[monitor]"
   CHECK(!find(d, FindingKind::demand_above_capacity).has_value());
 }
 
+TEST_CASE("a job held to a tiny quota ran little but wanted CPU: measured, throttled, not asleep", "[monitor]") {
+  // One busy loop under a 1% quota: on a CPU 1% of the time, waiting the rest, throttled every period.
+  Machine m;
+  m.threads = {{1, 1, 0, 0.01, 0.99, "0-1", 10}};
+  m.cpu_busy = {0.01, 0};
+  m.throttled_fraction = 1.0;
+  m.throttled_per_period = 0.099;
+  m.quota_cpus = 0.01;
+  const auto d = run(m);
+  CHECK(d.evidence.sufficient);
+  const auto throttled = find(d, FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
+  CHECK(throttled->severity == Verdict::oversubscribed);
+  CHECK(d.verdict == Verdict::oversubscribed);
+  // The same thread without the cgroup, left waiting behind other load: still measured (it wanted CPU).
+  m.throttled_fraction.reset();
+  CHECK(run(m).evidence.sufficient);
+}
+
+TEST_CASE("sleepers that ran little and wanted little are not measured", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 0, 0.005, 0.001, "0-1", 50}, {1, 2, 1, 0.005, 0.001, "0-1", 50}};
+  CHECK(!run(m).evidence.sufficient);
+}
+
 TEST_CASE("light throttling is only a warning", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 0, 0.9, 0.0}};
@@ -372,11 +397,11 @@ TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]
 
 // Each threshold's edge: the same scenario on both sides of a threshold set just around its measured value.
 TEST_CASE("min-cpu-seconds gates every judgement at its edge", "[monitor]") {
-  const Machine m = three_spinners();  // 4 CPU-seconds in 2 s
+  const Machine m = three_spinners();  // 4 CPU-seconds run and 6 wanted (run or queued) in 2 s
   Thresholds t;
-  t.min_cpu_seconds = 3.9;
+  t.min_cpu_seconds = 5.9;
   CHECK(run(m, t).verdict == Verdict::oversubscribed);
-  t.min_cpu_seconds = 4.1;
+  t.min_cpu_seconds = 6.1;
   CHECK(run(m, t).verdict == Verdict::healthy);
   CHECK_FALSE(run(m, t).evidence.sufficient);
 }
