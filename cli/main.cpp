@@ -35,6 +35,27 @@ bool is_command(const CLI::App& app, std::string_view word) {
   return false;
 }
 
+// For CLI11's "--num-processes: At Most 1 required but received 2" (an
+// option given twice, perhaps under two of its names), a message that says
+// so; "" for any other `what`.
+std::string repeated_option_message(const CLI::App& app, std::string_view what) {
+  const auto colon = what.find(": At Most 1 required but received ");
+  if (colon == std::string_view::npos) return {};
+  const std::string name(what.substr(0, colon));
+  const std::string_view times = what.substr(colon + std::string_view(": At Most 1 required but received ").size());
+  std::string names = name;
+  for (const CLI::App* command : app.get_subcommands()) {
+    if (const CLI::Option* option = command->get_option_no_throw(name); option != nullptr) {
+      names = option->get_name(false, true);
+    }
+  }
+  std::string spelled = names;
+  for (auto at = spelled.find(','); at != std::string::npos; at = spelled.find(',', at + 2)) {
+    spelled.replace(at, 1, ", ");
+  }
+  return fmt::format("{} was given {} times; {} are one option: give it once", name, times, spelled);
+}
+
 // What to say for a parse `error` of `args`: CLI11's words, except when no
 // command was chosen, where CLI11 would say only "A subcommand is required".
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error, std::span<char* const> args) {
@@ -52,6 +73,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   if (std::string_view(error.what()).starts_with("A subcommand")) {
     return fmt::format("no command given; the commands are {}{}", command_names(app), see);
   }
+  if (const auto repeated = repeated_option_message(app, error.what()); !repeated.empty()) return repeated + see;
   return error.what() + see;
 }
 

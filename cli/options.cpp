@@ -59,26 +59,28 @@ CLI::Validator from_to(double min, double max) {
 namespace {
 
 // Why `text`, which is not an integer in digits, is refused by whole_number.
-std::string not_whole(const std::string& text, const std::string& bounds) {
+std::string not_whole(const std::string& text, const std::string& bounds, long long min, long long max) {
   const auto number = parse_double(text);
   if (!number.ok() || !std::isfinite(*number) || *number != std::floor(*number)) {
     return fmt::format("{} is not a whole number", text);
   }
-  if (std::fabs(*number) > 1e18) return fmt::format("{} is not {}", text, bounds);
+  if (*number > static_cast<double>(max)) return fmt::format("{} is too large: the most accepted is {}", text, max);
+  if (*number < static_cast<double>(min)) return fmt::format("{} is not {}", text, bounds);
   return fmt::format("{} is not written as a whole number; write {:.0f}", text, *number);
 }
 
 }  // namespace
 
 CLI::Validator whole_number(long long min, long long max) {
-  std::string bounds =
-      max == std::numeric_limits<int>::max() ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
+  const bool open_ended = max == std::numeric_limits<int>::max();
+  std::string bounds = open_ended ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
   // The value is handed on in plain decimal: CLI11 would read "010" as octal.
-  auto check = [bounds, min, max](std::string& text) -> std::string {
+  auto check = [bounds, min, max, open_ended](std::string& text) -> std::string {
     std::string_view digits = trim(text);
     if (digits.starts_with('+')) digits.remove_prefix(1);
     const auto value = parse_int(digits);
-    if (!value.ok()) return not_whole(text, bounds);
+    if (!value.ok()) return not_whole(text, bounds, min, max);
+    if (*value > max && open_ended) return fmt::format("{} is too large: the most accepted is {}", text, max);
     if (*value < min || *value > max) return fmt::format("{} is not {}", text, bounds);
     text = std::to_string(*value);
     return {};
