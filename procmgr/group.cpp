@@ -438,19 +438,27 @@ void Supervisor::abandon_attempt() {
   drain_streams();
 }
 
+// The warning that stream `kind` of rank `rank` had `split` lines over max_line_bytes, cut on the console;
+// `file` is its log file (invalid: none), which holds them whole.
+std::string split_lines_warning(int rank, Streams kind, std::uint64_t split, const OutputSink& file) {
+  const bool one = split == 1;
+  const auto mib = max_line_bytes >> 20;
+  return fmt::format(
+      "rank {}'s {} had {} longer than {} MiB; the console got {} in pieces of {} MiB, each a line of its own{}", rank,
+      kind == Streams::err ? "stderr" : "stdout", one ? "a line" : fmt::format("{} lines", split), mib,
+      one ? "it" : "them", mib,
+      file.valid() ? fmt::format(" ({} holds {} whole)", file.name(), one ? "it" : "them") : std::string());
+}
+
 // Records the output of `worker` that could not be written, and warns of lines split on the console.
 void Supervisor::note_output_problems(const Worker& worker) {
   const int rank = worker.result.rank;
   for (const Stream* stream : {&worker.out, &worker.err}) {
-    const char* name = stream->kind == Streams::err ? "stderr" : "stdout";
     for (const OutputSink* sink : {&stream->file, &stream->console}) {
       if (sink->error() != 0) output_losses_.push_back({rank, stream->kind, sink->name(), sink->error(), sink->lost()});
     }
     if (const auto split = stream->tagger.split_lines(); split > 0 && stream->console.valid()) {
-      warnings_.push_back(fmt::format(
-          "rank {}'s {} had {} longer than {} MiB; the console got each in pieces of {} MiB, a line each{}", rank, name,
-          split == 1 ? "a line" : fmt::format("{} lines", split), max_line_bytes >> 20, max_line_bytes >> 20,
-          stream->file.valid() ? fmt::format(" ({} holds it whole)", stream->file.name()) : std::string()));
+      warnings_.push_back(split_lines_warning(rank, stream->kind, split, stream->file));
     }
   }
 }

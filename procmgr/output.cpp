@@ -151,6 +151,7 @@ void LineTagger::emit_held(std::string& out) {
   cut_pieces(out);
   emit(partial_, out);
   partial_.clear();
+  if (partial_.capacity() > 1024 * 1024) partial_.shrink_to_fit();  // a line of megabytes is rare: give it back
   splitting_ = false;
 }
 
@@ -357,7 +358,7 @@ Result<UniqueFd> lock_log_dir(const std::filesystem::path& dir) {
   if (auto made = make_log_directory(dir); !made.ok()) return made.error();
   const auto path = dir / log_lock_name;
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644));
-  if (!fd.valid()) return errno_error("cannot create the lock file", path.string());
+  if (!fd.valid()) return errno_error("cannot create the log directory's lock file", path.string());
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return Error{fmt::format("the lock file {} is not a regular file; remove it", path.string())};

@@ -64,7 +64,7 @@ long="head -c $((limit + 10)) /dev/zero | tr '\\0' y; echo"
 run_mptrain run -n 1 --no-tag-output -- sh -c "$long"
 expect_code 0
 [[ $(awk '{ print length($0) }' "$WORK/out" | tr '\n' ' ') == "$limit 10 " ]] || fail "not cut into 16 MiB and 10 bytes"
-expect_stderr "^mptrain: warning: rank 0's stdout had a line longer than 16 MiB; the console got each in pieces of 16 MiB"
+expect_stderr "^mptrain: warning: rank 0's stdout had a line longer than 16 MiB; the console got it in pieces of 16 MiB, each a line of its own$"
 # Teed to a log file: the file holds it whole, and the warning says so.
 run_mptrain run -n 1 --log-dir "$WORK/logs" --tee 1 -- sh -c "$long"
 expect_code 0

@@ -35,6 +35,12 @@ expect_code 3
 expect_stderr "^mptrain: error: rank 0's stdout: 12 bytes not written to /dev/stdout"
 expect_stderr '^mptrain: error: rank 0 .*exited with code 3'
 
+# Lost in a failed attempt, then a restart succeeds: still lost, still exit 1, both attempts named.
+run_to /dev/full run -n 1 --max-restarts 1 -- sh -c 'echo "try $TORCHELASTIC_RESTART_COUNT"; [ "$TORCHELASTIC_RESTART_COUNT" = 1 ]'
+expect_code 1
+[[ $(grep -c "^mptrain: error: rank 0's stdout: 10 bytes not written to /dev/stdout" "$WORK/err") == 2 ]] ||
+  fail "the losses of both attempts are not both named"
+
 # Standard error on /dev/full: the message cannot be read there, but the
 # exit code and the JSON report on stdout say it.
 "$MPTRAIN" run --json -n 1 -- sh -c 'echo oops >&2' >"$WORK/out" 2>/dev/full
