@@ -1,7 +1,8 @@
 // Workers' output: which streams go to log files and which to the console
 // (torchrun's redirects and tee), whole console lines with an optional
-// timestamp and rank tag, the log files of each attempt, and the last lines
-// of a stream for the failure summary.
+// timestamp and rank tag, writes that count what a failing destination lost,
+// the log files of each attempt and the lock on their directory, and the
+// last lines of a stream for the failure summary.
 #pragma once
 
 #include <chrono>
