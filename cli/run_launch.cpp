@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -471,6 +472,19 @@ std::optional<ChildrenAdvice> children_advice(const affinity::Plan& plan, const 
   return ChildrenAdvice{per_worker, fmt::format("{}", fmt::join(quoted, " "))};
 }
 
+// What `loss` says, and what to do about it.
+std::string output_loss_message(const procmgr::OutputLoss& loss) {
+  return fmt::format(
+      "{}; the worker ran on, but that output is lost: give it a destination that can take it "
+      "(room on the disk, a reader that stays) and run again",
+      loss.describe());
+}
+
+// Prints the first `count` of `losses` as errors.
+void report_output_losses(const std::vector<procmgr::OutputLoss>& losses, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) print_error(output_loss_message(losses[i]));
+}
+
 void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
   const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
@@ -490,6 +504,25 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
   }
   text += monitor.text();
   print_note(text);
+}
+
+// mptrain's exit code after `result`: the failing worker's, else 1 when workers' output was lost, else 0.
+int exit_code_of(const procmgr::GroupResult& result) {
+  if (result.failed_rank) return result.exit_code();
+  return result.output_losses.empty() ? exit_code::success : exit_code::runtime_failure;
+}
+
+// `losses` as JSON: [{rank, stream, destination, bytes, error}].
+nlohmann::json output_losses_json(const std::vector<procmgr::OutputLoss>& losses) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& loss : losses) {
+    list.push_back({{"rank", loss.rank},
+                    {"stream", loss.stream == procmgr::Streams::err ? "stderr" : "stdout"},
+                    {"destination", loss.destination},
+                    {"bytes", loss.bytes},
+                    {"error", std::strerror(loss.error)}});
+  }
+  return list;
 }
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
@@ -514,8 +547,9 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"threads_per_process", plan.threads_per_process},
           {"bind", affinity::to_string(plan.bind)},
           {"workers", std::move(workers)},
-          {"exit_code", result.exit_code()},
+          {"exit_code", exit_code_of(result)},
           {"failed_rank", failed_rank},
+          {"output_lost", output_losses_json(result.output_losses)},
           {"forwarded_signal", forwarded},
           {"restarts", result.restarts},
           {"plan", plan_to_json(plan)},
@@ -600,7 +634,15 @@ int run_launcher(const RunOptions& options) {
     (void)rendezvous.mpi.release();  // the job is ending: no MPI_Finalize, which would wait for the others
     why = " (the MPI launcher stops every node when one fails or the job is cancelled)";
   }
-  if (result.failed_rank) throw Failure(result.exit_code(), failure_message(result) + why);
+  if (result.failed_rank) {
+    report_output_losses(result.output_losses, result.output_losses.size());
+    throw Failure(result.exit_code(), failure_message(result) + why);
+  }
+  if (!result.output_losses.empty()) {
+    // The workers succeeded but some of their output is lost: exit 1, naming the last loss.
+    report_output_losses(result.output_losses, result.output_losses.size() - 1);
+    throw Failure(exit_code::runtime_failure, output_loss_message(result.output_losses.back()));
+  }
   return exit_code::success;
 }
 

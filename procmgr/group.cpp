@@ -33,9 +33,10 @@ using Clock = std::chrono::steady_clock;
 // One piped output stream of a worker, read by the parent.
 struct Stream {
   UniqueFd fd;  // read end; invalid when not piped or after EOF
+  Streams kind = Streams::out;
   LineTagger tagger{""};
-  int console = -1;  // where its whole, prefixed lines go; -1: not to the console
-  int file = -1;     // where its bytes are copied as they come; -1: no log file
+  OutputSink console;  // where its whole, prefixed lines go; invalid: not to the console
+  OutputSink file;     // where its bytes are copied as they come; invalid: no log file
   TailBuffer* tail = nullptr;
 };
 
@@ -101,6 +102,7 @@ class Supervisor {
   void kill_leftovers();
   void drain_streams();
   void abandon_attempt();
+  void note_output_problems(const Worker& worker);
   int poll_timeout(Clock::time_point now) const;
   void tick(Clock::time_point now);
   GroupResult collect(int restart);
@@ -111,9 +113,11 @@ class Supervisor {
   std::unique_ptr<SignalRelay> relay_;
   std::optional<GroupWatchdog> watchdog_;  // kills the workers' group should mptrain die unreaped
   std::vector<std::string> base_environment_;
+  UniqueFd log_lock_;           // held while the group runs (Output::log_dir)
   std::vector<RankLogs> logs_;  // the current attempt's log files, index = worker (Output::log_dir)
   UniqueFd dev_null_;
   std::vector<std::string> warnings_;
+  std::vector<OutputLoss> output_losses_;  // of every attempt
 
   // The current attempt.
   std::vector<Worker> workers_;
@@ -137,6 +141,11 @@ Status Supervisor::prepare() {
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
   base_environment_ = without_variables(current_environment(), options_.unset);
+  if (options_.output == Output::log_dir) {
+    auto lock = lock_log_dir(options_.log_dir);  // before any worker starts: another run may be writing there
+    if (!lock.ok()) return lock.error();
+    log_lock_ = std::move(*lock);
+  }
   return ok_status();
 }
 
@@ -216,8 +225,14 @@ Status Supervisor::pipe_stream(Worker& worker, Streams kind, int& child_end_out,
   Stream& stream = is_out ? worker.out : worker.err;
   const int console = !is_out || options_.tagged_stdout == TaggedStdout::to_stderr ? 2 : 1;
   stream.fd = std::move(pipe->read);
-  stream.console = where == Destination::file ? -1 : console;
-  stream.file = where == Destination::console ? -1 : (is_out ? logs_[index].out : logs_[index].err).get();
+  stream.kind = kind;
+  stream.console = where == Destination::file
+                       ? OutputSink()
+                       : OutputSink(console, fmt::format("/dev/std{}", console == 1 ? "out" : "err"));
+  if (where != Destination::console) {
+    const auto& logs = logs_[index];
+    stream.file = OutputSink((is_out ? logs.out : logs.err).get(), (is_out ? logs.out_path : logs.err_path).string());
+  }
   stream.tail = is_out ? nullptr : &worker.tail;
   stream.tagger = LineTagger(options_.rank_tag == RankTag::on ? fmt::format("[{}] ", rank) : "", options_.timestamps);
   child_end = std::move(pipe->write);
@@ -246,6 +261,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
     if (other.err.fd.valid()) setup.close_fds.push_back(other.err.fd.get());
   }
   for (const auto& report : reports_) setup.close_fds.push_back(report.get());
+  if (log_lock_.valid()) setup.close_fds.push_back(log_lock_.get());
   auto child = start_child(target_, setup);
   if (!child.ok()) return child.error();
   worker.result.pid = child->pid;
@@ -317,21 +333,23 @@ void Supervisor::handle_signals() {
   }
 }
 
+// A failed write (a full disk, a closed pipe) does not stop the group: the
+// sink counts what it lost, and the worker's pipe is still drained.
 void Supervisor::route(Stream& stream, std::string_view data) {
   if (stream.tail != nullptr) stream.tail->feed(data);
-  if (stream.file >= 0) (void)write_all(stream.file, data, "worker output");  // a full disk must not stop the group
-  if (stream.console < 0) return;
+  stream.file.write(data);
+  if (!stream.console.valid()) return;
   std::string lines;
   stream.tagger.feed(data, lines);
-  (void)write_all(stream.console, lines, "worker output");
+  stream.console.write(lines);
 }
 
 // Prints a stream's unfinished last line, if any, and closes it.
 void Supervisor::finish_stream(Stream& stream) {
-  if (stream.console >= 0) {
+  if (stream.console.valid()) {
     std::string rest;
     stream.tagger.finish(rest);
-    (void)write_all(stream.console, rest, "worker output");
+    stream.console.write(rest);
   }
   stream.fd.reset();
 }
@@ -420,9 +438,35 @@ void Supervisor::abandon_attempt() {
   drain_streams();
 }
 
+// The warning that stream `kind` of rank `rank` had `split` lines over max_line_bytes, cut on the console;
+// `file` is its log file (invalid: none), which holds them whole.
+std::string split_lines_warning(int rank, Streams kind, std::uint64_t split, const OutputSink& file) {
+  const bool one = split == 1;
+  const auto mib = max_line_bytes >> 20;
+  return fmt::format(
+      "rank {}'s {} had {} longer than {} MiB; the console got {} in pieces of {} MiB, each a line of its own{}", rank,
+      kind == Streams::err ? "stderr" : "stdout", one ? "a line" : fmt::format("{} lines", split), mib,
+      one ? "it" : "them", mib,
+      file.valid() ? fmt::format(" ({} holds {} whole)", file.name(), one ? "it" : "them") : std::string());
+}
+
+// Records the output of `worker` that could not be written, and warns of lines split on the console.
+void Supervisor::note_output_problems(const Worker& worker) {
+  const int rank = worker.result.rank;
+  for (const Stream* stream : {&worker.out, &worker.err}) {
+    for (const OutputSink* sink : {&stream->file, &stream->console}) {
+      if (sink->error() != 0) output_losses_.push_back({rank, stream->kind, sink->name(), sink->error(), sink->lost()});
+    }
+    if (const auto split = stream->tagger.split_lines(); split > 0 && stream->console.valid()) {
+      warnings_.push_back(split_lines_warning(rank, stream->kind, split, stream->file));
+    }
+  }
+}
+
 GroupResult Supervisor::collect(int restart) {
   GroupResult result;
   for (auto& worker : workers_) {
+    note_output_problems(worker);
     worker.result.stderr_tail = worker.tail.text();
     result.workers.push_back(worker.result);
   }
@@ -430,6 +474,7 @@ GroupResult Supervisor::collect(int restart) {
   result.restarts = restart;
   result.forwarded_signal = forwarded_signal_;
   result.warnings = warnings_;
+  result.output_losses = output_losses_;
   return result;
 }
 

@@ -76,13 +76,17 @@ using ChildFunction = std::function<int(const WorkerSpec&)>;
 // Where workers' stdout and stderr go.
 enum class Output {
   inherit,  // straight to mptrain's own stdout/stderr
-  tagged,   // to the console: whole lines, never interleaved mid-line, each prefixed as GroupOptions says
+  // To the console: whole lines (up to max_line_bytes), never interleaved
+  // mid-line, each prefixed as GroupOptions says.
+  tagged,
   // To files under GroupOptions::log_dir as its `redirects` and `tee` say,
   // the rest to the console as with `tagged`. The files hold the bytes as
   // written (no tag, no timestamp): rank-R.out and rank-R.err, or with
   // max_restarts > 0 attempt-A/rank-R.out and .err for each attempt A
   // (0, 1, ...) with rank-R.out and .err links to the latest attempt's
   // (LogLayout::per_attempt); each file is truncated when its attempt starts.
+  // The directory is locked for the group's life (lock_log_dir), so a second
+  // group cannot write there at the same time.
   log_dir,
 };
 
@@ -138,6 +142,9 @@ struct GroupResult {
   int restarts = 0;                   // restarts that were made
   int forwarded_signal = 0;           // a signal mptrain received and forwarded (0: none)
   std::vector<std::string> warnings;  // non-fatal problems (e.g. memory binding refused by the kernel)
+  // Workers' output that could not be written to the console or a log file
+  // (a full disk, a closed pipe), in every attempt; the workers ran on.
+  std::vector<OutputLoss> output_losses;
 
   // 0 when every worker succeeded; the first failing worker's shell code otherwise.
   int exit_code() const;
@@ -155,7 +162,8 @@ std::string signal_name(int signal);
 // restart then); after such a stop or a failure, processes the workers left
 // in that group are killed.
 // Returns an Error when a worker cannot be started at all (command not found,
-// not executable, log file not writable, pinning refused: the message says so);
+// not executable, log file not writable, log directory in use by another
+// run, pinning refused: the message says so);
 // workers already started are then killed and reaped.
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
                               const GroupOptions& options);

@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <system_error>
@@ -132,6 +136,25 @@ void LineTagger::emit(std::string_view line, std::string& out) const {
   out += '\n';
 }
 
+void LineTagger::cut_pieces(std::string& out) {
+  if (partial_.size() <= max_line_) return;
+  if (!splitting_) ++split_lines_;
+  splitting_ = true;
+  std::size_t start = 0;
+  for (; partial_.size() - start > max_line_; start += max_line_) {
+    emit(std::string_view(partial_).substr(start, max_line_), out);
+  }
+  partial_.erase(0, start);
+}
+
+void LineTagger::emit_held(std::string& out) {
+  cut_pieces(out);
+  emit(partial_, out);
+  partial_.clear();
+  if (partial_.capacity() > 1024 * 1024) partial_.shrink_to_fit();  // a line of megabytes is rare: give it back
+  splitting_ = false;
+}
+
 void LineTagger::feed(std::string_view data, std::string& out) {
   stamp();
   while (!data.empty()) {
@@ -140,26 +163,54 @@ void LineTagger::feed(std::string_view data, std::string& out) {
       partial_ += data;
       break;
     }
-    if (partial_.empty()) {
-      emit(data.substr(0, newline), out);
+    if (partial_.empty() && newline <= max_line_) {
+      emit(data.substr(0, newline), out);  // the common case: a whole line in one piece of input
     } else {
       partial_ += data.substr(0, newline);
-      emit(partial_, out);
-      partial_.clear();
+      emit_held(out);
     }
     data.remove_prefix(newline + 1);
   }
-  if (partial_.size() > max_line_) {
-    emit(partial_, out);
-    partial_.clear();
-  }
+  cut_pieces(out);
 }
 
 void LineTagger::finish(std::string& out) {
   if (partial_.empty()) return;
   stamp();
-  emit(partial_, out);
-  partial_.clear();
+  emit_held(out);
+}
+
+namespace {
+
+// Waits until `fd` can be written (or has an error the next write reports).
+void wait_writable(int fd) {
+  pollfd entry{fd, POLLOUT, 0};
+  while (::poll(&entry, 1, -1) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+OutputSink::OutputSink(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+
+void OutputSink::write(std::string_view data) {
+  if (fd_ < 0) return;
+  while (error_ == 0 && !data.empty()) {
+    const ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EAGAIN) {
+      wait_writable(fd_);
+    } else if (n == 0 || errno != EINTR) {
+      error_ = n < 0 ? errno : EIO;
+    }
+  }
+  lost_ += data.size();
+}
+
+std::string OutputLoss::describe() const {
+  return fmt::format("rank {}'s {}: {} {} not written to {}: {}", rank, stream == Streams::err ? "stderr" : "stdout",
+                     bytes, bytes == 1 ? "byte" : "bytes", destination, std::strerror(error));
 }
 
 TailBuffer::TailBuffer(std::size_t max_lines, std::size_t max_line) : max_lines_(max_lines), max_line_(max_line) {}
@@ -265,10 +316,59 @@ Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLay
           return linked.error();
       }
       (stream == Streams::out ? rank_logs.out : rank_logs.err) = std::move(*fd);
+      (stream == Streams::out ? rank_logs.out_path : rank_logs.err_path) = files_dir / name;
     }
     logs.push_back(std::move(rank_logs));
   }
   return logs;
+}
+
+namespace {
+
+// The pid written in the lock file `fd`; 0 when it holds none.
+long lock_holder(int fd) {
+  char text[32] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0) return 0;
+  const auto pid = parse_u64(trim(std::string_view(text, static_cast<std::size_t>(n))));
+  return pid && *pid <= static_cast<std::uint64_t>(INT_MAX) ? static_cast<long>(*pid) : 0;
+}
+
+// The message for a log directory `dir` whose lock file `fd` another process holds.
+std::string in_use_message(const std::filesystem::path& dir, int fd) {
+  const long pid = lock_holder(fd);
+  return fmt::format(
+      "--log-dir {} is in use by another mptrain run{}; wait for that run to end or give this one another "
+      "directory (two runs would mix their workers' logs)",
+      dir.string(), pid > 0 ? fmt::format(" (pid {})", pid) : std::string());
+}
+
+// Replaces the contents of lock file `fd` (at `path`) with this process's pid.
+Status write_pid(int fd, const std::filesystem::path& path) {
+  const auto text = fmt::format("{}\n", ::getpid());
+  if (::ftruncate(fd, 0) != 0) return errno_error("cannot write the lock file", path.string());
+  const ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
+  if (n != static_cast<ssize_t>(text.size())) return errno_error("cannot write the lock file", path.string());
+  return ok_status();
+}
+
+}  // namespace
+
+Result<UniqueFd> lock_log_dir(const std::filesystem::path& dir) {
+  if (auto made = make_log_directory(dir); !made.ok()) return made.error();
+  const auto path = dir / log_lock_name;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644));
+  if (!fd.valid()) return errno_error("cannot create the log directory's lock file", path.string());
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return Error{fmt::format("the lock file {} is not a regular file; remove it", path.string())};
+  }
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return Error{in_use_message(dir, fd.get())};
+    if (errno != EINTR) return errno_error("cannot lock", path.string());
+  }
+  if (auto written = write_pid(fd.get(), path); !written.ok()) return written.error();
+  return fd;
 }
 
 }  // namespace mptrain::procmgr

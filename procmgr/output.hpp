@@ -1,11 +1,13 @@
 // Workers' output: which streams go to log files and which to the console
 // (torchrun's redirects and tee), whole console lines with an optional
-// timestamp and rank tag, the log files of each attempt, and the last lines
-// of a stream for the failure summary.
+// timestamp and rank tag, writes that count what a failing destination lost,
+// the log files of each attempt and the lock on their directory, and the
+// last lines of a stream for the failure summary.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -56,30 +58,83 @@ enum class Timestamps { off, on };
 // `time` as local wall-clock time to the millisecond, "2026-11-22T03:10:11.123".
 std::string format_timestamp(std::chrono::system_clock::time_point time);
 
+// The longest line LineTagger holds whole by default: 16 MiB.
+inline constexpr std::size_t max_line_bytes = 16 * 1024 * 1024;
+
 // Splits a byte stream into whole lines, each emitted with a prefix.
 class LineTagger {
  public:
   // Lines get `tag` (e.g. "[1] "; "" for none), preceded with
   // Timestamps::on by format_timestamp() of the time the line's end was fed
-  // and a space; a partial line longer than `max_line` bytes is emitted as a
-  // line of its own.
-  explicit LineTagger(std::string tag, Timestamps timestamps = Timestamps::off, std::size_t max_line = 64 * 1024);
+  // and a space; a line longer than `max_line` bytes is emitted in pieces of
+  // `max_line` bytes, each a line of its own.
+  explicit LineTagger(std::string tag, Timestamps timestamps = Timestamps::off, std::size_t max_line = max_line_bytes);
 
   // Appends to `out` every line completed by `data`, prefixed and with its
   // newline; an unfinished last line is held back for later calls.
   void feed(std::string_view data, std::string& out);
   // Appends the held unfinished line (if any), prefixed and newline-terminated.
   void finish(std::string& out);
+  // How many lines so far were longer than `max_line` and emitted in pieces.
+  std::uint64_t split_lines() const { return split_lines_; }
 
  private:
   void stamp();
   void emit(std::string_view line, std::string& out) const;
+  // Emits pieces of `max_line_` bytes from the held line while it is longer.
+  void cut_pieces(std::string& out);
+  // Emits the held line (in pieces when long) and clears it.
+  void emit_held(std::string& out);
 
   std::string tag_;
   Timestamps timestamps_;
   std::size_t max_line_;
   std::string partial_;
   std::string stamp_;  // the timestamp and space of the lines emitted by the current call
+  std::uint64_t split_lines_ = 0;
+  bool splitting_ = false;  // the held line continues one already emitted in part
+};
+
+// One destination of a worker's stream, a log file or the console, that
+// writes everything it is given until a write fails, then writes nothing
+// more and counts the bytes it did not write.
+class OutputSink {
+ public:
+  // A sink that writes nothing and loses nothing (a stream not sent there).
+  OutputSink() = default;
+  // A sink writing to `fd` (not owned), named `name` in messages ("/dev/stdout", a log file's path).
+  OutputSink(int fd, std::string name);
+
+  // True when the sink has a destination.
+  bool valid() const { return fd_ >= 0; }
+  // Writes all of `data`, retrying on EINTR and short writes and waiting
+  // while a non-blocking `fd` is full; after a failed write (now or
+  // before) the bytes not written are counted instead.
+  void write(std::string_view data);
+  // The errno of the first failed write; 0 while none failed.
+  int error() const { return error_; }
+  // The bytes not written since the first failed write.
+  std::uint64_t lost() const { return lost_; }
+  // The destination's name, as given.
+  const std::string& name() const { return name_; }
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+  int error_ = 0;
+  std::uint64_t lost_ = 0;
+};
+
+// Output of a worker that mptrain could not write where it was to go.
+struct OutputLoss {
+  int rank = 0;
+  Streams stream = Streams::out;  // out or err
+  std::string destination;        // "/dev/stdout", "/dev/stderr" or a log file's path
+  int error = 0;                  // errno of the first failed write
+  std::uint64_t bytes = 0;        // bytes not written from that write on
+
+  // "rank 0's stdout: 123456 bytes not written to /dev/stdout: No space left on device".
+  std::string describe() const;
 };
 
 // The last few lines of a byte stream.
@@ -117,10 +172,12 @@ struct LoggedStreams {
   Streams streams = Streams::none;
 };
 
-// One rank's open log files; a descriptor is invalid for a stream not logged.
+// One rank's open log files; a descriptor is invalid (and its path empty) for a stream not logged.
 struct RankLogs {
   UniqueFd out;
   UniqueFd err;
+  std::filesystem::path out_path;
+  std::filesystem::path err_path;
 };
 
 // Creates `dir` (and with LogLayout::per_attempt its attempt-`attempt`
@@ -132,5 +189,15 @@ struct RankLogs {
 // `ranks`, or an Error naming the path that cannot be created or written.
 Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLayout layout, int attempt,
                                         const std::vector<LoggedStreams>& ranks);
+
+// The file in a log directory that a run holding it locks: ".mptrain.lock".
+inline constexpr std::string_view log_lock_name = ".mptrain.lock";
+
+// Creates `dir` if needed and takes an exclusive advisory lock (flock) on
+// its lock file (log_lock_name), writing this process's pid there; the lock
+// lasts while the returned descriptor is open. Returns an Error saying
+// "--log-dir DIR is in use by another mptrain run (pid N)" when another
+// process holds it, or naming the path that cannot be created or opened.
+Result<UniqueFd> lock_log_dir(const std::filesystem::path& dir);
 
 }  // namespace mptrain::procmgr

@@ -1,5 +1,6 @@
 #include "procmgr/group.hpp"
 
+#include <fcntl.h>
 #include <numaif.h>
 #include <poll.h>
 #include <sched.h>
@@ -47,6 +48,27 @@ GroupOptions quick_options() {
   options.grace = 2000ms;
   return options;
 }
+
+// Points descriptor `fd` at file `path`, opened for writing, until destroyed.
+class Redirect {
+ public:
+  Redirect(int fd, const std::filesystem::path& path) : fd_(fd), saved_(::dup(fd)) {
+    std::fflush(nullptr);
+    UniqueFd target(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    REQUIRE(target.valid());
+    REQUIRE(::dup2(target.get(), fd_) == fd_);
+  }
+  ~Redirect() {
+    std::fflush(nullptr);
+    ::dup2(saved_.get(), fd_);
+  }
+  Redirect(const Redirect&) = delete;
+  Redirect& operator=(const Redirect&) = delete;
+
+ private:
+  int fd_;
+  UniqueFd saved_;
+};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -407,4 +429,85 @@ TEST_CASE("a restarted attempt's stderr tail holds that attempt's lines only") {
   CHECK(result->exit_code() == 4);
   CHECK(first_tail == "attempt 0");
   CHECK(result->workers[0].stderr_tail == "attempt 1");
+}
+
+TEST_CASE("console output that cannot be written is a loss per rank and stream, and the workers run to their end") {
+  const Program program{{"sh", "-c", "echo out; echo err >&2; echo done > \"$MARK.$TEST_RANK\""}};
+  const auto dir = make_temp_dir();
+  auto group = specs(2);
+  for (auto& spec : group) spec.env.push_back("MARK=" + (dir / "done").string());
+  auto options = quick_options();
+  options.output = Output::tagged;
+  Result<GroupResult> result = Error{"not run"};
+  {
+    Redirect out(1, "/dev/full");
+    Redirect err(2, "/dev/full");
+    result = run_group(group, program, options);
+  }
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  REQUIRE(result->output_losses.size() == 4);
+  for (const auto& loss : result->output_losses) {
+    CHECK(loss.error == ENOSPC);
+    CHECK(loss.bytes == 8);  // "[R] out\n", "[R] err\n"
+    CHECK(loss.destination == (loss.stream == Streams::err ? "/dev/stderr" : "/dev/stdout"));
+  }
+  CHECK(slurp(dir / "done.0") == "done\n");
+  CHECK(slurp(dir / "done.1") == "done\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a worker's line of megabytes reaches the console whole, tagged once") {
+  const auto dir = make_temp_dir();
+  auto options = quick_options();
+  options.output = Output::tagged;
+  Result<GroupResult> result = Error{"not run"};
+  {
+    Redirect out(1, dir / "console");
+    result = run_group(
+        specs(2),
+        [](const WorkerSpec& spec) {
+          const std::string line(2 * 1024 * 1024, static_cast<char>('a' + spec.rank));
+          for (std::size_t at = 0; at < line.size(); at += 4096) {
+            std::fwrite(line.data() + at, 1, 4096, stdout);
+            std::fflush(stdout);
+          }
+          std::fputs("\n", stdout);
+          return 0;
+        },
+        options);
+  }
+  REQUIRE(result.ok());
+  CHECK(result->output_losses.empty());
+  std::istringstream console(slurp(dir / "console"));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(console, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 2);
+  for (const auto& line : lines) {
+    REQUIRE(line.size() == 4 + 2 * 1024 * 1024);
+    const char letter = line[1] == '0' ? 'a' : 'b';
+    CHECK(line.find_first_not_of(letter, 4) == std::string::npos);
+  }
+  CHECK(lines[0].substr(0, 4) != lines[1].substr(0, 4));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a log directory another group holds is refused before any worker starts") {
+  const auto dir = make_temp_dir();
+  auto held = lock_log_dir(dir / "logs");
+  REQUIRE(held.ok());
+  auto options = quick_options();
+  options.output = Output::log_dir;
+  options.log_dir = dir / "logs";
+  auto result = run_group(specs(1), Program{{"touch", (dir / "ran").string()}}, options);
+  REQUIRE_FALSE(result.ok());
+  CHECK(
+      result.error().message.starts_with("--log-dir " + (dir / "logs").string() + " is in use by another mptrain run"));
+  CHECK_FALSE(std::filesystem::exists(dir / "ran"));
+  CHECK_FALSE(std::filesystem::exists(dir / "logs/rank-0.out"));
+  held->reset();
+  result = run_group(specs(1), Program{{"touch", (dir / "ran").string()}}, options);
+  REQUIRE(result.ok());
+  CHECK(std::filesystem::exists(dir / "ran"));
+  std::filesystem::remove_all(dir);
 }

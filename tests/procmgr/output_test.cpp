@@ -1,16 +1,20 @@
 #include "procmgr/output.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "tests/procmgr/temp_files.hpp"
 
@@ -105,14 +109,54 @@ TEST_CASE("two streams fed in alternating pieces never mix within a line") {
   CHECK(out == "[0] aaaAAA\n[1] bbbBBB\n[1] ccc\n");
 }
 
-TEST_CASE("empty lines are kept and an over-long partial line is emitted") {
+TEST_CASE("empty lines are kept and an over-long partial line is emitted in pieces of the limit") {
   LineTagger tagger("> ", Timestamps::off, 4);
   std::string out;
   tagger.feed("\n", out);
   CHECK(out == "> \n");
   out.clear();
-  tagger.feed("abcdef", out);
-  CHECK(out == "> abcdef\n");
+  tagger.feed("abcdefghi", out);
+  CHECK(out == "> abcd\n> efgh\n");  // "i" may still be followed by more of the line
+  tagger.feed("j\n", out);
+  CHECK(out == "> abcd\n> efgh\n> ij\n");
+  CHECK(tagger.split_lines() == 1);
+}
+
+TEST_CASE("a line of exactly the limit is whole, one byte more is split, a long complete line too") {
+  LineTagger tagger("", Timestamps::off, 4);
+  std::string out;
+  tagger.feed("abcd", out);
+  tagger.feed("\n", out);
+  CHECK(out == "abcd\n");
+  CHECK(tagger.split_lines() == 0);
+  out.clear();
+  tagger.feed("abcde\n12345678\nxy\n", out);
+  CHECK(out == "abcd\ne\n1234\n5678\nxy\n");
+  CHECK(tagger.split_lines() == 2);
+  out.clear();
+  tagger.feed("vwxyz", out);
+  tagger.finish(out);
+  CHECK(out == "vwxy\nz\n");
+  CHECK(tagger.split_lines() == 3);
+}
+
+TEST_CASE("lines of megabytes fed in small pieces by two streams come out whole, tagged once") {
+  const std::string first_line(3 * 1024 * 1024, 'a');
+  const std::string second_line(3 * 1024 * 1024, 'b');
+  LineTagger first("[0] ");
+  LineTagger second("[1] ");
+  std::string out;
+  for (std::size_t at = 0; at < first_line.size(); at += 16 * 1024) {
+    first.feed(std::string_view(first_line).substr(at, 16 * 1024), out);
+    second.feed(std::string_view(second_line).substr(at, 16 * 1024), out);
+  }
+  CHECK(out.empty());
+  second.feed("b\n", out);
+  first.feed("\n", out);
+  const bool whole = out == "[1] " + second_line + "b\n[0] " + first_line + "\n";  // not printed: megabytes
+  CHECK(whole);
+  CHECK(first.split_lines() + second.split_lines() == 0);
+  CHECK(max_line_bytes == 16u * 1024 * 1024);
 }
 
 TEST_CASE("the tail keeps the last lines only") {
@@ -296,5 +340,99 @@ TEST_CASE("a log directory that cannot be written is an error naming the file") 
   REQUIRE_FALSE(logs.ok());
   CHECK(logs.error().message ==
         "cannot write the log file " + (dir / "ro/rank-0.out").string() + ": Permission denied");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a sink to /dev/full keeps the first error and counts every byte it could not write") {
+  mptrain::UniqueFd full(::open("/dev/full", O_WRONLY | O_CLOEXEC));
+  REQUIRE(full.valid());
+  OutputSink sink(full.get(), "/dev/full");
+  sink.write("hello\n");
+  sink.write(std::string(100000, 'x'));
+  CHECK(sink.error() == ENOSPC);
+  CHECK(sink.lost() == 100006);
+  CHECK(sink.name() == "/dev/full");
+  OutputSink none;
+  none.write("dropped");
+  CHECK_FALSE(none.valid());
+  CHECK(none.error() == 0);
+  CHECK(none.lost() == 0);
+}
+
+TEST_CASE("a sink to a pipe whose reader left stops at EPIPE and writes nothing more") {
+  auto pipe = mptrain::make_pipe(mptrain::PipeMode::blocking);
+  REQUIRE(pipe.ok());
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
+  OutputSink sink(pipe->write.get(), "/dev/stdout");
+  sink.write("read\n");
+  char buffer[16] = {};
+  REQUIRE(::read(pipe->read.get(), buffer, sizeof buffer) == 5);
+  pipe->read.reset();
+  sink.write("lost\n");
+  ::sigaction(SIGPIPE, &previous, nullptr);
+  CHECK(sink.error() == EPIPE);
+  CHECK(sink.lost() == 5);
+}
+
+TEST_CASE("a sink to a full non-blocking pipe waits for room instead of losing bytes") {
+  auto pipe = mptrain::make_pipe(mptrain::PipeMode::nonblocking_both);
+  REQUIRE(pipe.ok());
+  const std::string data(1024 * 1024, 'z');  // far more than a pipe holds
+  std::size_t received = 0;
+  std::thread reader([&] {
+    ::fcntl(pipe->read.get(), F_SETFL, 0);  // blocking reads
+    char buffer[65536];
+    for (ssize_t n; (n = ::read(pipe->read.get(), buffer, sizeof buffer)) > 0;) received += static_cast<std::size_t>(n);
+  });
+  OutputSink sink(pipe->write.get(), "pipe");
+  sink.write(data);
+  pipe->write.reset();
+  reader.join();
+  CHECK(sink.error() == 0);
+  CHECK(sink.lost() == 0);
+  CHECK(received == data.size());
+}
+
+TEST_CASE("a loss names the rank, the stream, the bytes, the destination and why") {
+  CHECK(OutputLoss{0, Streams::out, "/dev/stdout", ENOSPC, 123456}.describe() ==
+        "rank 0's stdout: 123456 bytes not written to /dev/stdout: No space left on device");
+  CHECK(OutputLoss{3, Streams::err, "logs/rank-3.err", EPIPE, 1}.describe() ==
+        "rank 3's stderr: 1 byte not written to logs/rank-3.err: Broken pipe");
+}
+
+TEST_CASE("a log directory is locked by one holder at a time, which it names") {
+  const auto dir = make_temp_dir();
+  {
+    auto held = lock_log_dir(dir / "logs");
+    REQUIRE(held.ok());
+    CHECK(slurp(dir / "logs" / std::string(log_lock_name)) == std::to_string(::getpid()) + "\n");
+    auto refused = lock_log_dir(dir / "logs");  // another open file description: flock refuses it
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.starts_with("--log-dir " + (dir / "logs").string() +
+                                              " is in use by another mptrain run (pid " + std::to_string(::getpid()) +
+                                              "); wait for that run to end"));
+  }
+  auto again = lock_log_dir(dir / "logs");  // released with its descriptor
+  CHECK(again.ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a lock file that is a link or a directory is refused") {
+  const auto dir = make_temp_dir();
+  std::filesystem::create_directory(dir / "a");
+  std::filesystem::create_symlink(dir / "elsewhere", dir / "a" / std::string(log_lock_name));
+  auto linked = lock_log_dir(dir / "a");
+  REQUIRE_FALSE(linked.ok());
+  CHECK(linked.error().message.starts_with("cannot create the log directory's lock file " +
+                                           (dir / "a/.mptrain.lock").string()));
+  CHECK_FALSE(std::filesystem::exists(dir / "elsewhere"));
+  std::filesystem::create_directories(dir / "b" / std::string(log_lock_name));
+  auto directory = lock_log_dir(dir / "b");
+  REQUIRE_FALSE(directory.ok());
+  CHECK(directory.error().message.starts_with("cannot create the log directory's lock file " +
+                                              (dir / "b/.mptrain.lock").string()));
   std::filesystem::remove_all(dir);
 }

@@ -40,6 +40,7 @@ not_started "cannot write the log file $WORK/taken/rank-0.out: Is a directory" -
 if [[ $(id -u) != 0 ]]; then
   mkdir "$WORK/read-only"
   chmod 555 "$WORK/read-only"
-  not_started "cannot write the log file $WORK/read-only/rank-0.out: Permission denied" -n 1 --log-dir "$WORK/read-only"
+  not_started "cannot create the log directory's lock file $WORK/read-only/.mptrain.lock: Permission denied" \
+    -n 1 --log-dir "$WORK/read-only"
   not_started "cannot create the log directory $WORK/read-only/logs" -n 1 --log-dir "$WORK/read-only/logs"
 fi
