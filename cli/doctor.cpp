@@ -57,7 +57,9 @@ struct DoctorOptions {
 // The longest --duration accepted: one day.
 constexpr double max_duration_s = 86400;
 // The shortest and longest --interval accepted.
-constexpr std::chrono::milliseconds min_interval{10};
+// (Below 50 ms a sample of a busy machine takes about as long as the interval:
+// the doctor would cost a CPU and still not sample when asked.)
+constexpr std::chrono::milliseconds min_interval{50};
 constexpr std::chrono::seconds max_interval{60};
 
 // How the watched job ended: CMD's shell code (0 without `-- CMD`) and the
@@ -182,7 +184,16 @@ int watch_for(monitor::LiveMonitor& monitor, double duration_s, procmgr::SignalR
 WatchOutcome watch_processes(monitor::LiveMonitor& monitor, const DoctorOptions& o) {
   const auto relay = value_or_fail(procmgr::SignalRelay::install());
   if (!o.json) print_note(fmt::format("mptrain doctor: sampling for {:g} s…\n", o.duration_s));
-  return {0, watch_for(monitor, o.duration_s, *relay)};
+  const double start = monitor::monotonic_seconds();
+  const int signal = watch_for(monitor, o.duration_s, *relay);
+  if (!o.pids.empty() && monitor.all_gone()) {
+    print_note(
+        fmt::format("mptrain doctor: {} exited after {:.1f} s of the {:g} s asked for; the report covers the "
+                    "time {} ran\n",
+                    o.pids.size() == 1 ? "the watched process" : "every watched process",
+                    monitor::monotonic_seconds() - start, o.duration_s, o.pids.size() == 1 ? "it" : "they"));
+  }
+  return {0, signal};
 }
 
 // Runs the command under procmgr (which forwards signals to it), feeding the
@@ -293,7 +304,7 @@ void check_options(const DoctorOptions& o) {
   check_thresholds(o.thresholds);
 }
 
-// Refuses a --pid that is gone or a zombie: there would be nothing to watch.
+// Refuses a --pid that is gone, a zombie or a kernel thread: there would be no job to watch.
 void check_pids(const monitor::MonitorOptions& options) {
   for (pid_t pid : options.pids) {
     if (::kill(pid, 0) != 0 && errno == ESRCH) usage_failure("--pid {}: no such process", pid);
@@ -304,7 +315,25 @@ void check_pids(const monitor::MonitorOptions& options) {
           "reap it, so nothing is left to watch",
           pid, pid, stat->comm, stat->ppid);
     }
+    if (stat.ok() && stat->kernel_thread) {
+      usage_failure(
+          "--pid {}: {} is a kernel thread, not a process of a job: the doctor judges user processes; give the "
+          "pid of a program (see ps -e)",
+          pid, stat->comm);
+    }
   }
+}
+
+// Says when the intervals came out much longer than --interval: sampling
+// could not keep up (too many threads for the interval, or a loaded machine).
+void warn_slow_sampling(const monitor::Diagnosis& diagnosis, const DoctorOptions& o) {
+  if (diagnosis.intervals < 2) return;
+  const double mean = diagnosis.duration_s / diagnosis.intervals;
+  if (mean <= 1.5 * o.interval_s) return;
+  print_warning(
+      fmt::format("sampling could not keep up: intervals of {:.0f} ms on average for the {:.0f} ms asked "
+                  "(--interval); give a longer --interval",
+                  1000 * mean, 1000 * o.interval_s));
 }
 
 // Prints `diagnosis` as text or JSON (with --threads, its threads too); a
@@ -335,6 +364,7 @@ int run_doctor(const DoctorOptions& o) {
   observers.monitor = &monitor;
   const auto outcome = o.command.empty() ? watch_processes(monitor, o) : watch_command(monitor, o);
   const auto diagnosis = monitor.diagnosis();
+  warn_slow_sampling(diagnosis, o);
   print_diagnosis(diagnosis, outcome, o);
   write_trace(observers, o, outcome);
   return exit_code_for(diagnosis.verdict, o.fail_on, outcome);
@@ -348,7 +378,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
       "doctor", "Diagnose CPU oversubscription: the whole machine, --pid P..., or `-- CMD ARGS...` run until it exits");
   command->add_option("--duration", o->duration_s, "Seconds to sample the machine or --pid processes")
       ->transform(bounded(fmt::format("above 0 and at most {}", max_duration_s),
-                      [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
+                          [](double seconds) { return seconds > 0 && seconds <= max_duration_s; }));
   command->add_option("--pid", o->pids, "Watch this process and its threads (repeatable)")->transform(whole_number(1));
   add_interval_option(*command, o->interval_s);
   add_every_option(*command, o->every_s);

@@ -57,7 +57,7 @@ std::string failure_message(const procmgr::GroupResult& result, std::string_view
   }
   if (!worker.stderr_tail.empty()) {
     message += fmt::format("\nlast lines of rank {}'s stderr:", worker.rank);
-    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", line);
+    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", printable(line));
   }
   return message;
 }

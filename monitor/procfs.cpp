@@ -78,7 +78,11 @@ Result<TaskStat> parse_task_stat(std::string_view text) {
   const auto stime = parse_u64(words[15 - 3]);
   const auto threads = parse_u64(words[20 - 3]);
   const auto cpu = parse_u64(words[last_cpu_index]);
-  if (!pid || !ppid || !utime || !stime || !threads || !cpu) return Error{"malformed stat line (bad number)"};
+  const auto flags = parse_u64(words[9 - 3]);
+  if (!pid || !ppid || !utime || !stime || !threads || !cpu || !flags) {
+    return Error{"malformed stat line (bad number)"};
+  }
+  constexpr std::uint64_t pf_kthread = 0x00200000;  // include/linux/sched.h
   stat.pid = static_cast<pid_t>(*pid);
   stat.comm = std::string(text.substr(open + 1, close - open - 1));
   stat.state = words[0][0];
@@ -87,6 +91,7 @@ Result<TaskStat> parse_task_stat(std::string_view text) {
   stat.stime_ticks = *stime;
   stat.num_threads = static_cast<int>(*threads);
   stat.last_cpu = static_cast<int>(*cpu);
+  stat.kernel_thread = (*flags & pf_kthread) != 0;
   return stat;
 }
 

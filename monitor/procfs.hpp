@@ -28,7 +28,8 @@ struct TaskStat {
   std::uint64_t utime_ticks = 0;
   std::uint64_t stime_ticks = 0;
   int num_threads = 0;
-  int last_cpu = -1;  // field 39: the CPU the task last ran on
+  int last_cpu = -1;           // field 39: the CPU the task last ran on
+  bool kernel_thread = false;  // field 9 (flags) has PF_KTHREAD: a kernel thread, no user process
 };
 
 // /proc/PID/task/TID/schedstat: the scheduler's run-time accounting.

@@ -137,7 +137,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      percent(d.cpu_utilization), percent(d.machine_cpu_utilization));
   out += d.cpu_pressure
              ? fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure))
-             : std::string("  CPU pressure (PSI):     not available on this kernel\n");
+             : std::string("  CPU pressure (PSI):     not available (no /proc/pressure/cpu, or PSI is off: boot with psi=1)\n");
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {

@@ -89,4 +89,25 @@ std::string shell_quote(std::string_view word) {
   return quoted + "'";
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // C1 controls (U+0080-U+009F) are 0xC2 0x80-0x9F in UTF-8; some terminals obey them.
+    const bool c1 = byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if ((byte < 0x20 && byte != '\t') || byte == 0x7F || c1) {
+      static constexpr char hex[] = "0123456789abcdef";
+      const unsigned char shown = c1 ? static_cast<unsigned char>(text[++i]) : byte;
+      out += "\\x";
+      out += hex[shown >> 4];
+      out += hex[shown & 0xF];
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace mptrain

@@ -32,3 +32,14 @@ TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest", "[u
   CHECK(shell_quote("") == "''");
   CHECK(shell_quote("$HOME;rm") == "'$HOME;rm'");
 }
+
+TEST_CASE("printable shows control characters as \\xHH and leaves text, tabs and UTF-8 alone") {
+  CHECK(printable("plain text\twith a tab") == "plain text\twith a tab");
+  CHECK(printable("\x1b[2J\x1b]0;title\x07") == "\\x1b[2J\\x1b]0;title\\x07");
+  CHECK(printable("cr\rnl\nnul") == "cr\\x0dnl\\x0anul");
+  CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(printable("del\x7f") == "del\\x7f");
+  CHECK(printable("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");
+  CHECK(printable("c1 \xc2\x9b"
+                  "31m") == "c1 \\x9b31m");
+}

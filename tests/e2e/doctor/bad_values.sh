@@ -54,17 +54,17 @@ mkdir "$WORK/empty-root"
 MPTRAIN_FSROOT="$WORK/empty-root" refused 1 "MPTRAIN_FSROOT=$WORK/empty-root: " --duration 0.1 --json
 MPTRAIN_FSROOT=/nonexistent refused 1 "MPTRAIN_FSROOT=/nonexistent" --fail-on never -- true
 
-# --interval: seconds, or a number with ms or s; 10ms to 60s.
+# --interval: seconds, or a number with ms or s; 50ms to 60s.
 for interval in 0.5 0.05 250ms 1s; do
   run_mptrain doctor --duration 0.2 --interval "$interval" --fail-on never --json
   expect_code 0
   expect_json '.verdict'
 done
-for interval in 0.001 5ms 61 61s nan nans inf -1 '' 1m 0.5h; do
+for interval in 0.001 5ms 10ms 0.049 61 61s nan nans inf -1 '' 1m 0.5h; do
   refused 2 "--interval" --interval "$interval" --duration 0.1
 done
-refused 2 "5ms is not from 10ms to 60s" --interval 5ms
-refused 2 "0.001 is not from 10ms to 60s" --interval 0.001
+refused 2 "5ms is not from 50ms to 60s" --interval 5ms
+refused 2 "0.001 is not from 50ms to 60s" --interval 0.001
 
 # A warning threshold above its maximum is named with both values.
 refused 2 "--warn-demand-ratio 5 is above --max-demand-ratio 2" --warn-demand-ratio 5 --max-demand-ratio 2
