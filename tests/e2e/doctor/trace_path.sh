@@ -26,7 +26,7 @@ expect_usage_error "--trace"
 
 # The command takes the trace's directory away: the write fails at the end.
 mkdir "$WORK/gone"
-run_mptrain doctor --json --fail-on never --trace "$WORK/gone/t.json" -- rmdir "$WORK/gone"
+run_mptrain doctor --json --fail-on never --trace "$WORK/gone/t.json" -- rm -r "$WORK/gone"
 expect_code 1
 expect_json '.verdict | type == "string"'
 expect_stderr '^mptrain: error: cannot write the trace: .*give another --trace path'

@@ -44,5 +44,5 @@ expect_report
 expect_json ".saved_model == null and (.save_error | test(\"No space left\")) and .test_samples == 32"
 expect_stderr "^mptrain: error: cannot save the model: .*No space left on device.*; $WORK/small/model.ckpt is as it was"
 cmp -s "$WORK/small/model.ckpt" "$WORK/good.ckpt" || fail "the earlier checkpoint changed"
-compgen -G "$WORK/small/model.ckpt.tmp*" >/dev/null && fail "a temporary file was left beside the checkpoint"
+compgen -G "$WORK/small/.mptrain-*" >/dev/null && fail "a temporary or lock file was left beside the checkpoint"
 exit 0
