@@ -199,7 +199,7 @@ Status check_name_fits(const std::filesystem::path& path) {
   for (const auto& part : path) {
     if (part.native().size() > NAME_MAX) return name_too_long(path, part.native(), NAME_MAX);
   }
-  const std::string& name = path.filename().native();
+  const std::string name = path.filename().native();
   const long name_max = ::pathconf(directory_of(path).c_str(), _PC_NAME_MAX);
   if (name_max > 0 && static_cast<long>(name.size()) > name_max) return name_too_long(path, name, name_max);
   return ok_status();
@@ -260,7 +260,7 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   const auto dir = directory_of(path);
   const std::string name = path.filename().string();
   auto dir_fd = open_directory(dir);
-  if (!dir_fd.ok()) return dir_fd.error();
+  if (!dir_fd.ok()) return Error{"cannot write " + target + ": " + dir_fd.error().message, dir_fd.error().code};
   const auto existing = stat_at(dir_fd->get(), name);
   // A file replaced is never readable by more people than it was, even while being written.
   auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);

@@ -176,7 +176,7 @@ TEST_CASE("check_not_input finds an input through a hard link and a symbolic lin
   CHECK(check_not_input(dir.path / "copy", inputs).ok());  // equal bytes, another file
 }
 
-TEST_CASE("an atomic write keeps the mode of the file it replaces; a new file gets 0666 less the umask", "[util]") {
+TEST_CASE("an atomic write keeps the mode of the file it replaces, and a new file gets 0666 less the umask", "[util]") {
   const TempDir dir("mptrain-mode");
   const mode_t mask = ::umask(022);
   REQUIRE(write_file_atomic(dir.path / "new", "x").ok());

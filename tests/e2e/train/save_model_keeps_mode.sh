@@ -65,6 +65,7 @@ chmod -R a+rX "$WORK/data"
 mkdir -m 777 "$WORK/shared"
 cp "$WORK/before" "$WORK/shared/model.ckpt"
 cp "$WORK/before" "$WORK/shared/before"
+chmod 644 "$WORK/shared/model.ckpt"  # nobody may read it, so it is seen to be a checkpoint
 setpriv --reuid "$nobody" --regid "$group" --clear-groups "$MPTRAIN" "${train[@]}" --save-model "$WORK/shared/model.ckpt" \
   >"$WORK/out" 2>"$WORK/err"
 code=$?
