@@ -7,6 +7,7 @@ trace="$WORK/t.json"
 
 "$MPTRAIN" doctor --json --fail-on never --interval 0.1 --trace "$trace" -- sleep 600 >"$WORK/first.out" 2>"$WORK/first.err" &
 first=$!
+trap 'kill -9 "$first" 2>/dev/null; rm -rf "$WORK"' EXIT  # never left sampling when a check fails
 # The first doctor holds the lock once its lock file names it.
 for _ in $(seq 300); do
   grep -qx "$first" "$WORK"/.mptrain-lock-* 2>/dev/null && break

@@ -15,6 +15,7 @@ ln -s "$WORK/models" "$WORK/via"
 # The first run trains until it is interrupted.
 "$MPTRAIN" "${train[@]}" --epochs 100000 --save-model "$WORK/models/model.ckpt" >"$WORK/first.out" 2>"$WORK/first.err" &
 first=$!
+trap 'kill -9 "$first" 2>/dev/null; rm -rf "$WORK"' EXIT  # never left training when a check fails
 wait_for_workers "$first" 1 >/dev/null || exit 1
 
 # refused_second PATH: a second run saving to PATH is refused before training, naming the first.
