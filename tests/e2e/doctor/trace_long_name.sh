@@ -14,3 +14,9 @@ jq -e '.traceEvents | type == "array"' "$trace" >/dev/null || fail "no trace wri
 run_mptrain doctor --trace "$WORK/$(name 256)" -- touch "$WORK/ran"
 expect_usage_error "--trace: the name t+… in .* is 256 bytes; its file system takes at most 255 \(NAME_MAX\)"
 [[ ! -e "$WORK/ran" ]] || fail "doctor ran its command before refusing the trace name"
+
+# A path longer than PATH_MAX: refused (exit 2) before the command runs, saying how long.
+long="$WORK/$(printf 'd/%.0s' $(seq 2100))t.json"
+run_mptrain doctor --trace "$long" -- touch "$WORK/ran"
+expect_usage_error "--trace: the path .* is ${#long} bytes; Linux takes at most 4095 \(PATH_MAX\): give a shorter path"
+[[ ! -e "$WORK/ran" ]] || fail "doctor ran its command before refusing the trace path"
