@@ -252,11 +252,7 @@ void check_output_options(const DoctorOptions& o) {
 // none without --trace.
 std::optional<FileLock> lock_trace(const DoctorOptions& o) {
   if (o.trace.empty()) return std::nullopt;
-  auto lock = FileLock::acquire(o.trace, "--trace " + o.trace);
-  if (lock.ok()) return std::move(lock).value();
-  const bool busy = lock.error().code == EWOULDBLOCK;
-  runtime_failure("{}; {}", lock.error().message,
-                  busy ? "wait for it to end, or give another --trace path" : "give another --trace path");
+  return value_or_fail(FileLock::acquire(o.trace, "--trace"));
 }
 
 // Writes the --trace file after the report; a failure is a runtime failure

@@ -233,12 +233,7 @@ void check_before_training(const TrainOptions& options, const hogwild::ModelLayo
 // without --save-model.
 std::optional<FileLock> lock_save_path(const TrainOptions& options) {
   if (options.save_model.empty()) return std::nullopt;
-  auto lock = FileLock::acquire(options.save_model, "--save-model " + options.save_model);
-  if (lock.ok()) return std::move(lock).value();
-  const bool busy = lock.error().code == EWOULDBLOCK;
-  runtime_failure(
-      "{}; {}", lock.error().message,
-      busy ? "wait for it to end, or give this run another --save-model path" : "give another --save-model path");
+  return value_or_fail(FileLock::acquire(options.save_model, "--save-model"));
 }
 
 // Loads `split` of --data into shared memory, checking the image size the models need.

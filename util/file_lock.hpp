@@ -27,11 +27,12 @@ namespace mptrain {
 class FileLock {
  public:
   // Locks `target` (not following: the lock file is in `target`'s own
-  // directory). When another process holds the lock, an Error "`what` is
-  // being written by another mptrain run (pid N)" whose code is
-  // EWOULDBLOCK; an Error naming the lock file and errno when it cannot be
-  // created or locked. Never waits.
-  static Result<FileLock> acquire(const std::filesystem::path& target, std::string_view what);
+  // directory), which the command was given as `option` ("--save-model").
+  // When another process holds the lock, an Error "OPTION TARGET is being
+  // written by another mptrain run (pid N); wait for it to end, or give
+  // another OPTION path" whose code is EWOULDBLOCK; an Error naming the
+  // lock file and errno when it cannot be created or locked. Never waits.
+  static Result<FileLock> acquire(const std::filesystem::path& target, std::string_view option);
 
   // The lock file's path for `target`.
   static std::filesystem::path lock_path(const std::filesystem::path& target);

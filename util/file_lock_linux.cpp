@@ -70,7 +70,7 @@ std::filesystem::path FileLock::lock_path(const std::filesystem::path& target) {
   return target.has_parent_path() ? target.parent_path() / name : std::filesystem::path(name);
 }
 
-Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::string_view what) {
+Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::string_view option) {
   const auto path = lock_path(target);
   // A few tries: each lock file we lock but find removed by the holder before us is a race lost, not a refusal.
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -83,7 +83,10 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::str
     if (locked != 0 && errno == EWOULDBLOCK) {
       const long pid = holder_pid(fd->get());
       const std::string who = pid > 0 ? fmt::format("pid {}", pid) : fmt::format("its lock file is {}", path.string());
-      return Error{fmt::format("{} is being written by another mptrain run ({})", what, who), EWOULDBLOCK};
+      return Error{fmt::format("{} {} is being written by another mptrain run ({}); wait for it to end, or give "
+                               "another {} path",
+                               option, target.string(), who, option),
+                   EWOULDBLOCK};
     }
     if (locked != 0) return errno_error("cannot lock", path.string());
     if (!still_linked(fd->get(), path)) continue;

@@ -22,7 +22,7 @@ wait_for_workers "$first" 1 >/dev/null || exit 1
 refused_second() {
   run_mptrain "${train[@]}" --save-model "$1"
   expect_code 1
-  expect_stderr "^mptrain: error: --save-model $1 is being written by another mptrain run \(pid $first\); wait for it to end, or give this run another --save-model path"
+  expect_stderr "^mptrain: error: --save-model $1 is being written by another mptrain run \(pid $first\); wait for it to end, or give another --save-model path"
   if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "the second run trained"; fi
 }
 refused_second "$WORK/models/model.ckpt"
