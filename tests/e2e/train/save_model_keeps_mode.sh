@@ -62,11 +62,16 @@ expect_stat "$trace" %u:%g:%a "$nobody:$group:600"
 # nobody, in a directory everyone may write, replacing root's checkpoint.
 chmod 755 "$WORK"
 chmod -R a+rX "$WORK/data"
+as_nobody=(setpriv --reuid "$nobody" --regid "$group" --clear-groups)
+if ! "${as_nobody[@]}" test -x "$MPTRAIN" -a -r "$WORK/data/train-images-idx3-ubyte"; then
+  echo "note: user nobody cannot run $MPTRAIN or read $WORK here; the refusal as nobody was not tested" >&2
+  exit 0
+fi
 mkdir -m 777 "$WORK/shared"
 cp "$WORK/before" "$WORK/shared/model.ckpt"
 cp "$WORK/before" "$WORK/shared/before"
 chmod 644 "$WORK/shared/model.ckpt"  # nobody may read it, so it is seen to be a checkpoint
-setpriv --reuid "$nobody" --regid "$group" --clear-groups "$MPTRAIN" "${train[@]}" --save-model "$WORK/shared/model.ckpt" \
+"${as_nobody[@]}" "$MPTRAIN" "${train[@]}" --save-model "$WORK/shared/model.ckpt" \
   >"$WORK/out" 2>"$WORK/err"
 code=$?
 expect_code 1
