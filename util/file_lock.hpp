@@ -38,7 +38,7 @@ class FileLock {
   static std::filesystem::path lock_path(const std::filesystem::path& target);
 
   FileLock(FileLock&&) noexcept = default;
-  FileLock& operator=(FileLock&&) noexcept = default;
+  FileLock& operator=(FileLock&&) = delete;  // would leave the lock file it let go behind
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
   // Removes the lock file (while still holding it), then lets the lock go.
