@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -33,6 +34,7 @@
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
 #include "util/failure.hpp"
+#include "util/file_lock.hpp"
 #include "util/fs.hpp"
 
 namespace mptrain::cli {
@@ -240,8 +242,9 @@ void add_every_option(CLI::App& command, double& seconds) {
 }
 
 // Refuses an --every shorter than --interval (usage error) and a --trace
-// path that cannot be replaced (usage error) or written (runtime failure),
-// before any sampling, so a long watch never ends without its trace.
+// path whose name is too long or that must not be replaced — not a regular
+// file, or not a trace — (usage error), or that cannot be written (runtime
+// failure), before any sampling, so a long watch never ends without its trace.
 void check_output_options(const DoctorOptions& o) {
   if (o.every_s > 0 && o.every_s + 1e-9 < o.interval_s) {
     usage_failure(
@@ -250,8 +253,17 @@ void check_output_options(const DoctorOptions& o) {
         o.every_s, o.interval_s, o.interval_s);
   }
   if (o.trace.empty()) return;
-  value_or_fail(check_replaceable(o.trace), exit_code::usage_error);
+  if (auto fits = check_name_fits(o.trace); !fits.ok()) usage_failure("--trace: {}", fits.error().message);
+  value_or_fail(check_replaceable(o.trace, monitor::trace_file), exit_code::usage_error);
   value_or_fail(check_can_create(o.trace));
+}
+
+// The lock on --trace held while sampling, so that a second doctor (or a
+// run) given the same path is refused before it samples (runtime failure);
+// none without --trace.
+std::optional<FileLock> lock_trace(const DoctorOptions& o) {
+  if (o.trace.empty()) return std::nullopt;
+  return value_or_fail(FileLock::acquire(o.trace, "--trace"));
 }
 
 // Writes the --trace file after the report; a failure is a runtime failure
@@ -264,14 +276,16 @@ void write_trace(const IntervalObservers& observers, const DoctorOptions& o, con
                     "or for less time to keep all of it",
                     o.trace, monitor::default_max_trace_events));
   }
-  const auto written = write_file_atomic(o.trace, observers.trace->text());
+  const auto written = write_file_atomic(o.trace, observers.trace->text(), monitor::trace_file);
   if (written.ok()) return;
   const int code = outcome.command_code != 0 ? outcome.command_code
                    : outcome.signal != 0     ? 128 + outcome.signal
                                              : exit_code::runtime_failure;
-  throw Failure(code, fmt::format("cannot write the trace: {}; the report above is complete; free some space there "
-                                  "or give another --trace path",
-                                  written.error().message));
+  const int err = written.error().code;
+  const char* advice = err == ENOSPC || err == EDQUOT ? "free some space there or give another --trace path"
+                                                      : "give another --trace path";
+  throw Failure(code, fmt::format("cannot write the trace: {}; the report above is complete; {}",
+                                  written.error().message, advice));
 }
 
 // The exit code for verdict `verdict` under --fail-on `fail_on` and how the watch ended, `outcome`.
@@ -355,6 +369,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
 int run_doctor(const DoctorOptions& o) {
   check_options(o);
   check_output_options(o);
+  const auto trace_lock = lock_trace(o);
   check_proc_readable(FsRoot::from_env());
   auto options = monitor_options(o);
   check_pids(options);

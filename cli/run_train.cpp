@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -30,6 +31,7 @@
 #include "hogwild/trainer.hpp"
 #include "procmgr/group.hpp"
 #include "util/failure.hpp"
+#include "util/file_lock.hpp"
 #include "util/fs.hpp"
 
 namespace mptrain::cli {
@@ -164,6 +166,7 @@ struct TrainReport {
   std::string failure;             // what main prints about it
   std::string saved_model;         // where the model was saved; empty: not saved
   std::string save_error;          // why --save-model could not be written; empty: no error
+  int save_errno = 0;              // the errno behind save_error, 0: none known
   // Across nodes (empty / 0 on one node):
   std::vector<double> node_samples_per_second;  // each node's samples/s, in node order
   int sync_rounds = 0;                          // rounds of averaging
@@ -189,16 +192,48 @@ int snapshot_epochs(const TrainOptions& options, const hogwild::ModelLayout& lay
   return kept;
 }
 
+// The files a run reads that --save-model must not replace: the IDX files
+// of --data. The --resume checkpoint is not one of them: it is read before
+// training, so saving over it (to go on from it next time) is allowed.
+std::vector<RunInput> run_inputs(const TrainOptions& options) {
+  std::vector<RunInput> inputs;
+  for (auto split : {hogwild::Split::train, hogwild::Split::test}) {
+    const char* role = split == hogwild::Split::train ? "the training data (--data)" : "the test data (--data)";
+    for (const auto& stem : hogwild::idx_stems(split)) {
+      if (auto path = hogwild::find_idx_file(options.data, stem); path.ok()) inputs.push_back({*path, role});
+    }
+  }
+  return inputs;
+}
+
+// Refuses a --save-model path that would fail or do harm only after
+// training: a name too long for the file system, an input of this run, a
+// file that is not a checkpoint (usage errors), a directory where the
+// checkpoint cannot be created with the owner of the file it replaces
+// (runtime failure).
+void check_save_path(const TrainOptions& options) {
+  const std::filesystem::path path = options.save_model;
+  if (auto fits = check_name_fits(path); !fits.ok()) usage_failure("--save-model: {}", fits.error().message);
+  value_or_fail(check_not_input(path, run_inputs(options)), exit_code::usage_error);
+  value_or_fail(check_replaceable(path, hogwild::checkpoint_file), exit_code::usage_error);
+  value_or_fail(check_can_create(path));
+}
+
 // Refuses what would fail only after training: kernels MPTRAIN_ISA names
 // that this CPU cannot run, a --save-model path that must not be replaced
-// (usage error) or cannot be written, and epoch snapshots that do not fit.
+// or cannot be written, and epoch snapshots that do not fit.
 void check_before_training(const TrainOptions& options, const hogwild::ModelLayout& layout) {
   chosen_kernels();
-  if (!options.save_model.empty()) {
-    value_or_fail(check_replaceable(options.save_model), exit_code::usage_error);
-    value_or_fail(check_can_create(options.save_model));
-  }
+  if (!options.save_model.empty()) check_save_path(options);
   snapshot_epochs(options, layout);
+}
+
+// The lock on --save-model held for the run's life, so that a second run
+// given the same path is refused before it trains (runtime failure); none
+// without --save-model.
+std::optional<FileLock> lock_save_path(const TrainOptions& options) {
+  if (options.save_model.empty()) return std::nullopt;
+  return value_or_fail(FileLock::acquire(options.save_model, "--save-model"));
 }
 
 // Loads `split` of --data into shared memory, checking the image size the models need.
@@ -394,6 +429,7 @@ void save_model(const TrainOptions& options, hogwild::ParameterStore& store, std
     report.saved_model = options.save_model;
   } else {
     report.save_error = saved.error().message;
+    report.save_errno = saved.error().code;
   }
 }
 
@@ -576,6 +612,15 @@ std::string checksum(std::span<const float> parameters) {
   return fmt::format("{:08x}", crc);
 }
 
+// What to do when the model could not be saved for errno `code`.
+std::string save_advice(int code) {
+  if (code == ENOSPC || code == EDQUOT) return "free some space there or choose another --save-model path";
+  if (code == EACCES || code == EPERM || code == EROFS) {
+    return "make its directory writable or choose another --save-model path";
+  }
+  return "choose another --save-model path";
+}
+
 // The run's exit code, after the report: a failed worker's own code, else 1
 // for a model that could not be saved, else 128 + the signal that stopped
 // training, else 0. Throws the Failure main prints for the first two.
@@ -590,10 +635,8 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
   }
   if (!report.save_error.empty()) {
     if (!message.empty()) message += "\n";
-    message += fmt::format(
-        "cannot save the model: {}; {} is as it was before this run: free some space there or "
-        "choose another --save-model path",
-        report.save_error, options.save_model);
+    message += fmt::format("cannot save the model: {}; {} is as it was before this run: {}", report.save_error,
+                           options.save_model, save_advice(report.save_errno));
   }
   if (report.failed_rank) throw Failure(report.failure_code, message);
   if (!message.empty()) throw Failure(exit_code::runtime_failure, message);
@@ -611,6 +654,8 @@ int run_training(const RunOptions& options) {
   // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
   const auto node_plan = plan_this_node(options.placement);
   const auto& plan = node_plan.plan;
+  // Node 0 alone saves, so it alone holds --save-model's lock, until the run ends.
+  const auto save_lock = node_plan.node.rank == 0 ? lock_save_path(train_options) : std::nullopt;
   auto mpi = start_nodes(node_plan.node);  // null on one node
   // 2. Data: loaded once into shared read-only memory, inherited by every worker;
   //    across nodes, each node trains its own shard.

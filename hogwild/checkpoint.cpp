@@ -17,7 +17,7 @@ namespace mptrain::hogwild {
 
 namespace {
 
-constexpr std::string_view magic = "MPTRCKPT";
+constexpr std::string_view magic = checkpoint_file.signature;
 constexpr std::uint32_t format_version = 1;
 
 // Parameters are stored as the bits of IEEE 754 binary32.
@@ -159,7 +159,7 @@ std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> 
 
 Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& layout, std::span<const float> parameters,
                        std::uint64_t epochs, std::uint64_t samples) {
-  return write_file_atomic(path, encode_checkpoint(layout, parameters, epochs, samples));
+  return write_file_atomic(path, encode_checkpoint(layout, parameters, epochs, samples), checkpoint_file);
 }
 
 Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {

@@ -17,9 +17,13 @@
 #include <vector>
 
 #include "hogwild/model.hpp"
+#include "util/fs.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::hogwild {
+
+// What a checkpoint file is to util/fs.hpp's checks: what to call it, and its magic.
+inline constexpr FileKind checkpoint_file{"an mptrain checkpoint", "MPTRCKPT"};
 
 // A loaded checkpoint.
 struct Checkpoint {
@@ -33,7 +37,9 @@ struct Checkpoint {
 std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> parameters, std::uint64_t epochs,
                               std::uint64_t samples);
 
-// Writes a checkpoint to `path` atomically; an Error naming the path and step otherwise.
+// Writes a checkpoint to `path` atomically, keeping the mode and owner of
+// the checkpoint it replaces and never replacing a file of another kind; an
+// Error naming the path and step otherwise.
 Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& layout, std::span<const float> parameters,
                        std::uint64_t epochs, std::uint64_t samples);
 

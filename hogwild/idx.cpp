@@ -49,6 +49,11 @@ std::string zlib_problem(gzFile file) {
 
 std::string_view file_prefix(Split split) { return split == Split::train ? "train" : "t10k"; }
 
+std::array<std::string, 2> idx_stems(Split split) {
+  const std::string prefix(file_prefix(split));
+  return {prefix + "-images-idx3-ubyte", prefix + "-labels-idx1-ubyte"};
+}
+
 Result<std::filesystem::path> find_idx_file(const std::filesystem::path& dir, const std::string& stem) {
   std::error_code error;
   if (!std::filesystem::is_directory(dir, error)) {
@@ -110,10 +115,10 @@ Result<SharedMemory> read_idx(const std::filesystem::path& path, int dimensions,
 }
 
 Result<Dataset> load_dataset(const std::filesystem::path& dir, Split split, long limit) {
-  const std::string prefix(file_prefix(split));
-  auto image_path = find_idx_file(dir, prefix + "-images-idx3-ubyte");
+  const auto stems = idx_stems(split);
+  auto image_path = find_idx_file(dir, stems[0]);
   if (!image_path.ok()) return image_path.error();
-  auto label_path = find_idx_file(dir, prefix + "-labels-idx1-ubyte");
+  auto label_path = find_idx_file(dir, stems[1]);
   if (!label_path.ok()) return label_path.error();
   std::vector<int> image_shape;
   std::vector<int> label_shape;

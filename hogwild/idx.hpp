@@ -3,6 +3,7 @@
 // memory so forked workers read one copy.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -39,6 +40,9 @@ struct Dataset {
     return static_cast<int>(reinterpret_cast<const std::uint8_t*>(label_memory.data())[index]);
   }
 };
+
+// The stems of `split`'s images and labels files, in that order ("train-images-idx3-ubyte", …).
+std::array<std::string, 2> idx_stems(Split split);
 
 // The path of `stem` in `dir`, plain or with ".gz"; an Error saying which names were tried.
 Result<std::filesystem::path> find_idx_file(const std::filesystem::path& dir, const std::string& stem);

@@ -163,7 +163,8 @@ std::string TraceWriter::metadata_text() const {
 }
 
 std::string TraceWriter::text() const {
-  std::string out = R"({"displayTimeUnit":"ms","otherData":{"tool":"mptrain doctor",)";
+  std::string out(trace_file.signature);
+  out += ",";
   out += R"j("thread_counters":"on_cpu and waiting: seconds per second of the interval (1 = a whole CPU)",)j";
   out += R"j("cpu_counters":"utilization: busy / total time of the CPU (/proc/stat)",)j";
   out += fmt::format("\"truncated_at_us\":{}}},\n\"traceEvents\":[\n",

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "monitor/live.hpp"
+#include "util/fs.hpp"
 
 namespace mptrain::monitor {
 
@@ -41,6 +42,10 @@ namespace mptrain::monitor {
 inline constexpr pid_t cpus_pid = 4194304;
 // The default bound on counter events (24 bytes each in memory, about 110 in the file).
 inline constexpr std::size_t default_max_trace_events = 2'000'000;
+
+// What a trace file is to util/fs.hpp's checks: what to call it, and the bytes it starts with.
+inline constexpr FileKind trace_file{"an mptrain doctor trace",
+                                     R"({"displayTimeUnit":"ms","otherData":{"tool":"mptrain doctor")"};
 
 // Collects intervals (from MonitorOptions::on_interval) into a Chrome trace.
 class TraceWriter {

@@ -2,17 +2,25 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <random>
 
 #include "util/fd.hpp"
 
 namespace mptrain {
 
 namespace {
+
+// The name of write_file_atomic's temporary files before their random letters.
+constexpr std::string_view temporary_prefix = ".mptrain-";
 
 // "a directory", "a FIFO" and the like, for file type bits `mode`.
 std::string file_kind(mode_t mode) {
@@ -53,6 +61,92 @@ Result<std::string> read_all(int fd, const std::filesystem::path& path, std::siz
   }
 }
 
+// The directory `path` is in ("." for a bare name).
+std::filesystem::path directory_of(const std::filesystem::path& path) {
+  return path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+}
+
+// The first bytes of `text`, for messages about very long names: whole UTF-8 characters, then "…".
+std::string shortened(std::string_view text) {
+  constexpr std::size_t shown = 40;
+  if (text.size() <= shown) return std::string(text);
+  std::size_t cut = shown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return std::string(text.substr(0, cut)) + "…";
+}
+
+Error name_too_long(const std::filesystem::path& path, std::string_view name, long name_max) {
+  return Error{
+      fmt::format("the name {} in {} is {} bytes; its file system takes at most {} (NAME_MAX): give a "
+                  "shorter name",
+                  shortened(name), shortened(path.native()), name.size(), name_max)};
+}
+
+// At most the first `size` bytes of regular file `path`, never blocking; an Error naming it otherwise.
+Result<std::string> read_head(const std::filesystem::path& path, std::size_t size) {
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+  if (!fd.ok()) return errno_error("cannot check what is in", path.string(), fd.error().code);
+  std::string head(size, '\0');
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd->get(), head.data() + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error("cannot read", path.string());
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  head.resize(done);
+  return head;
+}
+
+Result<UniqueFd> open_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("cannot open directory", dir.string());
+  return UniqueFd(fd);
+}
+
+// What is at `name` in directory `dir_fd` (not following a symbolic link); nullopt when nothing is.
+std::optional<struct stat> stat_at(int dir_fd, const std::filesystem::path& name) {
+  struct stat info {};
+  if (::fstatat(dir_fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return info;
+}
+
+// A temporary file just created, and its name in its directory.
+struct Temporary {
+  UniqueFd fd;
+  std::string name;
+};
+
+// A new file ".mptrain-XXXXXX" (six random letters or digits) in directory
+// `dir_fd` (`dir`, for messages), created exclusively with `mode` less the
+// umask; an Error with errno otherwise.
+Result<Temporary> create_temporary(int dir_fd, const std::filesystem::path& dir, mode_t mode) {
+  static constexpr std::string_view letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::mt19937_64 random(std::random_device{}() ^ static_cast<std::uint64_t>(::getpid()));
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name(temporary_prefix);
+    for (int i = 0; i < 6; ++i) name += letters[random() % letters.size()];
+    const int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd >= 0) return Temporary{UniqueFd(fd), std::move(name)};
+    if (errno != EEXIST && errno != EINTR) return errno_error("cannot create a file in directory", dir.string());
+  }
+  return errno_error("cannot create a file in directory", dir.string(), EEXIST);
+}
+
+// Gives `fd` the owner and group of `existing` (the file at `path` it will
+// replace); an Error saying whose they are when this process may not.
+Status keep_owner(int fd, const struct stat& existing, const std::filesystem::path& path) {
+  struct stat mine {};
+  if (::fstat(fd, &mine) != 0) return errno_error("cannot stat the temporary file for", path.string());
+  if (mine.st_uid == existing.st_uid && mine.st_gid == existing.st_gid) return ok_status();
+  if (::fchown(fd, existing.st_uid, existing.st_gid) == 0) return ok_status();
+  const int err = errno;
+  return Error{fmt::format("cannot replace {} keeping its owner (uid {}) and group (gid {}): {}; run as its owner or "
+                           "give another path",
+                           path.string(), existing.st_uid, existing.st_gid, std::strerror(err)),
+               err};
+}
 }  // namespace
 
 FsRoot FsRoot::from_env() {
@@ -117,45 +211,99 @@ FoundFile check_readable_file(const std::filesystem::path& path) {
   return {true, ok_status()};
 }
 
-Status check_replaceable(const std::filesystem::path& path) {
+Status check_name_fits(const std::filesystem::path& path) {
+  const std::string& text = path.native();
+  if (text.size() >= PATH_MAX) {
+    return Error{fmt::format("the path {} is {} bytes; Linux takes at most {} (PATH_MAX): give a shorter path",
+                             shortened(text), text.size(), PATH_MAX - 1)};
+  }
+  for (const auto& part : path) {
+    if (part.native().size() > NAME_MAX) return name_too_long(path, part.native(), NAME_MAX);
+  }
+  const std::string name = path.filename().native();
+  const long name_max = ::pathconf(directory_of(path).c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && static_cast<long>(name.size()) > name_max) return name_too_long(path, name, name_max);
+  return ok_status();
+}
+
+Status check_replaceable(const std::filesystem::path& path, const FileKind& kind) {
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) {
     if (errno == ENOENT) return ok_status();
     return errno_error("cannot check", path.string());
   }
-  if (S_ISREG(info.st_mode)) return ok_status();
-  return Error{"refusing to replace " + path.string() + ": it is " + file_kind(info.st_mode) +
-               ", not a regular file; give a regular file or a new name"};
+  if (!S_ISREG(info.st_mode)) {
+    return Error{"refusing to replace " + path.string() + ": it is " + file_kind(info.st_mode) +
+                 ", not a regular file; give a regular file or a new name"};
+  }
+  if (kind.name.empty() || info.st_size == 0) return ok_status();
+  auto head = read_head(path, kind.signature.size());
+  if (!head.ok()) return head.error();
+  if (*head == kind.signature) return ok_status();
+  return Error{
+      fmt::format("refusing to replace {}: it is not {} (it does not start with \"{}\"); move it away or "
+                  "give a new name",
+                  path.string(), kind.name, kind.signature)};
+}
+
+Status check_not_input(const std::filesystem::path& path, const std::vector<RunInput>& inputs) {
+  struct stat target {};
+  if (::lstat(path.c_str(), &target) != 0) return ok_status();  // a new name is nobody's input
+  for (const auto& input : inputs) {
+    struct stat info {};
+    if (::stat(input.path.c_str(), &info) != 0) continue;
+    if (info.st_dev == target.st_dev && info.st_ino == target.st_ino) {
+      return Error{fmt::format("refusing to replace {}: it is {}, {}, an input of this run; give another path",
+                               path.string(), input.role, input.path.string())};
+    }
+  }
+  return ok_status();
 }
 
 Status check_can_create(const std::filesystem::path& path) {
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const auto dir = directory_of(path);
   std::error_code error;
   if (!std::filesystem::is_directory(dir, error)) {
     return Error{"cannot write " + path.string() + ": directory " + dir.string() + " does not exist"};
   }
-  if (::access(dir.c_str(), W_OK) != 0) return errno_error("cannot write into directory", dir.string());
-  return ok_status();
+  auto dir_fd = open_directory(dir);
+  if (!dir_fd.ok()) return dir_fd.error();
+  const auto existing = stat_at(dir_fd->get(), path.filename());
+  auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
+  if (!temp.ok()) return temp.error();
+  Status kept = existing ? keep_owner(temp->fd.get(), *existing, path) : ok_status();
+  ::unlinkat(dir_fd->get(), temp->name.c_str(), 0);
+  return kept;
 }
 
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, const FileKind& kind) {
   const std::string target = path.string();
-  std::string temp = target + ".tmpXXXXXX";
-  const UniqueFd fd(::mkstemp(temp.data()));
-  if (!fd.valid()) return errno_error("cannot create temporary file for", target);
-  auto fail = [&](Error error) {
-    ::unlink(temp.c_str());
-    return Status(std::move(error));
+  const auto dir = directory_of(path);
+  const std::string name = path.filename().string();
+  auto dir_fd = open_directory(dir);
+  if (!dir_fd.ok()) return Error{"cannot write " + target + ": " + dir_fd.error().message, dir_fd.error().code};
+  const auto existing = stat_at(dir_fd->get(), name);
+  // A file replaced is never readable by more people than it was, even while being written.
+  auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
+  if (!temp.ok()) return errno_error("cannot create a temporary file for", target, temp.error().code);
+  const std::string temp_path = (dir / temp->name).string();
+  auto fail = [&](Error failure) {
+    ::unlinkat(dir_fd->get(), temp->name.c_str(), 0);
+    return Status(std::move(failure));
   };
-  if (auto written = write_all(fd.get(), content, temp); !written.ok()) return fail(written.error());
-  if (::fchmod(fd.get(), 0644) != 0) return fail(errno_error("cannot chmod", temp));
-  if (::fsync(fd.get()) != 0) return fail(errno_error("cannot fsync", temp));
+  const int fd = temp->fd.get();
+  if (auto written = write_all(fd, content, temp_path); !written.ok()) return fail(written.error());
+  if (existing) {
+    if (auto kept = keep_owner(fd, *existing, path); !kept.ok()) return fail(kept.error());
+    if (::fchmod(fd, existing->st_mode & 07777) != 0) return fail(errno_error("cannot chmod", temp_path));
+  }
+  if (::fsync(fd) != 0) return fail(errno_error("cannot fsync", temp_path));
   // Checked again at the last moment: what appeared at `path` meanwhile is not clobbered either.
-  if (auto replaceable = check_replaceable(path); !replaceable.ok()) return fail(replaceable.error());
-  if (::rename(temp.c_str(), target.c_str()) != 0) return fail(errno_error("cannot rename onto", target));
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.valid()) ::fsync(dir_fd.get());
+  if (auto replaceable = check_replaceable(path, kind); !replaceable.ok()) return fail(replaceable.error());
+  if (::renameat(dir_fd->get(), temp->name.c_str(), dir_fd->get(), name.c_str()) != 0) {
+    return fail(errno_error("cannot rename onto", target));
+  }
+  ::fsync(dir_fd->get());
   return ok_status();
 }
 

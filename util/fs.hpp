@@ -62,20 +62,45 @@ struct FoundFile {
 // `path`, followed through symbolic links, as a FoundFile.
 FoundFile check_readable_file(const std::filesystem::path& path);
 
-// Ok when `path` is a new name or an existing regular file, the only things
-// write_file_atomic replaces; an Error saying what it is otherwise (a
-// directory, symbolic link, FIFO, device or socket), which callers treat as
-// a usage error: the rename would turn it into a plain file.
-Status check_replaceable(const std::filesystem::path& path);
-// Ok when `path`'s directory exists and is writable, so write_file_atomic
-// can create its temporary file there; an Error saying which fails otherwise.
+// What a command writes (a checkpoint, a trace), so that an earlier file of
+// the same kind can be told from one that must not be replaced.
+struct FileKind {
+  std::string_view name;       // "an mptrain checkpoint"; empty: any regular file
+  std::string_view signature;  // the bytes every file of the kind starts with
+};
+
+// A file a run reads, and what it is to the run ("the training images (--data)").
+struct RunInput {
+  std::filesystem::path path;
+  std::string role;
+};
+
+// Ok when `path` fits Linux's limits: shorter than PATH_MAX, no name longer
+// than NAME_MAX (the last one: than its directory's file system allows);
+// an Error saying which part is too long and by how much otherwise.
+Status check_name_fits(const std::filesystem::path& path);
+// Ok when `path` is a new name, an empty regular file, or a regular file
+// of `kind` (starting with its signature; any regular file when `kind` has
+// no name), the only things write_file_atomic replaces; an Error saying
+// what it is otherwise (a directory, symbolic link, FIFO, device, socket,
+// or a file of another kind), which callers treat as a usage error.
+Status check_replaceable(const std::filesystem::path& path, const FileKind& kind = {});
+// Ok when `path` is none of `inputs`, compared by device and inode, so
+// through symbolic links, hard links and other spellings of the same path;
+// an Error naming the input it is otherwise (a usage error for callers).
+Status check_not_input(const std::filesystem::path& path, const std::vector<RunInput>& inputs);
+// Ok when write_file_atomic can create its temporary file in `path`'s
+// directory — tried for real, then removed — and give it the owner of the
+// file at `path`, if any; an Error saying which fails otherwise.
 Status check_can_create(const std::filesystem::path& path);
 
-// Writes `content` to `path` atomically: a temporary file beside it, fsync,
-// rename, fsync of the directory. Refuses (before the rename) a `path` that
-// check_replaceable refuses, so it never replaces anything but a regular
-// file. Returns an Error naming the step and errno; on any error an earlier
-// file at `path` is left as it was.
-Status write_file_atomic(const std::filesystem::path& path, std::string_view content);
+// Writes `content` to `path` atomically: a temporary file beside it, with a
+// short fixed-length name (".mptrain-XXXXXX") so that any name that fits
+// also fits its temporary, fsync, rename, fsync of the directory. A file
+// replaced keeps its mode, owner and group; a new file gets 0666 less the
+// umask. Refuses (before the rename) a `path` that check_replaceable
+// refuses for `kind`. Returns an Error naming the step and errno; on any
+// error an earlier file at `path` is left as it was.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view content, const FileKind& kind = {});
 
 }  // namespace mptrain

@@ -18,6 +18,7 @@ namespace mptrain {
 // A failure description meant for a human: what failed, on which path, why.
 struct Error {
   std::string message;
+  int code = 0;  // the errno behind it, 0 when none
 };
 
 // Builds an Error "WHAT PATH: strerror(`err`)"; `err` defaults to errno.
@@ -29,7 +30,7 @@ inline Error errno_error(std::string_view what, std::string_view path, int err =
   }
   m += ": ";
   m += std::strerror(err);
-  return Error{std::move(m)};
+  return Error{std::move(m), err};
 }
 
 // Either a `T` or an `Error`; check `ok()` before `value()`.

@@ -147,3 +147,21 @@ TEST_CASE("a checkpoint carries the checksum recorded from the first writer of i
   // checkpoints saved before still load.
   CHECK(bytes_at(bytes, bytes.size() - 4, 4) == std::vector<int>{0x6e, 0x75, 0x4c, 0x94});
 }
+
+TEST_CASE("a checkpoint is what check_replaceable calls a checkpoint, and never replaces another kind of file",
+          "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  const auto path = temp_path("kind");
+  REQUIRE(save_checkpoint(path, layout, some_parameters(layout), 1, 1).ok());
+  CHECK(check_replaceable(path, checkpoint_file).ok());
+  REQUIRE(save_checkpoint(path, layout, some_parameters(layout), 2, 2).ok());  // one checkpoint replaces another
+  const auto notes = temp_path("notes");
+  REQUIRE(write_file_atomic(notes, "my notes").ok());
+  CHECK_FALSE(check_replaceable(notes, checkpoint_file).ok());
+  const auto saved = save_checkpoint(notes, layout, some_parameters(layout), 1, 1);
+  REQUIRE_FALSE(saved.ok());
+  CHECK_THAT(saved.error().message, Catch::Contains("it is not an mptrain checkpoint"));
+  CHECK(read_file(notes).value_or("") == "my notes");
+  fs::remove(path);
+  fs::remove(notes);
+}

@@ -91,3 +91,118 @@ TEST_CASE("a bounded read refuses devices, FIFOs and files larger than the bound
   CHECK_FALSE(read_regular_file(dir / "fifo", 10).ok());  // without a writer: refused, not blocked
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+// A fresh directory for one test case, removed at its end.
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::filesystem::path path;
+};
+
+// The permission bits of `path`.
+mode_t mode_of(const std::filesystem::path& path) {
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  return info.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("an atomic write of a name of NAME_MAX bytes works: its temporary name is short", "[util]") {
+  const TempDir dir("mptrain-long");
+  const auto file = dir.path / std::string(255, 'n');
+  CHECK(check_name_fits(file).ok());
+  CHECK(check_can_create(file).ok());
+  REQUIRE(write_file_atomic(file, "first").ok());
+  REQUIRE(write_file_atomic(file, "second").ok());
+  CHECK(*read_file(file) == "second");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 1);
+}
+
+TEST_CASE("check_name_fits refuses a name over NAME_MAX and a path over PATH_MAX, saying how long", "[util]") {
+  const TempDir dir("mptrain-fits");
+  auto name = check_name_fits(dir.path / std::string(256, 'n'));
+  REQUIRE_FALSE(name.ok());
+  CHECK(name.error().message.find("is 256 bytes") != std::string::npos);
+  CHECK(name.error().message.find("NAME_MAX") != std::string::npos);
+  auto inner = check_name_fits(dir.path / std::string(300, 'd') / "model.ckpt");
+  REQUIRE_FALSE(inner.ok());
+  CHECK(inner.error().message.find("is 300 bytes") != std::string::npos);
+  std::string deep = dir.path.string();
+  while (deep.size() < 4200) deep += "/" + std::string(100, 'd');
+  auto path = check_name_fits(deep);
+  REQUIRE_FALSE(path.ok());
+  CHECK(path.error().message.find("PATH_MAX") != std::string::npos);
+  CHECK(check_name_fits(dir.path / "model.ckpt").ok());
+}
+
+TEST_CASE("a file of a kind is replaced only when empty or of that kind", "[util]") {
+  const TempDir dir("mptrain-kind");
+  const FileKind kind{"a test file", "KIND"};
+  CHECK(check_replaceable(dir.path / "new", kind).ok());
+  REQUIRE(write_file_atomic(dir.path / "empty", "").ok());
+  CHECK(check_replaceable(dir.path / "empty", kind).ok());
+  REQUIRE(write_file_atomic(dir.path / "same", "KIND and more").ok());
+  CHECK(check_replaceable(dir.path / "same", kind).ok());
+  REQUIRE(write_file_atomic(dir.path / "text", "some notes").ok());
+  auto text = check_replaceable(dir.path / "text", kind);
+  REQUIRE_FALSE(text.ok());
+  CHECK(text.error().message.find("it is not a test file") != std::string::npos);
+  CHECK_FALSE(write_file_atomic(dir.path / "text", "KIND new", kind).ok());
+  CHECK(*read_file(dir.path / "text") == "some notes");
+  REQUIRE(write_file_atomic(dir.path / "short", "KI").ok());  // shorter than the signature
+  CHECK_FALSE(check_replaceable(dir.path / "short", kind).ok());
+}
+
+TEST_CASE("check_not_input finds an input through a hard link and a symbolic link to its directory", "[util]") {
+  const TempDir dir("mptrain-input");
+  REQUIRE(write_file_atomic(dir.path / "labels", "data").ok());
+  std::filesystem::create_hard_link(dir.path / "labels", dir.path / "hard");
+  std::filesystem::create_directory_symlink(dir.path, dir.path / "via");
+  const std::vector<RunInput> inputs = {{dir.path / "labels", "the training data"}};
+  for (const auto& path : {dir.path / "labels", dir.path / "hard", dir.path / "via" / "labels"}) {
+    auto status = check_not_input(path, inputs);
+    REQUIRE_FALSE(status.ok());
+    CHECK(status.error().message.find("the training data") != std::string::npos);
+  }
+  CHECK(check_not_input(dir.path / "other", inputs).ok());
+  REQUIRE(write_file_atomic(dir.path / "copy", "data").ok());
+  CHECK(check_not_input(dir.path / "copy", inputs).ok());  // equal bytes, another file
+}
+
+TEST_CASE("an atomic write keeps the mode of the file it replaces, and a new file gets 0666 less the umask", "[util]") {
+  const TempDir dir("mptrain-mode");
+  const mode_t mask = ::umask(022);
+  REQUIRE(write_file_atomic(dir.path / "new", "x").ok());
+  CHECK(mode_of(dir.path / "new") == 0644);
+  for (mode_t mode : {0600, 0640, 0444}) {
+    REQUIRE(::chmod((dir.path / "new").c_str(), mode) == 0);
+    REQUIRE(write_file_atomic(dir.path / "new", "y").ok());
+    CHECK(mode_of(dir.path / "new") == mode);
+  }
+  ::umask(mask);
+}
+
+TEST_CASE("an atomic write keeps the owner and group of the file it replaces (as root)", "[util]") {
+  if (::geteuid() != 0) {
+    WARN("not root: a file cannot be given to another user here, so only the write itself is checked");
+  }
+  const TempDir dir("mptrain-owner");
+  const auto file = dir.path / "model";
+  REQUIRE(write_file_atomic(file, "x").ok());
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(file.c_str(), 65534, 65534) == 0);
+    REQUIRE(write_file_atomic(file, "y").ok());
+    struct stat info {};
+    REQUIRE(::stat(file.c_str(), &info) == 0);
+    CHECK(info.st_uid == 65534);
+    CHECK(info.st_gid == 65534);
+    CHECK(*read_file(file) == "y");
+  }
+}

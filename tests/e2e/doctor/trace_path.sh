@@ -1,5 +1,6 @@
 # A --trace path that cannot be written is refused before any sampling:
-# a missing directory (exit 1) or a directory given as the file (exit 2).
+# a missing directory (exit 1), a directory given as the file or a file
+# that is not a trace (exit 2); an empty file is replaced.
 # When the file cannot be written at the end, the report is still printed,
 # then the error (exit 1).
 # ctest: timeout 60
@@ -21,12 +22,22 @@ mkdir "$WORK/dir"
 refused_fast --trace "$WORK/dir"
 expect_usage_error "refusing to replace .*dir.*a directory"
 
+# A file that is not a trace is never replaced (exit 2, before the command runs); an empty one is.
+echo '{"my": "settings"}' >"$WORK/settings.json"
+refused_fast --trace "$WORK/settings.json"
+expect_usage_error "refusing to replace $WORK/settings.json: it is not an mptrain doctor trace .*; move it away or give a new name"
+[[ $(cat "$WORK/settings.json") == '{"my": "settings"}' ]] || fail "the settings file was changed"
+: >"$WORK/empty.json"
+run_mptrain doctor --json --fail-on never --trace "$WORK/empty.json" -- true
+expect_code 0
+jq -e '.traceEvents | type == "array"' "$WORK/empty.json" >/dev/null || fail "the empty file was not replaced by the trace"
+
 run_mptrain doctor --trace "" --duration 0.1
 expect_usage_error "--trace"
 
 # The command takes the trace's directory away: the write fails at the end.
 mkdir "$WORK/gone"
-run_mptrain doctor --json --fail-on never --trace "$WORK/gone/t.json" -- rmdir "$WORK/gone"
+run_mptrain doctor --json --fail-on never --trace "$WORK/gone/t.json" -- rm -r "$WORK/gone"
 expect_code 1
 expect_json '.verdict | type == "string"'
 expect_stderr '^mptrain: error: cannot write the trace: .*give another --trace path'

@@ -1,6 +1,7 @@
 # A checkpoint that cannot be written at the end (the disk is full, its
 # directory is gone) still gets the report printed, then exit 1 with a
-# message saying what to do; an earlier file at the path is left intact and
+# message saying what to do (free some space only when space is what
+# lacked); an earlier file at the path is left intact and
 # no temporary file remains.
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
@@ -26,7 +27,7 @@ code=$?
 expect_code 1
 expect_report
 grep -q "^  model NOT saved   to $WORK/dir/model.ckpt" "$WORK/out" || fail "the report does not say the model was not saved"
-expect_stderr "^mptrain: error: cannot save the model: .*No such file or directory.*; $WORK/dir/model.ckpt is as it was"
+expect_stderr "^mptrain: error: cannot save the model: .*No such file or directory.*; $WORK/dir/model.ckpt is as it was before this run: choose another --save-model path$"
 
 # 2. A full file system: a small tmpfs, filled up, holding an earlier checkpoint.
 if [[ $(id -u) -ne 0 ]] || ! mkdir "$WORK/small" || ! mount -t tmpfs -o size=256k tmpfs "$WORK/small" 2>/dev/null; then
@@ -42,7 +43,7 @@ run_mptrain "${train[@]}" --epochs 2 --save-model "$WORK/small/model.ckpt" --jso
 expect_code 1
 expect_report
 expect_json ".saved_model == null and (.save_error | test(\"No space left\")) and .test_samples == 32"
-expect_stderr "^mptrain: error: cannot save the model: .*No space left on device.*; $WORK/small/model.ckpt is as it was"
+expect_stderr "^mptrain: error: cannot save the model: .*No space left on device.*; $WORK/small/model.ckpt is as it was before this run: free some space there or choose another --save-model path$"
 cmp -s "$WORK/small/model.ckpt" "$WORK/good.ckpt" || fail "the earlier checkpoint changed"
-compgen -G "$WORK/small/model.ckpt.tmp*" >/dev/null && fail "a temporary file was left beside the checkpoint"
+compgen -G "$WORK/small/.mptrain-*" >/dev/null && fail "a temporary or lock file was left beside the checkpoint"
 exit 0

@@ -1,6 +1,7 @@
 # --save-model never replaces what is not a regular file: a device node, a
 # FIFO, a symbolic link or a directory is refused before any training with
-# exit 2, and is still what it was afterwards. A regular file is replaced.
+# exit 2, and is still what it was afterwards. An empty regular file is
+# replaced (what else a regular file may be: save_model_own_input.sh).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_idx_set "$WORK/data" train 64
@@ -36,7 +37,7 @@ refused "$WORK/link" "a symbolic link"
 mkdir "$WORK/dir"
 refused "$WORK/dir" "a directory"
 
-echo old >"$WORK/model.ckpt"
+: >"$WORK/model.ckpt"
 run_mptrain "${train[@]}" --save-model "$WORK/model.ckpt"
 expect_code 0
 [[ $(head -c 8 "$WORK/model.ckpt") == MPTRCKPT ]] || fail "a regular file was not replaced by the checkpoint"
