@@ -635,8 +635,12 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
   }
   if (!report.save_error.empty()) {
     if (!message.empty()) message += "\n";
-    message += fmt::format("cannot save the model: {}; {} is as it was before this run: {}", report.save_error,
-                           options.save_model, save_advice(report.save_errno));
+    // A failed save replaced nothing: what is at the path now was there before the run.
+    std::error_code error;
+    const bool existed = std::filesystem::exists(std::filesystem::symlink_status(options.save_model, error));
+    message += fmt::format("cannot save the model: {}; {} {}: {}", report.save_error, options.save_model,
+                           existed ? "is as it was before this run" : "was not created",
+                           save_advice(report.save_errno));
   }
   if (report.failed_rank) throw Failure(report.failure_code, message);
   if (!message.empty()) throw Failure(exit_code::runtime_failure, message);

@@ -27,7 +27,7 @@ code=$?
 expect_code 1
 expect_report
 grep -q "^  model NOT saved   to $WORK/dir/model.ckpt" "$WORK/out" || fail "the report does not say the model was not saved"
-expect_stderr "^mptrain: error: cannot save the model: .*No such file or directory.*; $WORK/dir/model.ckpt is as it was before this run: choose another --save-model path$"
+expect_stderr "^mptrain: error: cannot save the model: .*No such file or directory.*; $WORK/dir/model.ckpt was not created: choose another --save-model path$"
 
 # 2. A full file system: a small tmpfs, filled up, holding an earlier checkpoint.
 if [[ $(id -u) -ne 0 ]] || ! mkdir "$WORK/small" || ! mount -t tmpfs -o size=256k tmpfs "$WORK/small" 2>/dev/null; then
