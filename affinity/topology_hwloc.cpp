@@ -2,10 +2,13 @@
 // Topology struct; the only file that includes hwloc.h.
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -44,6 +47,51 @@ int init_without_unused_plugins(hwloc_topology_t* raw) {
   errno = error;
   return result;
 }
+
+// What hwloc writes to stderr while this lives, kept out of the user's
+// terminal (mptrain is single-threaded while it loads a topology).
+class StderrCapture {
+ public:
+  StderrCapture() {
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    file_ = ::memfd_create("mptrain-hwloc-stderr", MFD_CLOEXEC);
+    if (saved_ < 0 || file_ < 0 || ::dup2(file_, STDERR_FILENO) < 0) restore();
+  }
+  ~StderrCapture() { restore(); }
+  StderrCapture(const StderrCapture&) = delete;
+  StderrCapture& operator=(const StderrCapture&) = delete;
+
+  // What was written so far as " (hwloc: …)", one line; "" when nothing was.
+  std::string as_reason() {
+    std::fflush(stderr);
+    if (file_ < 0) return {};
+    char text[1024];
+    const ssize_t n = ::pread(file_, text, sizeof text - 1, 0);
+    if (n <= 0) return {};
+    std::string said(text, static_cast<std::size_t>(n));
+    for (char& c : said) c = (c == '\n' || c == '\t') ? ' ' : c;
+    while (!said.empty() && said.back() == ' ') said.pop_back();
+    if (said.starts_with("hwloc: ")) said.erase(0, 7);
+    return said.empty() ? std::string() : " (hwloc: " + said + ")";
+  }
+
+ private:
+  void restore() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDERR_FILENO);
+      ::close(saved_);
+      saved_ = -1;
+    }
+    if (file_ >= 0) {
+      ::close(file_);
+      file_ = -1;
+    }
+  }
+  int saved_ = -1;
+  int file_ = -1;
+};
 
 Result<HwlocTopology> new_topology() {
   hwloc_topology_t raw = nullptr;
@@ -182,13 +230,16 @@ Result<Topology> load_xml_topology(std::string_view xml, std::string_view source
   if (!topology.ok()) return topology.error();
   const std::string buffer(xml);
   const std::string source = "xml: " + std::string(source_name);
+  // hwloc says why it refuses a file on stderr; that goes into our message instead.
+  StderrCapture hwloc_says;
   if (hwloc_topology_set_xmlbuffer(topology->get(), buffer.c_str(), static_cast<int>(buffer.size() + 1)) != 0) {
-    return Error{std::string(source_name) + " is not an hwloc XML topology (write one with 'lstopo --of xml FILE')"};
+    return Error{std::string(source_name) + " is not an hwloc XML topology" + hwloc_says.as_reason() +
+                 " (write one with 'lstopo --of xml FILE')"};
   }
   auto loaded = load(std::move(topology).value(), source);
   if (!loaded.ok()) {
-    return Error{std::string(source_name) +
-                 " is not a valid hwloc XML topology (write one with 'lstopo --of xml FILE')"};
+    return Error{std::string(source_name) + " is not a valid hwloc XML topology" + hwloc_says.as_reason() +
+                 " (write one with 'lstopo --of xml FILE')"};
   }
   return loaded;
 }

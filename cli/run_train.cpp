@@ -96,7 +96,9 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
       ->transform(whole_number(1, 1 << 20))
       ->group(group);
-  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->transform(learning_rate_range())->group(group);
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")
+      ->transform(learning_rate_range())
+      ->group(group);
   command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
       ->transform(from_to(0, 1))
       ->group(group);
@@ -638,9 +640,9 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
     // A failed save replaced nothing: what is at the path now was there before the run.
     std::error_code error;
     const bool existed = std::filesystem::exists(std::filesystem::symlink_status(options.save_model, error));
-    message += fmt::format("cannot save the model: {}; {} {}: {}", report.save_error, options.save_model,
-                           existed ? "is as it was before this run" : "was not created",
-                           save_advice(report.save_errno));
+    message +=
+        fmt::format("cannot save the model: {}; {} {}: {}", report.save_error, options.save_model,
+                    existed ? "is as it was before this run" : "was not created", save_advice(report.save_errno));
   }
   if (report.failed_rank) throw Failure(report.failure_code, message);
   if (!message.empty()) throw Failure(exit_code::runtime_failure, message);

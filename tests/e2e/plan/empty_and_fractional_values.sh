@@ -19,7 +19,7 @@ check '--topology.*the value is empty' --topology ''
 check '-n.*1.5 is not a whole number' -n 1.5 "${synthetic[@]}"
 check '-n.*abc is not a whole number' -n abc "${synthetic[@]}"
 check '-n.*2.0 is not written as a whole number; write 2' -n 2.0 "${synthetic[@]}"
-check '-n.*99999999999999999999 is not from 1 to' -n 99999999999999999999 "${synthetic[@]}"
+check '-n.*99999999999999999999 is too large: the most accepted is 1048576' -n 99999999999999999999 "${synthetic[@]}"
 check '-t.*0.5 is not a whole number' -t 0.5 "${synthetic[@]}"
 check '--reserve.*0.5 is not a whole number' --reserve 0.5 "${synthetic[@]}"
 check '--reserve.*-1 is not at least 0' --reserve=-1 "${synthetic[@]}"
