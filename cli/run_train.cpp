@@ -52,6 +52,7 @@ struct TrainOptions {
   // mean of the nodes' progress moves the model as far as one machine's
   // workers would on the same samples; "none": every node steps at --lr.
   std::string lr_scaling = "linear";
+  std::vector<const CLI::Option*> node_options;  // --sync-every, --lr-scaling: they matter across nodes only
 };
 
 namespace {
@@ -121,20 +122,25 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->type_name("N")
       ->transform(whole_number(0))
       ->group(group);
-  command
-      .add_option("--sync-every", options->sync_every,
-                  "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
-      ->type_name("SECONDS")
-      ->transform(from_to(0.01, 3600))
-      ->default_str("1")
-      ->group(group);
-  command
-      .add_option("--lr-scaling", options->lr_scaling,
-                  "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
-                  "would) or none")
-      ->check(CLI::IsMember({"linear", "none"}))
-      ->default_str("linear")
-      ->group(group);
+  auto* sync_every =
+      command
+          .add_option(
+              "--sync-every", options->sync_every,
+              "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
+          ->type_name("SECONDS")
+          ->transform(from_to(0.01, 3600))
+          ->default_str("1")
+          ->group(group);
+  auto* lr_scaling =
+      command
+          .add_option(
+              "--lr-scaling", options->lr_scaling,
+              "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
+              "would) or none")
+          ->check(CLI::IsMember({"linear", "none"}))
+          ->default_str("linear")
+          ->group(group);
+  options->node_options = {sync_every, lr_scaling};
   return options;
 }
 
@@ -623,6 +629,18 @@ std::string save_advice(int code) {
   return "choose another --save-model path";
 }
 
+// Says that --sync-every and --lr-scaling, when given, do nothing on one node.
+void warn_node_options(const TrainOptions& options) {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : options.node_options) {
+    if (option->count() > 0) given.push_back(option->get_name());
+  }
+  if (given.empty()) return;
+  print_warning(fmt::format("{} {} only across nodes (under mpirun or srun); this run is one node, so {} no effect",
+                            fmt::join(given, " and "), given.size() == 1 ? "applies" : "apply",
+                            given.size() == 1 ? "it has" : "they have"));
+}
+
 // The run's exit code, after the report: a failed worker's own code, else 1
 // for a model that could not be saved, else 128 + the signal that stopped
 // training, else 0. Throws the Failure main prints for the first two.
@@ -663,6 +681,7 @@ int run_training(const RunOptions& options) {
   // Node 0 alone saves, so it alone holds --save-model's lock, until the run ends.
   const auto save_lock = node_plan.node.rank == 0 ? lock_save_path(train_options) : std::nullopt;
   auto mpi = start_nodes(node_plan.node);  // null on one node
+  if (!mpi) warn_node_options(train_options);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker;
   //    across nodes, each node trains its own shard.
   const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
