@@ -4,12 +4,15 @@
 // DataLoader's processes, torchrun's own children — would live on under
 // init. A tiny watchdog process ("mptrain-watch" in ps), forked once,
 // learns the workers' process group over a socket and kills that whole
-// group when the socket closes without a goodbye. A descendant that leaves the group (setsid, setpgid) escapes
-// it; mptrain-run(1) says so. Linux code in watchdog_linux.cpp.
+// group when the socket closes without a goodbye, and with it everything in
+// the run's cgroup (run_cgroup.hpp), where mptrain made one. Without one, a
+// descendant that left the group (setsid, setpgid) escapes it;
+// mptrain-run(1) says so. Linux code in watchdog_linux.cpp.
 #pragma once
 
 #include <sys/types.h>
 
+#include "procmgr/run_cgroup.hpp"
 #include "util/fd.hpp"
 #include "util/result.hpp"
 
@@ -18,8 +21,10 @@ namespace mptrain::procmgr {
 // The watchdog process and the socket that keeps it waiting.
 class GroupWatchdog {
  public:
-  // Forks the watchdog; an Error naming the call that failed otherwise.
-  static Result<GroupWatchdog> start();
+  // Forks the watchdog, which also empties and removes the cgroup of
+  // `cgroup` (null: none) should this process die; an Error naming the call
+  // that failed otherwise.
+  static Result<GroupWatchdog> start(const CgroupFiles* cgroup);
 
   GroupWatchdog(GroupWatchdog&& other) noexcept;
   GroupWatchdog& operator=(GroupWatchdog&&) = delete;

@@ -11,6 +11,7 @@
 #include <climits>
 #include <utility>
 
+#include "procmgr/signals.hpp"
 #include "procmgr/watchdog.hpp"
 
 namespace mptrain::procmgr {
@@ -29,12 +30,13 @@ void close_all_but(int keep) {
 
 // The watchdog itself: only async-signal-safe calls, as after any fork of a
 // process that may have other threads.
-[[noreturn]] void run_watchdog(int socket) {
+[[noreturn]] void run_watchdog(int socket, const CgroupFiles* cgroup) {
   ::prctl(PR_SET_NAME, "mptrain-watch");  // how ps and pgrep show it (at most 15 characters)
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   // The terminal's and the user's signals are for the supervisor, which forwards them; the watchdog outlives it.
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::sigaction(signal, &ignore, nullptr);
+  for (int signal : stop_signals()) ::sigaction(signal, &ignore, nullptr);
+  for (int signal : {SIGUSR1, SIGUSR2, SIGQUIT, SIGPIPE}) ::sigaction(signal, &ignore, nullptr);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(SIGCHLD, &default_action, nullptr);
@@ -52,12 +54,13 @@ void close_all_but(int keep) {
     group = value;
   }
   if (group > 0) ::kill(-group, SIGKILL);
+  if (cgroup != nullptr) kill_cgroup_and_remove(*cgroup);
   ::_exit(0);
 }
 
 }  // namespace
 
-Result<GroupWatchdog> GroupWatchdog::start() {
+Result<GroupWatchdog> GroupWatchdog::start(const CgroupFiles* cgroup) {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) < 0) {
     return errno_error("cannot create the watchdog's socket", "");
@@ -69,7 +72,7 @@ Result<GroupWatchdog> GroupWatchdog::start() {
   ::sigfillset(&all_signals);
   ::pthread_sigmask(SIG_SETMASK, &all_signals, &previous_mask);
   const pid_t pid = ::fork();
-  if (pid == 0) run_watchdog(theirs.get());
+  if (pid == 0) run_watchdog(theirs.get(), cgroup);
   const int fork_error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   if (pid < 0) return errno_error("cannot fork the watchdog", "", fork_error);
