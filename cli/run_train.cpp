@@ -421,8 +421,8 @@ void save_model(const TrainOptions& options, hogwild::ParameterStore& store, std
 // workers have it now, to --save-model while they go on (a model that is
 // not finite is never saved); says on stderr what was done. Returns true
 // when it saved.
-bool save_on_signal(const TrainOptions& options, hogwild::ParameterStore& store,
-                    std::uint64_t resumed_epochs, std::uint64_t resumed_samples, Progress& progress) {
+bool save_on_signal(const TrainOptions& options, hogwild::ParameterStore& store, std::uint64_t resumed_epochs,
+                    std::uint64_t resumed_samples, Progress& progress) {
   progress.finish();
   if (options.save_model.empty()) {
     print_note("mptrain: SIGUSR1: no --save-model PATH was given, so nothing was saved; training goes on\n");
@@ -433,8 +433,8 @@ bool save_on_signal(const TrainOptions& options, hogwild::ParameterStore& store,
   const auto shared = store.parameters();
   const std::vector<float> parameters(shared.begin(), shared.end());
   if (!all_finite(parameters)) {
-    print_warning(fmt::format("SIGUSR1: the model is NaN or infinite; not saved over {}; training goes on",
-                              options.save_model));
+    print_warning(
+        fmt::format("SIGUSR1: the model is NaN or infinite; not saved over {}; training goes on", options.save_model));
     return false;
   }
   std::uint64_t samples = 0;
@@ -660,6 +660,10 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
 }  // namespace
 
 int run_training(const RunOptions& options) {
+  // SIGUSR1 saves a checkpoint while the workers train (node 0) and is
+  // ignored before and after, when there is nothing to save yet or the
+  // model is about to be saved anyway.
+  ::signal(SIGUSR1, SIG_IGN);
   TrainOptions train_options = *options.train;
   const auto layout = hogwild::model_layout(train_options.settings.model);
   // What would fail only after training (the checkpoint's path, room for
@@ -696,16 +700,13 @@ int run_training(const RunOptions& options) {
   // global rank: the nodes' streams differ, as one machine's workers' do.
   node_settings.seed +=
       static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
-  // SIGUSR1 saves a checkpoint during training (node 0) and is ignored
-  // before and after it, when the model is saved anyway.
-  ::signal(SIGUSR1, SIG_IGN);
   int signal_checkpoints = 0;
   const auto checkpoint = [&] {
     if (node_plan.node.rank != 0) return;
     if (save_on_signal(train_options, store, resumed_epochs, resumed_samples, progress)) ++signal_checkpoints;
   };
-  auto report = train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr,
-                      checkpoint);
+  auto report =
+      train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr, checkpoint);
   report.signal_checkpoints = signal_checkpoints;
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = checksum(store.parameters());

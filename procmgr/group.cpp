@@ -108,6 +108,7 @@ class Supervisor {
   void stop_group(int signal);
   void signal_group(int signal);
   std::vector<pid_t> leftovers() const;
+  void track_escaped(Clock::time_point now);
   void end_leftovers();
   void drain_streams();
   void abandon_attempt();
@@ -119,8 +120,8 @@ class Supervisor {
   const ChildTarget& target_;
   const GroupOptions& options_;
   std::unique_ptr<SignalRelay> relay_;
-  bool subreaper_ = false;            // this process reaps the workers' orphaned descendants
-  std::optional<RunCgroup> cgroup_;   // the run's cgroup, where one could be made
+  bool subreaper_ = false;                 // this process reaps the workers' orphaned descendants
+  std::optional<RunCgroup> cgroup_;        // the run's cgroup, where one could be made
   std::optional<GroupWatchdog> watchdog_;  // kills the workers' group and cgroup should mptrain die unreaped
   std::vector<std::string> base_environment_;
   std::vector<RankLogs> logs_;  // the current attempt's log files, index = worker (Output::log_dir)
@@ -137,6 +138,8 @@ class Supervisor {
   std::optional<Clock::time_point> kill_at_;
   bool killed_ = false;
   bool ending_leftovers_ = false;  // in end_leftovers(): a stop signal kills what is left at once
+  Clock::time_point next_escape_scan_;
+  std::vector<Descendant> escaped_;  // what the watchdog was last told had left the workers' group
   Clock::time_point next_tick_;
 };
 
@@ -315,6 +318,7 @@ void Supervisor::supervise() {
       killed_ = true;
     }
     tick(now);
+    track_escaped(now);
   }
 }
 
@@ -440,7 +444,25 @@ void Supervisor::signal_group(int signal) {
 // mptrain included), else mptrain's live descendants, its watchdog aside.
 std::vector<pid_t> Supervisor::leftovers() const {
   if (cgroup_) return cgroup_->members();
-  return live_descendants(watchdog_ ? watchdog_->pid() : 0);
+  std::vector<pid_t> pids;
+  for (const auto& process : live_descendants(watchdog_ ? watchdog_->pid() : 0)) pids.push_back(process.pid);
+  return pids;
+}
+
+// Without a cgroup, tells the watchdog (at most once a second) which
+// descendants left the workers' process group, so it can kill them too
+// should mptrain die.
+void Supervisor::track_escaped(Clock::time_point now) {
+  if (cgroup_ || now < next_escape_scan_) return;
+  next_escape_scan_ = now + std::chrono::seconds(1);
+  std::vector<Descendant> escaped;
+  for (const auto& process : live_descendants(watchdog_->pid())) {
+    if (process.group != process_group_) escaped.push_back(process);
+  }
+  const auto same = [](const Descendant& a, const Descendant& b) { return a.pid == b.pid && a.start == b.start; };
+  if (std::equal(escaped.begin(), escaped.end(), escaped_.begin(), escaped_.end(), same)) return;
+  watchdog_->watch_escaped(escaped);
+  escaped_ = std::move(escaped);
 }
 
 // Ends what the workers left behind, however the attempt ended: SIGTERM,
@@ -467,14 +489,15 @@ void Supervisor::end_leftovers() {
     }
     if (kill_now && !give_up_at) give_up_at = now + std::chrono::seconds(5);
     if (give_up_at && now >= *give_up_at) {
-      warnings_.push_back(fmt::format("{} left by the workers did not end after SIGKILL (pids {}); they are left running",
-                                      left.size() == 1 ? "a process" : "processes", fmt::join(left, " ")));
+      warnings_.push_back(
+          fmt::format("{} left by the workers did not end after SIGKILL (pids {}); they are left running",
+                      left.size() == 1 ? "a process" : "processes", fmt::join(left, " ")));
       break;
     }
-    const auto wait = kill_now ? std::chrono::milliseconds(20)
-                               : std::min<std::chrono::milliseconds>(
-                                     std::chrono::milliseconds(50),
-                                     std::chrono::ceil<std::chrono::milliseconds>(*kill_at_ - now));
+    const auto wait =
+        kill_now ? std::chrono::milliseconds(20)
+                 : std::min<std::chrono::milliseconds>(std::chrono::milliseconds(50),
+                                                       std::chrono::ceil<std::chrono::milliseconds>(*kill_at_ - now));
     poll_once(static_cast<int>(wait.count()));
     reap_exited();
     left = leftovers();

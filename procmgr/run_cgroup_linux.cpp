@@ -36,7 +36,8 @@ CgroupFiles files_of(const std::string& dir, CgroupVersion version) {
   files.dir = dir;
   files.procs = dir + "/cgroup.procs";
   struct stat info {};
-  if (version == CgroupVersion::v2 && ::stat((dir + "/cgroup.kill").c_str(), &info) == 0) files.kill = dir + "/cgroup.kill";
+  if (version == CgroupVersion::v2 && ::stat((dir + "/cgroup.kill").c_str(), &info) == 0)
+    files.kill = dir + "/cgroup.kill";
   if (version == CgroupVersion::v1) files.freeze = dir + "/freezer.state";
   return files;
 }

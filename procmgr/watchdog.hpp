@@ -12,6 +12,9 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
+#include "procmgr/descendants.hpp"
 #include "procmgr/run_cgroup.hpp"
 #include "util/fd.hpp"
 #include "util/result.hpp"
@@ -35,14 +38,21 @@ class GroupWatchdog {
 
   // The process group to kill should this process die (0: none any more).
   void watch(pid_t process_group);
+  // The processes that left that group, to kill too should this process
+  // die (each only if it is still the same process then, and its own
+  // process group where it leads one); replaces the previous list. For a
+  // run without a cgroup, whose watchdog cannot find them otherwise.
+  void watch_escaped(const std::vector<Descendant>& escaped);
   // The watchdog's pid.
   pid_t pid() const { return pid_; }
 
  private:
   GroupWatchdog(pid_t pid, UniqueFd to_watchdog) : pid_(pid), to_watchdog_(std::move(to_watchdog)) {}
 
+  void send(int kind, pid_t pid, std::uint64_t start);
+
   pid_t pid_ = 0;
-  UniqueFd to_watchdog_;  // write end; the watchdog reads group ids from it
+  UniqueFd to_watchdog_;  // write end; the watchdog reads messages from it
 };
 
 }  // namespace mptrain::procmgr

@@ -103,8 +103,7 @@ class CgroupLocator {
   // the file when it cannot be read (a process that is gone).
   Result<std::optional<CgroupLocation>> locate(pid_t pid, std::string_view controller) const;
   // As locate, in the one hierarchy locate_in names.
-  Result<std::optional<CgroupLocation>> locate_in(pid_t pid, CgroupVersion version,
-                                                  std::string_view controller) const;
+  Result<std::optional<CgroupLocation>> locate_in(pid_t pid, CgroupVersion version, std::string_view controller) const;
 
  private:
   CgroupLocator(FsRoot root, std::vector<CgroupMount> mounts) : root_(std::move(root)), mounts_(std::move(mounts)) {}

@@ -429,7 +429,7 @@ int wait_for_signal(int signal, int ready) {
 // In the parent's on_tick: true once every one of `count` workers wrote on `ready`.
 bool all_ready(int ready, int count, int& seen) {
   pollfd readable{ready, POLLIN, 0};
-  while (seen < count && ::poll(&readable, 1, 0) > 0) {
+  while (seen<count&& ::poll(&readable, 1, 0)> 0) {
     char byte;
     if (::read(ready, &byte, 1) == 1) ++seen;
   }

@@ -1,7 +1,8 @@
 # A SIGKILLed mptrain takes every descendant of its workers with it where it
 # made a cgroup for the run (v2, and v1's freezer hierarchy): a `set -m`
 # job, a double-forked daemon and a setsid process, which left the workers'
-# process group, end too (the watchdog empties the cgroup and removes it).
+# process group, end too (the watchdog empties the cgroup and removes it);
+# without a cgroup, they end too once mptrain has told its watchdog about them.
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
@@ -47,4 +48,19 @@ for mode in v2 v1; do
   # The watchdog removes the cgroup once it is empty.
   wait_for 20 cgroup_gone "mptrain-run-$launcher" || fail "$mode: the run's cgroup $(cat "$OUT/cgroup") was left behind"
 done
+
+# Without a cgroup the watchdog kills what mptrain last told it had left the
+# workers' process group (mptrain looks once a second; 3 s is to spare).
+export OUT="$WORK/off"
+mkdir -p "$OUT"
+MPTRAIN_RUN_CGROUP=off "$MPTRAIN" run -n 1 -- "$WORK/w.sh" >"$OUT/out" 2>"$OUT/err" &
+launcher=$!
+wait_for 30 files_exist "$OUT/started" || fail "off: the worker did not start its descendants"
+[[ ! -s "$OUT/cgroup" ]] || fail "MPTRAIN_RUN_CGROUP=off made a cgroup: $(cat "$OUT/cgroup")"
+pids=$(cat "$OUT"/pid.*)
+sleep 3
+kill -KILL "$launcher"
+wait "$launcher" 2>/dev/null
+wait_for 20 none_alive $pids || fail "off: descendants $pids outlived a SIGKILLed mptrain"
+
 ((made > 0)) || skip "no cgroup for the run can be made here (neither v2 nor v1's freezer is writable)"
