@@ -8,7 +8,7 @@ source "$(dirname "$0")/fixtures.bash"
 make_idx_set "$WORK/data" train 1024
 make_idx_set "$WORK/data" t10k 32
 # Long enough (seconds) that the signal comes while the workers train.
-train=(run -n 2 -t 1 --data "$WORK/data" --model cnn --epochs 8 --json)
+train=(run -n 2 -t 1 --data "$WORK/data" --model cnn --epochs 40 --json)
 
 "$MPTRAIN" "${train[@]}" --save-model "$WORK/model.ckpt" >"$WORK/out" 2>"$WORK/err" &
 parent=$!
@@ -26,7 +26,7 @@ cp "$WORK/model.ckpt" "$WORK/usr1.ckpt"
 wait "$parent"
 code=$?
 expect_code 0
-expect_json '.interrupted_by == null and .signal_checkpoints == 1 and .samples == 2 * 8 * 1024'
+expect_json '.interrupted_by == null and .signal_checkpoints == 1 and .samples == 2 * 40 * 1024'
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model cnn --resume "$WORK/usr1.ckpt" --epochs 0
 expect_code 0
 
@@ -39,4 +39,4 @@ wait "$parent"
 code=$?
 expect_code 0
 expect_stderr 'SIGUSR1: no --save-model PATH was given, so nothing was saved; training goes on'
-expect_json '.signal_checkpoints == 0 and .samples == 2 * 8 * 1024'
+expect_json '.signal_checkpoints == 0 and .samples == 2 * 40 * 1024'
