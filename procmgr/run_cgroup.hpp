@@ -60,6 +60,8 @@ class RunCgroup {
  private:
   RunCgroup(CgroupVersion version, CgroupFiles files, UniqueFd join)
       : version_(version), files_(std::move(files)), join_(std::move(join)) {}
+  // Makes the cgroup in `version`; nullopt when it cannot be made or joined.
+  static std::optional<RunCgroup> make_in(CgroupVersion version);
 
   CgroupVersion version_ = CgroupVersion::none;
   CgroupFiles files_;

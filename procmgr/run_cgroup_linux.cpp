@@ -58,24 +58,6 @@ bool can_join(int join_fd) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-// Makes the run's cgroup in `version`; nullopt when it cannot be made or joined.
-std::optional<RunCgroup> make_in(CgroupVersion version, RunCgroup (*wrap)(CgroupVersion, CgroupFiles, UniqueFd)) {
-  const auto own = own_cgroup(version);
-  if (!own) return std::nullopt;
-  const std::string dir = fmt::format("{}/mptrain-run-{}", own->levels.front().dir, ::getpid());
-  if (::mkdir(dir.c_str(), 0755) < 0) {
-    // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
-    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) return std::nullopt;
-  }
-  auto files = files_of(dir, version);
-  UniqueFd join(::open(files.procs.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!join.valid() || !can_join(join.get())) {
-    ::rmdir(dir.c_str());
-    return std::nullopt;
-  }
-  return wrap(version, std::move(files), std::move(join));
-}
-
 // Writes `text` to file `path`; false when it cannot. Async-signal-safe.
 bool write_text(const char* path, const char* text) {
   const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
@@ -136,16 +118,30 @@ Result<RunCgroupChoice> run_cgroup_choice_from_env() {
   return Error{fmt::format("MPTRAIN_RUN_CGROUP={}: give auto, v2, v1 or off (or unset it)", text)};
 }
 
+std::optional<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
+  const auto own = own_cgroup(version);
+  if (!own) return std::nullopt;
+  const std::string dir = fmt::format("{}/mptrain-run-{}", own->levels.front().dir, ::getpid());
+  if (::mkdir(dir.c_str(), 0755) < 0) {
+    // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
+    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) return std::nullopt;
+  }
+  auto files = files_of(dir, version);
+  UniqueFd join(::open(files.procs.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!join.valid() || !can_join(join.get())) {
+    ::rmdir(dir.c_str());
+    return std::nullopt;
+  }
+  return RunCgroup(version, std::move(files), std::move(join));
+}
+
 std::optional<RunCgroup> RunCgroup::create(RunCgroupChoice choice) {
-  const auto wrap = [](CgroupVersion version, CgroupFiles files, UniqueFd join) {
-    return RunCgroup(version, std::move(files), std::move(join));
-  };
   if (choice == RunCgroupChoice::off) return std::nullopt;
   if (choice != RunCgroupChoice::v1) {
-    if (auto made = make_in(CgroupVersion::v2, wrap)) return made;
+    if (auto made = make_in(CgroupVersion::v2)) return made;
     if (choice == RunCgroupChoice::v2) return std::nullopt;
   }
-  return make_in(CgroupVersion::v1, wrap);
+  return make_in(CgroupVersion::v1);
 }
 
 RunCgroup::~RunCgroup() {
