@@ -5,9 +5,10 @@
 // init. A tiny watchdog process ("mptrain-watch" in ps), forked once,
 // learns the workers' process group over a socket and kills that whole
 // group when the socket closes without a goodbye, and with it everything in
-// the run's cgroup (run_cgroup.hpp), where mptrain made one. Without one, a
-// descendant that left the group (setsid, setpgid) escapes it;
-// mptrain-run(1) says so. Linux code in watchdog_linux.cpp.
+// the run's cgroup (run_cgroup.hpp), where mptrain made one. Without one,
+// it kills the descendants that left the group (setsid, setpgid) that the
+// supervisor last told it about (watch_escaped); one started since escapes,
+// as mptrain-run(1) says. Linux code in watchdog_linux.cpp.
 #pragma once
 
 #include <sys/types.h>
