@@ -54,7 +54,7 @@ class RunCgroup {
   const CgroupFiles& files() const { return files_; }
   // cgroup.procs open for writing: a child writes "0" to it to join (async-signal-safe).
   int join_fd() const { return join_.get(); }
-  // The processes in the cgroup now (empty when it cannot be read).
+  // The processes in the cgroup and the cgroups below it now (empty when it cannot be read).
   std::vector<pid_t> members() const;
 
  private:

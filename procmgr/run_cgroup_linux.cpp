@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <string_view>
 
 #include "procmgr/run_cgroup.hpp"
@@ -156,11 +157,20 @@ RunCgroup::~RunCgroup() {
 }
 
 std::vector<pid_t> RunCgroup::members() const {
+  // Its own processes and those of the cgroups below it (a nested mptrain's run).
+  std::vector<std::string> dirs{files_.dir};
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(files_.dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->is_directory(error)) dirs.push_back(it->path().string());
+  }
   std::vector<pid_t> pids;
-  auto text = FsRoot().read(files_.procs);
-  if (!text.ok()) return pids;
-  for (const auto line : split(*text, '\n')) {
-    if (auto pid = parse_u64(trim(line)); pid && *pid > 0) pids.push_back(static_cast<pid_t>(*pid));
+  for (const auto& dir : dirs) {
+    auto text = FsRoot().read(dir + "/cgroup.procs");
+    if (!text.ok()) continue;
+    for (const auto line : split(*text, '\n')) {
+      if (auto pid = parse_u64(trim(line)); pid && *pid > 0) pids.push_back(static_cast<pid_t>(*pid));
+    }
   }
   return pids;
 }
