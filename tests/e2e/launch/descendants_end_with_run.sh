@@ -39,3 +39,9 @@ for mode in auto v1 off; do
     ! grep -q mptrain-run- "$OUT/cgroup" || fail "MPTRAIN_RUN_CGROUP=off still made a cgroup"
   fi
 done
+
+# Another value is refused before anything runs.
+MPTRAIN_RUN_CGROUP=yes run_mptrain run -n 1 -- touch "$WORK/ran"
+expect_code 1
+expect_stderr '^mptrain: error: MPTRAIN_RUN_CGROUP=yes: give auto, v2, v1 or off'
+[[ ! -e "$WORK/ran" ]] || fail "a bad MPTRAIN_RUN_CGROUP still ran the command"
