@@ -3,10 +3,12 @@
 //
 // Exit code: 3 when the verdict reaches --fail-on; with `-- CMD`, a failing
 // CMD's own code (128+signal) takes precedence over 3, so a crash is never
-// reported as a performance problem; otherwise 0. SIGINT, SIGTERM or SIGHUP
-// stop the sampling (with `-- CMD`, they are forwarded to CMD): the report of
-// what was seen is still printed, then the exit code is CMD's failing code
-// or 128+signal.
+// reported as a performance problem; otherwise 0. SIGINT, SIGTERM, SIGHUP
+// and the other stop signals (procmgr/signals.hpp) stop the sampling (with
+// `-- CMD`, they are forwarded to CMD, SIGUSR1 and SIGUSR2 too, which do not
+// stop it): the report of what was seen is still printed, then the exit code
+// is CMD's failing code or 128+signal. Nothing CMD started outlives it
+// (procmgr's run_group ends what it left behind).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <poll.h>

@@ -58,6 +58,9 @@ struct LaunchOptions {
 
 namespace {
 
+// The longest --grace accepted: a week (much longer would overflow the clock's nanoseconds).
+constexpr double max_grace_seconds = 7 * 86400;
+
 // The options that place each worker's threads and memory, and the dry run.
 void add_placement_launch_options(CLI::App& command, LaunchOptions& options, const char* group) {
   command
@@ -194,7 +197,8 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
                             ->group(group);
   add_output_options(command, *options, log_dir, group);
   command.add_option("--grace", options->grace_seconds, "Seconds between SIGTERM and SIGKILL when stopping")
-      ->transform(at_least(0))
+      ->transform(bounded(fmt::format("from 0 to {:g} (a week)", max_grace_seconds),
+                          [](double seconds) { return seconds >= 0 && seconds <= max_grace_seconds; }))
       ->type_name("SECONDS")
       ->group(group);
   command.add_option("--max-restarts", options->max_restarts, "Restart the whole group up to K times after a failure")

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
@@ -30,6 +32,7 @@
 #include "hogwild/store.hpp"
 #include "hogwild/trainer.hpp"
 #include "procmgr/group.hpp"
+#include "procmgr/signals.hpp"
 #include "util/failure.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
@@ -168,6 +171,7 @@ struct TrainReport {
   std::vector<double> worker_seconds;  // each worker's wall time
   std::vector<EpochEvaluation> epochs;
   int interrupted_by = 0;          // the signal that stopped training early, 0: none
+  int signal_checkpoints = 0;      // checkpoints saved on SIGUSR1 while training went on
   std::optional<int> failed_rank;  // the worker whose failure stopped training, if any
   int failure_code = 0;            // its exit code, as a shell reports it
   std::string failed_worker;       // "rank 1 (pid 1234) killed by SIGKILL"
@@ -324,7 +328,16 @@ class EpochEvaluator {
 // training diverged (the parent explains it) or a thread cannot be pinned.
 int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Dataset& data,
                     hogwild::ParameterStore& store, int threads, const procmgr::WorkerSpec& spec) {
+  // Every stop signal sent to a worker itself (a scheduler signals every
+  // process of a job) stops it after its batch, as SIGTERM does; SIGUSR1 is
+  // for the parent, which saves the model.
   hogwild::install_stop_handlers();
+  struct sigaction stop {};
+  ::sigaction(SIGTERM, nullptr, &stop);
+  for (int signal : procmgr::stop_signals()) {
+    if (signal != SIGINT && signal != SIGTERM) ::sigaction(signal, &stop, nullptr);
+  }
+  ::signal(SIGUSR1, SIG_IGN);
   const hogwild::WorkerSetup setup{spec.rank, threads, spec.cpus};
   const auto outcome = hogwild::train_worker(settings, data, store, setup);
   if (!outcome.ok()) {
@@ -357,7 +370,8 @@ void record_group(const procmgr::GroupResult& result, const hogwild::ParameterSt
 // the shared model can still be saved.
 TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& settings,
                   const hogwild::Dataset& train_data, hogwild::ParameterStore& store, RunMonitor& monitor,
-                  EpochEvaluator& evaluator, Progress& progress, NodeSync* sync) {
+                  EpochEvaluator& evaluator, Progress& progress, NodeSync* sync,
+                  const std::function<void()>& checkpoint) {
   TrainReport report;
   const int shard = settings.sample_count > 0 ? settings.sample_count : train_data.count;
   const auto total = static_cast<std::uint64_t>(plan.num_processes) * static_cast<std::uint64_t>(settings.epochs) *
@@ -373,6 +387,12 @@ TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& sett
     evaluator.update(report.epochs, 1, progress);
     if (sync != nullptr) sync->tick();
   };
+  // Signals: SIGUSR1 saves a checkpoint while the workers go on; every
+  // other stop signal stops them (SIGTERM: after their batch) and is reported.
+  group.pass_on.clear();
+  group.notify = {SIGUSR1};
+  group.on_signal = [&](int) { checkpoint(); };
+  group.stop_with = SIGTERM;
   const auto worker = [&](const procmgr::WorkerSpec& spec) {
     return train_as_worker(settings, train_data, store, plan.threads_per_process, spec);
   };
@@ -439,6 +459,42 @@ void save_model(const TrainOptions& options, hogwild::ParameterStore& store, std
     report.save_error = saved.error().message;
     report.save_errno = saved.error().code;
   }
+}
+
+// On SIGUSR1 during training: saves a copy of the shared model, as the
+// workers have it now, to --save-model while they go on (a model that is
+// not finite is never saved); says on stderr what was done. Returns true
+// when it saved.
+bool save_on_signal(const TrainOptions& options, hogwild::ParameterStore& store, std::uint64_t resumed_epochs,
+                    std::uint64_t resumed_samples, Progress& progress) {
+  progress.finish();
+  if (options.save_model.empty()) {
+    print_note("mptrain: SIGUSR1: no --save-model PATH was given, so nothing was saved; training goes on\n");
+    return false;
+  }
+  // A copy: the workers keep updating the shared parameters, and the
+  // checkpoint's checksum must match the bytes it holds.
+  const auto shared = store.parameters();
+  const std::vector<float> parameters(shared.begin(), shared.end());
+  if (!all_finite(parameters)) {
+    print_warning(
+        fmt::format("SIGUSR1: the model is NaN or infinite; not saved over {}; training goes on", options.save_model));
+    return false;
+  }
+  std::uint64_t samples = 0;
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    samples += store.counters(rank).samples.load(std::memory_order_relaxed);
+  }
+  const auto epochs = resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store));
+  const auto saved = hogwild::save_checkpoint(options.save_model, hogwild::model_layout(options.settings.model),
+                                              parameters, epochs, resumed_samples + samples);
+  if (!saved.ok()) {
+    print_warning(fmt::format("SIGUSR1: cannot save the model: {}; training goes on", saved.error().message));
+    return false;
+  }
+  print_note(fmt::format("mptrain: SIGUSR1: saved the model after {} samples to {}; training goes on\n", samples,
+                         options.save_model));
+  return true;
 }
 
 // Evaluates the final model and the epochs not yet evaluated; the last
@@ -577,6 +633,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"seed", settings.seed},
           {"epoch_evaluations", std::move(epochs)},
           {"interrupted_by", interrupted},
+          {"signal_checkpoints", report.signal_checkpoints},
           {"saved_model", json_or_null(report.saved_model)},
           {"save_error", json_or_null(report.save_error)},
           {"failed_rank", report.failed_rank ? nlohmann::json(*report.failed_rank) : nlohmann::json(nullptr)},
@@ -670,6 +727,10 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
 }  // namespace
 
 int run_training(const RunOptions& options) {
+  // SIGUSR1 saves a checkpoint while the workers train (node 0) and is
+  // ignored before and after, when there is nothing to save yet or the
+  // model is about to be saved anyway.
+  ::signal(SIGUSR1, SIG_IGN);
   TrainOptions train_options = *options.train;
   const auto layout = hogwild::model_layout(train_options.settings.model);
   // What would fail only after training (the checkpoint's path, room for
@@ -709,7 +770,14 @@ int run_training(const RunOptions& options) {
   // global rank: the nodes' streams differ, as one machine's workers' do.
   node_settings.seed +=
       static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
-  auto report = train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr);
+  int signal_checkpoints = 0;
+  const auto checkpoint = [&] {
+    if (node_plan.node.rank != 0) return;
+    if (save_on_signal(train_options, store, resumed_epochs, resumed_samples, progress)) ++signal_checkpoints;
+  };
+  auto report =
+      train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr, checkpoint);
+  report.signal_checkpoints = signal_checkpoints;
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = checksum(store.parameters());
   report.kernels = chosen_kernels().isa;

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -15,8 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "procmgr/descendants.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/output.hpp"
+#include "procmgr/run_cgroup.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
 #include "procmgr/watchdog.hpp"
@@ -80,6 +83,11 @@ class Supervisor {
  public:
   Supervisor(const std::vector<WorkerSpec>& specs, const ChildTarget& target, const GroupOptions& options)
       : specs_(specs), target_(target), options_(options) {}
+  ~Supervisor() {
+    if (subreaper_) (void)set_subreaper(false);
+  }
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
 
   Result<GroupResult> run();
 
@@ -91,6 +99,7 @@ class Supervisor {
   Status spawn_one(Worker& worker, int restart);
   Status pipe_stream(Worker& worker, Streams kind, int& child_end_out, UniqueFd& child_end);
   void supervise();
+  void poll_once(int timeout_ms);
   void handle_signals();
   void read_stream(Stream& stream, std::size_t limit);
   void route(Stream& stream, std::string_view data);
@@ -99,7 +108,9 @@ class Supervisor {
   void record_exit(Worker& worker, int wait_status, const rusage& usage);
   void stop_group(int signal);
   void signal_group(int signal);
-  void kill_leftovers();
+  std::vector<pid_t> leftovers() const;
+  void track_escaped(Clock::time_point now);
+  void end_leftovers();
   void drain_streams();
   void abandon_attempt();
   void note_output_problems(const Worker& worker);
@@ -111,7 +122,9 @@ class Supervisor {
   const ChildTarget& target_;
   const GroupOptions& options_;
   std::unique_ptr<SignalRelay> relay_;
-  std::optional<GroupWatchdog> watchdog_;  // kills the workers' group should mptrain die unreaped
+  bool subreaper_ = false;                 // this process reaps the workers' orphaned descendants
+  std::optional<RunCgroup> cgroup_;        // the run's cgroup, where one could be made
+  std::optional<GroupWatchdog> watchdog_;  // kills the workers' group and cgroup should mptrain die unreaped
   std::vector<std::string> base_environment_;
   UniqueFd log_lock_;           // held while the group runs (Output::log_dir)
   std::vector<RankLogs> logs_;  // the current attempt's log files, index = worker (Output::log_dir)
@@ -125,8 +138,12 @@ class Supervisor {
   pid_t process_group_ = 0;
   std::optional<int> failed_rank_;
   int forwarded_signal_ = 0;
+  std::vector<int> passed_on_;
   std::optional<Clock::time_point> kill_at_;
   bool killed_ = false;
+  bool ending_leftovers_ = false;  // in end_leftovers(): a stop signal kills what is left at once
+  Clock::time_point next_escape_scan_;
+  std::vector<Descendant> escaped_;  // what the watchdog was last told had left the workers' group
   Clock::time_point next_tick_;
 };
 
@@ -135,7 +152,14 @@ Status Supervisor::prepare() {
   auto relay = SignalRelay::install();
   if (!relay.ok()) return relay.error();
   relay_ = std::move(*relay);
-  auto watchdog = GroupWatchdog::start();
+  // Every descendant of a worker stays below mptrain (orphans come back to
+  // it) and, where a cgroup can be made, in the run's cgroup (setsid too).
+  if (auto status = set_subreaper(true); !status.ok()) return status.error();
+  subreaper_ = true;
+  auto choice = run_cgroup_choice_from_env();
+  if (!choice.ok()) return choice.error();
+  if (auto made = RunCgroup::create(*choice)) cgroup_.emplace(std::move(*made));
+  auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr);
   if (!watchdog.ok()) return watchdog.error();
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -182,6 +206,7 @@ Result<GroupResult> Supervisor::run_attempt(int restart) {
   process_group_ = 0;
   failed_rank_.reset();
   forwarded_signal_ = 0;
+  passed_on_.clear();
   kill_at_.reset();
   killed_ = false;
   if (auto status = spawn_all(restart); !status.ok()) {
@@ -194,7 +219,7 @@ Result<GroupResult> Supervisor::run_attempt(int restart) {
     abandon_attempt();
     throw;
   }
-  kill_leftovers();
+  end_leftovers();
   drain_streams();
   return collect(restart);
 }
@@ -250,6 +275,10 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   setup.environment = merge_environment(base_environment_, overrides);
   setup.streams.in = dev_null_.get();
   setup.process_group = process_group_;
+  if (cgroup_) {
+    setup.cgroup_join_fd = cgroup_->join_fd();
+    setup.close_fds.push_back(cgroup_->join_fd());
+  }
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
     if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) return s;
@@ -275,28 +304,29 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   return ok_status();
 }
 
+// Waits up to `timeout_ms` for a signal or worker output, and handles what came.
+void Supervisor::poll_once(int timeout_ms) {
+  std::vector<pollfd> fds{pollfd{relay_->fd(), POLLIN, 0}};
+  std::vector<Stream*> streams{nullptr};
+  for (auto& worker : workers_) {
+    for (Stream* stream : {&worker.out, &worker.err}) {
+      if (!stream->fd.valid()) continue;
+      fds.push_back(pollfd{stream->fd.get(), POLLIN, 0});
+      streams.push_back(stream);
+    }
+  }
+  // An error cannot happen with valid descriptors; the caller's reaping still runs.
+  if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) return;
+  if (fds[0].revents != 0) handle_signals();
+  for (std::size_t i = 1; i < fds.size(); ++i) {
+    if (fds[i].revents != 0) read_stream(*streams[i], 64 * 1024);
+  }
+}
+
 void Supervisor::supervise() {
   next_tick_ = Clock::now() + options_.tick;
-  std::vector<pollfd> fds;
-  std::vector<Stream*> streams;
   while (std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.running; })) {
-    fds.assign(1, pollfd{relay_->fd(), POLLIN, 0});
-    streams.assign(1, nullptr);
-    for (auto& worker : workers_) {
-      for (Stream* stream : {&worker.out, &worker.err}) {
-        if (!stream->fd.valid()) continue;
-        fds.push_back(pollfd{stream->fd.get(), POLLIN, 0});
-        streams.push_back(stream);
-      }
-    }
-    const int ready = ::poll(fds.data(), fds.size(), poll_timeout(Clock::now()));
-    if (ready < 0 && errno != EINTR) break;  // cannot happen with valid descriptors; reaping below still runs
-    if (ready > 0) {
-      if (fds[0].revents != 0) handle_signals();
-      for (std::size_t i = 1; i < fds.size(); ++i) {
-        if (fds[i].revents != 0) read_stream(*streams[i], 64 * 1024);
-      }
-    }
+    poll_once(poll_timeout(Clock::now()));
     reap_exited();
     const auto now = Clock::now();
     if (kill_at_ && !killed_ && now >= *kill_at_) {
@@ -304,6 +334,7 @@ void Supervisor::supervise() {
       killed_ = true;
     }
     tick(now);
+    track_escaped(now);
   }
 }
 
@@ -324,12 +355,23 @@ void Supervisor::tick(Clock::time_point now) {
   next_tick_ = std::max(next_tick_ + options_.tick, now);
 }
 
+bool contains(const std::vector<int>& signals, int signal) {
+  return std::find(signals.begin(), signals.end(), signal) != signals.end();
+}
+
 void Supervisor::handle_signals() {
   for (int signal : relay_->take()) {
     if (signal == SIGCHLD) continue;  // reap_exited() runs after every wake-up
-    forwarded_signal_ = signal;
-    signal_group(signal);
-    if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
+    if (contains(options_.notify, signal)) {
+      if (options_.on_signal) options_.on_signal(signal);
+    } else if (contains(options_.pass_on, signal)) {
+      passed_on_.push_back(signal);
+      signal_group(signal);
+    } else {
+      forwarded_signal_ = signal;
+      signal_group(options_.stop_with != 0 ? options_.stop_with : signal);
+      if (!kill_at_ || ending_leftovers_) kill_at_ = ending_leftovers_ ? Clock::now() : Clock::now() + options_.grace;
+    }
   }
 }
 
@@ -371,12 +413,18 @@ void Supervisor::read_stream(Stream& stream, std::size_t limit) {
 }
 
 void Supervisor::reap_exited() {
-  for (auto& worker : workers_) {
-    if (!worker.running) continue;
+  // Every child that ended: a worker, or (mptrain being the subreaper) a
+  // descendant whose parent died before it.
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == 0) return;
+    const pid_t pid = info.si_pid;
     int wait_status = 0;
     rusage usage{};
-    const pid_t pid = ::wait4(worker.result.pid, &wait_status, WNOHANG, &usage);
-    if (pid == worker.result.pid) record_exit(worker, wait_status, usage);
+    if (::wait4(pid, &wait_status, WNOHANG, &usage) != pid) return;
+    const auto worker = std::find_if(workers_.begin(), workers_.end(),
+                                     [pid](const Worker& w) { return w.running && w.result.pid == pid; });
+    if (worker != workers_.end()) record_exit(*worker, wait_status, usage);
   }
 }
 
@@ -409,9 +457,71 @@ void Supervisor::signal_group(int signal) {
   }
 }
 
-void Supervisor::kill_leftovers() {
-  // After a stop, children the workers left behind are orphans of the job.
-  if (process_group_ > 0 && (failed_rank_ || forwarded_signal_ != 0)) ::killpg(process_group_, SIGKILL);
+// The processes the workers left behind: whatever is in the run's cgroup
+// (which holds every descendant of the workers, the orphans re-parented to
+// mptrain included), else mptrain's live descendants, its watchdog aside.
+std::vector<pid_t> Supervisor::leftovers() const {
+  if (cgroup_) return cgroup_->members();
+  std::vector<pid_t> pids;
+  for (const auto& process : live_descendants(watchdog_ ? watchdog_->pid() : 0)) pids.push_back(process.pid);
+  return pids;
+}
+
+// Without a cgroup, tells the watchdog (at most once a second) which
+// descendants left the workers' process group, so it can kill them too
+// should mptrain die.
+void Supervisor::track_escaped(Clock::time_point now) {
+  if (cgroup_ || now < next_escape_scan_) return;
+  next_escape_scan_ = now + std::chrono::seconds(1);
+  std::vector<Descendant> escaped;
+  for (const auto& process : live_descendants(watchdog_->pid())) {
+    if (process.group != process_group_) escaped.push_back(process);
+  }
+  const auto same = [](const Descendant& a, const Descendant& b) { return a.pid == b.pid && a.start == b.start; };
+  if (std::equal(escaped.begin(), escaped.end(), escaped_.begin(), escaped_.end(), same)) return;
+  watchdog_->watch_escaped(escaped);
+  escaped_ = std::move(escaped);
+}
+
+// Ends what the workers left behind, however the attempt ended: SIGTERM,
+// then SIGKILL once the grace period is over (counted from the stop, if the
+// group was stopped), reaping each as it goes; output they write meanwhile
+// is still read. Gives up, with a warning, on processes SIGKILL does not end.
+void Supervisor::end_leftovers() {
+  auto left = leftovers();
+  if (left.empty()) return;
+  ending_leftovers_ = true;
+  if (!kill_at_) kill_at_ = Clock::now() + options_.grace;
+  std::vector<pid_t> terminated;
+  std::optional<Clock::time_point> give_up_at;
+  while (!left.empty()) {
+    const auto now = Clock::now();
+    const bool kill_now = now >= *kill_at_;
+    for (pid_t pid : left) {
+      if (kill_now) {
+        ::kill(pid, SIGKILL);
+      } else if (std::find(terminated.begin(), terminated.end(), pid) == terminated.end()) {
+        ::kill(pid, SIGTERM);
+        terminated.push_back(pid);
+      }
+    }
+    if (kill_now && !give_up_at) give_up_at = now + std::chrono::seconds(5);
+    if (give_up_at && now >= *give_up_at) {
+      warnings_.push_back(
+          fmt::format("{} left by the workers did not end after SIGKILL (pids {}); they are left running",
+                      left.size() == 1 ? "a process" : "processes", fmt::join(left, " ")));
+      break;
+    }
+    const auto wait =
+        kill_now ? std::chrono::milliseconds(20)
+                 : std::min<std::chrono::milliseconds>(std::chrono::milliseconds(50),
+                                                       std::chrono::ceil<std::chrono::milliseconds>(*kill_at_ - now));
+    poll_once(static_cast<int>(wait.count()));
+    reap_exited();
+    left = leftovers();
+  }
+  reap_exited();
+  ending_leftovers_ = false;
 }
 
 void Supervisor::drain_streams() {
@@ -435,6 +545,8 @@ void Supervisor::abandon_attempt() {
     }
     worker.running = false;
   }
+  kill_at_ = Clock::now();  // what they left is killed at once
+  end_leftovers();
   drain_streams();
 }
 
@@ -473,6 +585,7 @@ GroupResult Supervisor::collect(int restart) {
   result.failed_rank = failed_rank_;
   result.restarts = restart;
   result.forwarded_signal = forwarded_signal_;
+  result.passed_on = passed_on_;
   result.warnings = warnings_;
   result.output_losses = output_losses_;
   return result;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -123,6 +124,17 @@ struct GroupOptions {
   // Called in the parent before a restart with the failed attempt's result
   // and the number of the restart about to be made (1 for the first).
   std::function<void(const GroupResult&, int)> on_restart;
+  // What a signal mptrain receives while the group runs does (see
+  // signals.hpp for those caught): one of `pass_on` is forwarded to every
+  // worker and the group goes on (schedulers such as Slurm send SIGUSR1
+  // before a job's time runs out); one of `notify` calls `on_signal` in the
+  // parent (on the supervising thread) and no worker is signalled; any other
+  // is a stop: forwarded as `stop_with` (0: the signal received), SIGKILL
+  // after `grace`, no restart.
+  std::vector<int> pass_on{SIGUSR1, SIGUSR2};
+  std::vector<int> notify;
+  std::function<void(int)> on_signal;
+  int stop_with = 0;
 };
 
 // How one worker ended.
@@ -140,7 +152,8 @@ struct GroupResult {
   std::vector<WorkerResult> workers;  // index = rank
   std::optional<int> failed_rank;     // the first worker that failed, if any
   int restarts = 0;                   // restarts that were made
-  int forwarded_signal = 0;           // a signal mptrain received and forwarded (0: none)
+  int forwarded_signal = 0;           // a stop signal mptrain received and forwarded (0: none)
+  std::vector<int> passed_on;         // the GroupOptions::pass_on signals forwarded, in order
   std::vector<std::string> warnings;  // non-fatal problems (e.g. memory binding refused by the kernel)
   // Workers' output that could not be written to the console or a log file
   // (a full disk, a closed pipe), in every attempt; the workers ran on.
@@ -157,10 +170,9 @@ std::string signal_name(int signal);
 // have ended (see GroupOptions). Each worker runs in the group's own process
 // group with stdin from /dev/null, dies with mptrain (PR_SET_PDEATHSIG), and
 // gets attempt_environment(K) (K = restarts made so far, environment.hpp) on
-// top of its spec's environment. SIGINT, SIGTERM and SIGHUP sent to mptrain meanwhile are
-// forwarded to the group's process group (SIGKILL follows after `grace`; no
-// restart then); after such a stop or a failure, processes the workers left
-// in that group are killed.
+// top of its spec's environment. Signals sent to mptrain meanwhile are
+// forwarded to the group's process group as GroupOptions says (after a stop
+// signal SIGKILL follows after `grace`; no restart then).
 // Returns an Error when a worker cannot be started at all (command not found,
 // not executable, log file not writable, log directory in use by another
 // run, pinning refused: the message says so);

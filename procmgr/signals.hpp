@@ -4,17 +4,27 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
 
-// While alive, catches SIGINT, SIGTERM, SIGHUP and SIGCHLD and writes each
-// one's number to a pipe; restores the previous handlers and signal mask on
-// destruction. A SIGHUP ignored at installation (nohup) stays ignored, by
-// mptrain and by its workers; SIGINT and SIGTERM are always caught. At most
-// one exists at a time.
+// The catchable signals whose default action ends a process and that mptrain
+// turns into a clean stop (forwarded to the workers, training saved and
+// reported, exit 128 + signal): SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGVTALRM,
+// SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR and SIGIO. SIGUSR1 and SIGUSR2 are caught
+// too, their meaning left to the caller. Not caught: SIGQUIT (a core dump on
+// request), the faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP,
+// SIGSYS), SIGKILL and SIGSTOP (uncatchable) and the real-time signals.
+std::span<const int> stop_signals();
+
+// While alive, catches stop_signals(), SIGUSR1, SIGUSR2 and SIGCHLD and
+// writes each one's number to a pipe; restores the previous handlers and
+// signal mask on destruction. A SIGHUP ignored at installation (nohup) stays
+// ignored, by mptrain and by its workers; the others are always caught. At
+// most one exists at a time.
 class SignalRelay {
  public:
   // Installs the handlers; an Error when a relay already exists or a call fails.

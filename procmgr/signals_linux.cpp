@@ -12,14 +12,18 @@ namespace mptrain::procmgr {
 
 namespace {
 
-constexpr int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+// stop_signals(), then the two the caller gives a meaning to, then SIGCHLD.
+constexpr int caught_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+                                  SIGXFSZ, SIGPWR,  SIGIO,  SIGUSR1, SIGUSR2,   SIGCHLD};
+constexpr int stop_count = 10;
 constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
 // Which caught signals were ignored when the relay was installed and stay
 // ignored, in mptrain and in its workers: only SIGHUP (nohup). SIGINT and
 // SIGTERM are always forwarded, even for a script's background job, which
 // starts with SIGINT ignored; an ignored SIGCHLD would make the kernel reap
-// the workers itself.
+// the workers itself; built-in training ignores SIGUSR1 outside the group's
+// life and still wants it caught during it.
 bool ignored_at_install[caught_count] = {};
 
 // The write end of the live relay's pipe (-1: none); read by the handler.
@@ -38,6 +42,8 @@ extern "C" void relay_handler(int signal) {
 }
 
 }  // namespace
+
+std::span<const int> stop_signals() { return std::span<const int>(caught_signals, stop_count); }
 
 struct SignalRelay::State {
   Pipe pipe;

@@ -35,6 +35,7 @@ struct ChildSetup {
   std::vector<std::string> environment;  // the child's whole environment, "NAME=value"
   ChildStreams streams;
   pid_t process_group = 0;     // 0: the child leads a new process group
+  int cgroup_join_fd = -1;     // the run's cgroup.procs, joined before anything else (-1: none)
   std::vector<int> close_fds;  // closed in the child (a function child keeps all others)
 };
 

@@ -14,6 +14,7 @@
 #include <exception>
 #include <optional>
 
+#include "procmgr/run_cgroup.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
 #include "util/fd.hpp"
@@ -185,6 +186,8 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
   const int fd = prepared.report_fd;
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) fail_child(fd, Step::death_signal);
   if (::getppid() != prepared.parent) ::_exit(128 + SIGKILL);  // the parent died before prctl
+  // Into the run's cgroup before anything can be started (RunCgroup::create checked that joining works).
+  join_cgroup(setup.cgroup_join_fd);
   SignalRelay::reset_in_child();
   ::setpgid(0, setup.process_group);  // the parent does it too; either may lose the race harmlessly
   if (!move_fd(setup.streams.in, 0) || !move_fd(setup.streams.out, 1) || !move_fd(setup.streams.err, 2)) {

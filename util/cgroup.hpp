@@ -85,6 +85,13 @@ std::vector<CgroupMount> parse_cgroup_mounts(std::string_view mountinfo);
 std::optional<CgroupLocation> locate_controller(const std::vector<CgroupMembership>& memberships,
                                                 const std::vector<CgroupMount>& mounts, std::string_view controller);
 
+// Where a process of `memberships` is in one hierarchy: `version` v1 the
+// hierarchy that holds `controller`, v2 the unified hierarchy (`controller`
+// unused); nullopt when that hierarchy is not mounted. Pure.
+std::optional<CgroupLocation> locate_in(const std::vector<CgroupMembership>& memberships,
+                                        const std::vector<CgroupMount>& mounts, CgroupVersion version,
+                                        std::string_view controller);
+
 // Finds processes' cgroups through this process's mount table, read once.
 class CgroupLocator {
  public:
@@ -95,6 +102,8 @@ class CgroupLocator {
   // /proc/PID/cgroup; nullopt when it is not mounted here; an Error naming
   // the file when it cannot be read (a process that is gone).
   Result<std::optional<CgroupLocation>> locate(pid_t pid, std::string_view controller) const;
+  // As locate, in the one hierarchy locate_in names.
+  Result<std::optional<CgroupLocation>> locate_in(pid_t pid, CgroupVersion version, std::string_view controller) const;
 
  private:
   CgroupLocator(FsRoot root, std::vector<CgroupMount> mounts) : root_(std::move(root)), mounts_(std::move(mounts)) {}

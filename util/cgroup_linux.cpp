@@ -154,20 +154,31 @@ std::vector<CgroupMount> parse_cgroup_mounts(std::string_view mountinfo) {
   return out;
 }
 
-std::optional<CgroupLocation> locate_controller(const std::vector<CgroupMembership>& memberships,
-                                                const std::vector<CgroupMount>& mounts, std::string_view controller) {
-  for (const CgroupMembership& member : memberships) {
-    if (!has(member.controllers, controller)) continue;
-    const CgroupMount* mount =
-        find_mount(mounts, member.path, [&](const CgroupMount& m) { return !m.v2 && has(m.options, controller); });
-    if (mount != nullptr) return make_location(CgroupVersion::v1, member, *mount);
+std::optional<CgroupLocation> locate_in(const std::vector<CgroupMembership>& memberships,
+                                        const std::vector<CgroupMount>& mounts, CgroupVersion version,
+                                        std::string_view controller) {
+  if (version == CgroupVersion::v1) {
+    for (const CgroupMembership& member : memberships) {
+      if (!has(member.controllers, controller)) continue;
+      const CgroupMount* mount =
+          find_mount(mounts, member.path, [&](const CgroupMount& m) { return !m.v2 && has(m.options, controller); });
+      if (mount != nullptr) return make_location(CgroupVersion::v1, member, *mount);
+    }
   }
-  for (const CgroupMembership& member : memberships) {
-    if (member.hierarchy != "0" || !member.controllers.empty()) continue;
-    const CgroupMount* mount = find_mount(mounts, member.path, [](const CgroupMount& m) { return m.v2; });
-    if (mount != nullptr) return make_location(CgroupVersion::v2, member, *mount);
+  if (version == CgroupVersion::v2) {
+    for (const CgroupMembership& member : memberships) {
+      if (member.hierarchy != "0" || !member.controllers.empty()) continue;
+      const CgroupMount* mount = find_mount(mounts, member.path, [](const CgroupMount& m) { return m.v2; });
+      if (mount != nullptr) return make_location(CgroupVersion::v2, member, *mount);
+    }
   }
   return std::nullopt;
+}
+
+std::optional<CgroupLocation> locate_controller(const std::vector<CgroupMembership>& memberships,
+                                                const std::vector<CgroupMount>& mounts, std::string_view controller) {
+  if (auto v1 = locate_in(memberships, mounts, CgroupVersion::v1, controller)) return v1;
+  return locate_in(memberships, mounts, CgroupVersion::v2, controller);
 }
 
 Result<CgroupLocator> CgroupLocator::open(const FsRoot& root) {
@@ -181,6 +192,14 @@ Result<std::optional<CgroupLocation>> CgroupLocator::locate(pid_t pid, std::stri
   auto text = root_.read(file);
   if (!text.ok()) return text.error();
   return locate_controller(parse_proc_cgroup(*text), mounts_, controller);
+}
+
+Result<std::optional<CgroupLocation>> CgroupLocator::locate_in(pid_t pid, CgroupVersion version,
+                                                               std::string_view controller) const {
+  const std::string file = pid == 0 ? "/proc/self/cgroup" : fmt::format("/proc/{}/cgroup", pid);
+  auto text = root_.read(file);
+  if (!text.ok()) return text.error();
+  return mptrain::locate_in(parse_proc_cgroup(*text), mounts_, version, controller);
 }
 
 CpuStat parse_cpu_stat(std::string_view text) {

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -510,4 +511,140 @@ TEST_CASE("a log directory another group holds is refused before any worker star
   REQUIRE(result.ok());
   CHECK(std::filesystem::exists(dir / "ran"));
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Set by the workers' handler of the tests below.
+volatile sig_atomic_t worker_got_signal = 0;
+extern "C" void note_signal(int signal) { worker_got_signal = signal; }
+
+// In a worker: handles `signal`, says so on `ready`, then waits for it; returns the signal seen (0: none in 30 s).
+int wait_for_signal(int signal, int ready) {
+  struct sigaction action {};
+  action.sa_handler = note_signal;
+  ::sigaction(signal, &action, nullptr);
+  if (::write(ready, "r", 1) != 1) return 100;
+  for (int i = 0; i < 3000 && worker_got_signal == 0; ++i) ::usleep(10 * 1000);
+  return worker_got_signal == signal ? 0 : 101;
+}
+
+// In the parent's on_tick: true once every one of `count` workers wrote on `ready`.
+bool all_ready(int ready, int count, int& seen) {
+  pollfd readable{ready, POLLIN, 0};
+  while (seen<count&& ::poll(&readable, 1, 0)> 0) {
+    char byte;
+    if (::read(ready, &byte, 1) == 1) ++seen;
+  }
+  return seen == count;
+}
+
+}  // namespace
+
+TEST_CASE("a pass_on signal reaches every worker and the group goes on") {
+  auto ready = mptrain::make_pipe(mptrain::PipeMode::blocking);
+  REQUIRE(ready.ok());
+  const int ready_read = ready->read.get();
+  const int ready_write = ready->write.get();
+  auto options = quick_options();
+  options.tick = 10ms;
+  int seen = 0;
+  bool sent = false;
+  options.on_tick = [&](const std::vector<pid_t>&) {
+    if (!sent && all_ready(ready_read, 2, seen)) sent = ::raise(SIGUSR1) == 0;
+  };
+  auto result = run_group(
+      specs(2), [ready_write](const WorkerSpec&) { return wait_for_signal(SIGUSR1, ready_write); }, options);
+  REQUIRE(result.ok());
+  CHECK(sent);
+  CHECK(result->exit_code() == 0);
+  CHECK(result->forwarded_signal == 0);
+  CHECK(result->passed_on == std::vector<int>{SIGUSR1});
+}
+
+TEST_CASE("a notify signal calls on_signal and reaches no worker") {
+  auto options = quick_options();
+  options.tick = 10ms;
+  options.pass_on.clear();
+  options.notify = {SIGUSR1};
+  int notified = 0;
+  options.on_signal = [&](int signal) { notified += signal == SIGUSR1 ? 1 : 100; };
+  bool sent = false;
+  options.on_tick = [&](const std::vector<pid_t>&) {
+    if (!sent) sent = ::raise(SIGUSR1) == 0;
+  };
+  // A worker that got SIGUSR1 would die of it (its default action).
+  auto result = run_group(
+      specs(1),
+      [](const WorkerSpec&) {
+        ::usleep(300 * 1000);
+        return 0;
+      },
+      options);
+  REQUIRE(result.ok());
+  CHECK(notified == 1);
+  CHECK(result->exit_code() == 0);
+  CHECK(result->forwarded_signal == 0);
+}
+
+TEST_CASE("a stop signal is forwarded as stop_with and recorded as received") {
+  auto ready = mptrain::make_pipe(mptrain::PipeMode::blocking);
+  REQUIRE(ready.ok());
+  const int ready_read = ready->read.get();
+  const int ready_write = ready->write.get();
+  auto options = quick_options();
+  options.tick = 10ms;
+  options.stop_with = SIGTERM;
+  int seen = 0;
+  bool sent = false;
+  options.on_tick = [&](const std::vector<pid_t>&) {
+    if (!sent && all_ready(ready_read, 1, seen)) sent = ::raise(SIGALRM) == 0;
+  };
+  auto result = run_group(
+      specs(1), [ready_write](const WorkerSpec&) { return wait_for_signal(SIGTERM, ready_write); }, options);
+  REQUIRE(result.ok());
+  CHECK(result->exit_code() == 0);
+  CHECK(result->forwarded_signal == SIGALRM);
+}
+
+TEST_CASE("what a worker leaves behind, also after setsid, ends with the group") {
+  auto pid_pipe = mptrain::make_pipe(mptrain::PipeMode::blocking);
+  REQUIRE(pid_pipe.ok());
+  const int pid_read = pid_pipe->read.get();
+  const int pid_write = pid_pipe->write.get();
+  auto options = quick_options();
+  options.grace = 200ms;
+  for (const char* mode : {"auto", "off"}) {
+    ::setenv("MPTRAIN_RUN_CGROUP", mode, 1);
+    auto result = run_group(
+        specs(1),
+        [pid_read, pid_write](const WorkerSpec&) {
+          // A daemon: the middle process exits at once, the grandchild calls setsid and stays.
+          const pid_t middle = ::fork();
+          if (middle == 0) {
+            const pid_t daemon = ::fork();
+            if (daemon == 0) {
+              ::setsid();
+              ::signal(SIGTERM, SIG_IGN);
+              const pid_t self = ::getpid();
+              if (::write(pid_write, &self, sizeof self) != sizeof self) ::_exit(1);
+              for (;;) ::pause();
+            }
+            ::_exit(0);
+          }
+          int status = 0;
+          ::waitpid(middle, &status, 0);
+          pollfd written{pid_read, POLLIN, 0};  // the daemon runs, after setsid
+          ::poll(&written, 1, 10000);
+          return 0;
+        },
+        options);
+    ::unsetenv("MPTRAIN_RUN_CGROUP");
+    REQUIRE(result.ok());
+    CHECK(result->exit_code() == 0);
+    pid_t daemon = 0;
+    REQUIRE(::read(pid_read, &daemon, sizeof daemon) == sizeof daemon);
+    INFO("mode " << mode << ", daemon " << daemon);
+    CHECK(::kill(daemon, 0) != 0);  // killed (SIGKILL after the grace: it ignores SIGTERM) and reaped
+  }
 }

@@ -144,3 +144,22 @@ TEST_CASE("cpu.stat of v2 counts microseconds; quotas unlimited and malformed", 
   CHECK_FALSE(parse_cfs_quota("x", "100000").ok());
   CHECK_FALSE(read_cpu_quota(recorded("cgroup-v1-quota"), CgroupVersion::v1, "/nowhere").ok());
 }
+
+TEST_CASE("locate_in finds the unified hierarchy of a hybrid layout, and a v1 controller's only in v1",
+          "[util][cgroup]") {
+  const auto members = parse_proc_cgroup("6:freezer:/jobs/a\n1:cpu:/\n0::/user.slice/a.scope\n");
+  const auto mounts = parse_cgroup_mounts(
+      "30 25 0:26 / /sys/fs/cgroup/unified rw,relatime shared:5 - cgroup2 cgroup2 rw\n"
+      "31 25 0:27 / /sys/fs/cgroup/freezer rw,relatime shared:6 - cgroup cgroup rw,freezer\n");
+  const auto v2 = locate_in(members, mounts, CgroupVersion::v2, "freezer");
+  REQUIRE(v2.has_value());
+  CHECK(v2->version == CgroupVersion::v2);
+  CHECK(v2->levels.front().dir == "/sys/fs/cgroup/unified/user.slice/a.scope");
+  const auto v1 = locate_in(members, mounts, CgroupVersion::v1, "freezer");
+  REQUIRE(v1.has_value());
+  CHECK(v1->levels.front().dir == "/sys/fs/cgroup/freezer/jobs/a");
+  CHECK_FALSE(locate_in(members, mounts, CgroupVersion::v1, "cpu").has_value());  // cpu is not mounted
+  // locate_controller still prefers v1 and falls back on v2.
+  CHECK(locate_controller(members, mounts, "freezer")->version == CgroupVersion::v1);
+  CHECK(locate_controller(members, mounts, "cpu")->version == CgroupVersion::v2);
+}

@@ -29,7 +29,7 @@ refused "--max-restarts.*1.5 is not a whole number" -n 1 --max-restarts 1.5 -- t
 refused "--max-restarts.*-1 is not at least 0" -n 1 --max-restarts=-1 -- touch "$WORK/ran"
 refused "--grace.*inf is not a finite number" -n 1 --grace inf -- touch "$WORK/ran"
 refused "--grace.*nan is not a finite number" -n 1 --grace nan -- touch "$WORK/ran"
-refused "--grace.*-1 is not at least 0" -n 1 --grace=-1 -- touch "$WORK/ran"
+refused "--grace.*-1 is not from 0 to 604800 \(a week\)" -n 1 --grace=-1 -- touch "$WORK/ran"
 refused "-n.*1.5 is not a whole number" -n 1.5 -- touch "$WORK/ran"
 refused "-t.*2.5 is not a whole number" -n 1 -t 2.5 -- touch "$WORK/ran"
 

@@ -1,0 +1,139 @@
+// The processes below this one (see descendants.hpp).
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "procmgr/descendants.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+// A process's parent, state, group and start, from its /proc/PID/stat.
+struct Parentage {
+  pid_t parent = 0;
+  char state = '?';
+  pid_t group = 0;
+  std::uint64_t start = 0;
+};
+
+// The fields of /proc/PID/stat text `stat`; nullopt when malformed.
+std::optional<Parentage> parse_parentage(std::string_view stat) {
+  // "PID (COMM) STATE PPID PGRP …": the command may hold spaces and parentheses.
+  const auto close = stat.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  const auto words = split_words(stat.substr(close + 1));
+  // words[i] is field i + 3: state 3, ppid 4, pgrp 5, starttime 22.
+  if (words.size() < 20 || words[0].empty()) return std::nullopt;
+  const auto parent = parse_u64(words[1]);
+  const auto group = parse_u64(words[2]);
+  const auto start = parse_u64(words[19]);
+  if (!parent || !group || !start) return std::nullopt;
+  return Parentage{static_cast<pid_t>(*parent), words[0][0], static_cast<pid_t>(*group), *start};
+}
+
+// Reads field `index` (1-based, counted after the command's closing
+// parenthesis as field 3) of the stat text in `text`; false when missing.
+// Async-signal-safe.
+bool stat_field(const char* text, ssize_t length, int index, std::uint64_t* value) {
+  ssize_t at = length - 1;
+  while (at >= 0 && text[at] != ')') --at;
+  if (at < 0) return false;
+  int field = 2;
+  ++at;
+  while (at < length) {
+    while (at < length && text[at] == ' ') ++at;
+    if (at >= length) return false;
+    ++field;
+    if (field == index) {
+      std::uint64_t number = 0;
+      bool any = false;
+      for (; at < length && text[at] >= '0' && text[at] <= '9'; ++at) {
+        number = number * 10 + static_cast<std::uint64_t>(text[at] - '0');
+        any = true;
+      }
+      *value = number;
+      return any;
+    }
+    while (at < length && text[at] != ' ') ++at;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status set_subreaper(bool on) {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, on ? 1UL : 0UL, 0UL, 0UL, 0UL) < 0) {
+    return errno_error("cannot make mptrain the reaper of its descendants (prctl PR_SET_CHILD_SUBREAPER)", "");
+  }
+  return ok_status();
+}
+
+std::vector<Descendant> live_descendants(pid_t except) {
+  const FsRoot root;
+  auto names = root.list("/proc");
+  if (!names.ok()) return {};
+  std::multimap<pid_t, std::pair<Descendant, char>> children;  // by parent: the child and its state
+  for (const auto& name : *names) {
+    const auto pid = parse_u64(name);
+    if (!pid || *pid == 0) continue;
+    auto stat = root.read("/proc/" + name + "/stat");
+    if (!stat.ok()) continue;  // gone meanwhile
+    const auto fields = parse_parentage(*stat);
+    if (!fields) continue;
+    children.emplace(fields->parent,
+                     std::make_pair(Descendant{static_cast<pid_t>(*pid), fields->group, fields->start}, fields->state));
+  }
+  std::vector<Descendant> found;
+  std::vector<pid_t> to_visit{::getpid()};
+  while (!to_visit.empty()) {
+    const pid_t parent = to_visit.back();
+    to_visit.pop_back();
+    const auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      const auto& [child, state] = it->second;
+      if (child.pid == except) continue;
+      to_visit.push_back(child.pid);
+      if (state != 'Z' && state != 'X') found.push_back(child);
+    }
+  }
+  return found;
+}
+
+bool same_process(pid_t pid, std::uint64_t start, pid_t* group) {
+  // "/proc/" + the pid's digits + "/stat", without allocating.
+  char path[48] = "/proc/";
+  char digits[16];
+  int count = 0;
+  for (auto rest = static_cast<unsigned long>(pid); rest > 0 && count < 15; rest /= 10) {
+    digits[count++] = static_cast<char>('0' + rest % 10);
+  }
+  int at = 6;
+  while (count > 0) path[at++] = digits[--count];
+  const char tail[] = "/stat";
+  for (char c : tail) path[at++] = c;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[1024];
+  ssize_t length;
+  do {
+    length = ::read(fd, text, sizeof text);
+  } while (length < 0 && errno == EINTR);
+  ::close(fd);
+  std::uint64_t started = 0;
+  std::uint64_t state_group = 0;
+  if (length <= 0 || !stat_field(text, length, 22, &started) || started != start) return false;
+  if (!stat_field(text, length, 5, &state_group)) return false;
+  *group = static_cast<pid_t>(state_group);
+  return true;
+}
+
+}  // namespace mptrain::procmgr

@@ -1,0 +1,203 @@
+// The cgroup of a run (see run_cgroup.hpp).
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <string_view>
+
+#include "procmgr/run_cgroup.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::procmgr {
+
+namespace {
+
+// Where the run's cgroup goes in `version` (v1: the freezer hierarchy), as
+// this process's mount table and /proc/self/cgroup say; nullopt when that
+// hierarchy is not mounted here.
+std::optional<CgroupLocation> own_cgroup(CgroupVersion version) {
+  auto locator = CgroupLocator::open(FsRoot());
+  if (!locator.ok()) return std::nullopt;
+  auto location = locator->locate_in(0, version, "freezer");
+  if (!location.ok() || !*location || (*location)->levels.empty()) return std::nullopt;
+  return **location;
+}
+
+CgroupFiles files_of(const std::string& dir, CgroupVersion version) {
+  CgroupFiles files;
+  files.dir = dir;
+  files.procs = dir + "/cgroup.procs";
+  struct stat info {};
+  if (version == CgroupVersion::v2 && ::stat((dir + "/cgroup.kill").c_str(), &info) == 0)
+    files.kill = dir + "/cgroup.kill";
+  if (version == CgroupVersion::v1) files.freeze = dir + "/freezer.state";
+  return files;
+}
+
+// True when a process can join the cgroup through `join_fd`: a vforked child
+// joins it and exits (and so leaves it empty again).
+bool can_join(int join_fd) {
+  sigset_t all_signals, previous_mask;
+  ::sigfillset(&all_signals);
+  ::pthread_sigmask(SIG_SETMASK, &all_signals, &previous_mask);
+  const pid_t pid = ::vfork();
+  if (pid == 0) ::_exit(join_cgroup(join_fd) ? 0 : 1);
+  ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
+  if (pid < 0) return false;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Writes `text` to file `path`; false when it cannot. Async-signal-safe.
+bool write_text(const char* path, const char* text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const auto length = std::strlen(text);
+  const bool written = ::write(fd, text, length) == static_cast<ssize_t>(length);
+  ::close(fd);
+  return written;
+}
+
+// SIGKILLs every pid listed in cgroup.procs at `path`; returns how many it
+// found (-1: unreadable). Async-signal-safe: a fixed buffer, digits parsed by hand.
+int kill_listed(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buffer[4096];
+  long pid = 0;
+  bool in_number = false;
+  int found = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buffer[i] >= '0' && buffer[i] <= '9') {
+        pid = pid * 10 + (buffer[i] - '0');
+        in_number = true;
+      } else if (in_number) {
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        ++found;
+        pid = 0;
+        in_number = false;
+      }
+    }
+  }
+  if (in_number) {
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    ++found;
+  }
+  ::close(fd);
+  return found;
+}
+
+void pause_briefly() {
+  const timespec ten_ms{0, 10'000'000};
+  ::nanosleep(&ten_ms, nullptr);
+}
+
+}  // namespace
+
+Result<RunCgroupChoice> run_cgroup_choice_from_env() {
+  const char* value = std::getenv("MPTRAIN_RUN_CGROUP");
+  const std::string_view text = value != nullptr ? value : "";
+  if (text.empty() || text == "auto") return RunCgroupChoice::automatic;
+  if (text == "v2") return RunCgroupChoice::v2;
+  if (text == "v1") return RunCgroupChoice::v1;
+  if (text == "off") return RunCgroupChoice::off;
+  return Error{fmt::format("MPTRAIN_RUN_CGROUP={}: give auto, v2, v1 or off (or unset it)", text)};
+}
+
+std::optional<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
+  const auto own = own_cgroup(version);
+  if (!own) return std::nullopt;
+  const std::string dir = fmt::format("{}/mptrain-run-{}", own->levels.front().dir, ::getpid());
+  if (::mkdir(dir.c_str(), 0755) < 0) {
+    // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
+    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) return std::nullopt;
+  }
+  auto files = files_of(dir, version);
+  UniqueFd join(::open(files.procs.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!join.valid() || !can_join(join.get())) {
+    ::rmdir(dir.c_str());
+    return std::nullopt;
+  }
+  return RunCgroup(version, std::move(files), std::move(join));
+}
+
+std::optional<RunCgroup> RunCgroup::create(RunCgroupChoice choice) {
+  if (choice == RunCgroupChoice::off) return std::nullopt;
+  if (choice != RunCgroupChoice::v1) {
+    if (auto made = make_in(CgroupVersion::v2)) return made;
+    if (choice == RunCgroupChoice::v2) return std::nullopt;
+  }
+  return make_in(CgroupVersion::v1);
+}
+
+RunCgroup::~RunCgroup() {
+  if (!join_.valid()) return;  // moved from
+  join_.reset();
+  // Its processes are gone by now; a child that has just exited may still be leaving it.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::rmdir(files_.dir.c_str()) == 0 || errno == ENOENT) return;
+    if (errno != EBUSY) return;
+    pause_briefly();
+  }
+}
+
+std::vector<pid_t> RunCgroup::members() const {
+  // Its own processes and those of the cgroups below it (a nested mptrain's run).
+  std::vector<std::string> dirs{files_.dir};
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(files_.dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->is_directory(error)) dirs.push_back(it->path().string());
+  }
+  std::vector<pid_t> pids;
+  for (const auto& dir : dirs) {
+    auto text = FsRoot().read(dir + "/cgroup.procs");
+    if (!text.ok()) continue;
+    for (const auto line : split(*text, '\n')) {
+      if (auto pid = parse_u64(trim(line)); pid && *pid > 0) pids.push_back(static_cast<pid_t>(*pid));
+    }
+  }
+  return pids;
+}
+
+bool join_cgroup(int join_fd) {
+  if (join_fd < 0) return true;
+  ssize_t n;
+  do {
+    n = ::write(join_fd, "0", 1);
+  } while (n < 0 && errno == EINTR);
+  return n == 1;
+}
+
+void kill_cgroup_and_remove(const CgroupFiles& files) {
+  if (!files.kill.empty()) write_text(files.kill.c_str(), "1");
+  for (int round = 0; round < 100; ++round) {
+    // v1: frozen, no process can fork while the others are being killed.
+    if (!files.freeze.empty()) write_text(files.freeze.c_str(), "FROZEN");
+    const int found = kill_listed(files.procs.c_str());
+    if (!files.freeze.empty()) write_text(files.freeze.c_str(), "THAWED");
+    if (found <= 0) break;
+    pause_briefly();
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (::rmdir(files.dir.c_str()) == 0 || errno != EBUSY) return;
+    pause_briefly();
+  }
+}
+
+}  // namespace mptrain::procmgr
