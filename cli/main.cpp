@@ -53,6 +53,7 @@ std::string repeated_option_message(const CLI::App& app, std::string_view what) 
   for (auto at = spelled.find(','); at != std::string::npos; at = spelled.find(',', at + 2)) {
     spelled.replace(at, 1, ", ");
   }
+  if (spelled == name) return fmt::format("{} was given {} times; give it once", name, times);
   return fmt::format("{} was given {} times; {} are one option: give it once", name, times, spelled);
 }
 
