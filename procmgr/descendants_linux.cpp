@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,8 +78,55 @@ Status set_subreaper(bool on) {
   return ok_status();
 }
 
-std::vector<Descendant> live_descendants(pid_t except) {
-  const FsRoot root;
+namespace {
+
+// The children of `pid` from the kernel's lists (/proc/PID/task/TID/children,
+// CONFIG_PROC_CHILDREN), in task order; nullopt when the kernel has none.
+std::optional<std::vector<pid_t>> children_of(const FsRoot& root, pid_t pid) {
+  const std::string base = "/proc/" + std::to_string(pid) + "/task";
+  auto tasks = root.list(base);
+  if (!tasks.ok()) return std::vector<pid_t>{};  // gone meanwhile
+  std::vector<pid_t> children;
+  for (const auto& task : *tasks) {
+    auto text = root.read(base + "/" + task + "/children");
+    if (!text.ok()) {
+      std::error_code error;
+      const bool task_lives = std::filesystem::exists(root.path(base + "/" + task), error);
+      if (text.error().code == ENOENT && task_lives) return std::nullopt;  // a kernel without the lists
+      continue;                                                            // the task ended meanwhile
+    }
+    for (const auto word : split_words(*text)) {
+      if (const auto child = parse_u64(word)) children.push_back(static_cast<pid_t>(*child));
+    }
+  }
+  return children;
+}
+
+// The live descendants by a walk from this process down the kernel's
+// children lists: a few files for a few processes, not all of /proc.
+std::optional<std::vector<Descendant>> walk_descendants(const FsRoot& root, pid_t except) {
+  std::vector<Descendant> found;
+  std::vector<pid_t> to_visit{::getpid()};
+  while (!to_visit.empty()) {
+    const pid_t parent = to_visit.back();
+    to_visit.pop_back();
+    const auto children = children_of(root, parent);
+    if (!children) return std::nullopt;
+    for (const pid_t child : *children) {
+      if (child == except) continue;
+      auto stat = root.read("/proc/" + std::to_string(child) + "/stat");
+      if (!stat.ok()) continue;  // gone meanwhile
+      const auto fields = parse_parentage(*stat);
+      if (!fields) continue;
+      to_visit.push_back(child);
+      if (fields->state != 'Z' && fields->state != 'X') found.push_back({child, fields->group, fields->start});
+    }
+  }
+  return found;
+}
+
+// The same from every process's parent in /proc (kernels without children lists).
+std::vector<Descendant> scan_descendants(const FsRoot& root, pid_t except) {
   auto names = root.list("/proc");
   if (!names.ok()) return {};
   std::multimap<pid_t, std::pair<Descendant, char>> children;  // by parent: the child and its state
@@ -106,6 +154,14 @@ std::vector<Descendant> live_descendants(pid_t except) {
     }
   }
   return found;
+}
+
+}  // namespace
+
+std::vector<Descendant> live_descendants(pid_t except) {
+  const FsRoot root;
+  if (auto walked = walk_descendants(root, except)) return std::move(*walked);
+  return scan_descendants(root, except);
 }
 
 bool same_process(pid_t pid, std::uint64_t start, pid_t* group) {
