@@ -38,6 +38,7 @@
 #include "util/failure.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 
@@ -359,6 +360,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   if (o.json) {
     auto document = monitor::to_json(diagnosis);
     document["interrupted_by"] = signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(signal);
+    document["command_exit_code"] = o.command.empty() ? nlohmann::json(nullptr) : nlohmann::json(outcome.command_code);
     if (o.threads) document["threads"] = monitor::threads_json(diagnosis);
     print_json(document);
     return;
@@ -366,6 +368,20 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(monitor::to_text(diagnosis));
   if (o.threads) print_report(monitor::threads_table(diagnosis));
+}
+
+// Says, after the report, when the watched command failed: the doctor
+// exits with its code, which the verdict alone would not explain.
+void say_command_failed(const WatchOutcome& outcome, const DoctorOptions& o) {
+  if (o.command.empty() || outcome.command_code == 0 || outcome.signal != 0) return;
+  const int code = outcome.command_code;
+  const std::string how = code > 128 && code < 128 + 65
+                              ? fmt::format("was killed by {} (exit {})", procmgr::signal_name(code - 128), code)
+                              : fmt::format("exited with code {}", code);
+  print_note(
+      fmt::format("mptrain doctor: the watched command {} {}; the doctor exits with its code (the verdict "
+                  "above covers the time it ran)\n",
+                  printable(o.command.front()), how));
 }
 
 int run_doctor(const DoctorOptions& o) {
@@ -383,6 +399,7 @@ int run_doctor(const DoctorOptions& o) {
   const auto diagnosis = monitor.diagnosis();
   warn_slow_sampling(diagnosis, o);
   print_diagnosis(diagnosis, outcome, o);
+  say_command_failed(outcome, o);
   write_trace(observers, o, outcome);
   return exit_code_for(diagnosis.verdict, o.fail_on, outcome);
 }

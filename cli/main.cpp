@@ -1,6 +1,8 @@
 // mptrain's entry point: parse the command line, run the chosen command, and
 // turn any failure into "mptrain: error: …" and the spec's exit code; then
 // make sure the report reached stdout (finish_stdout).
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -12,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace {
 
@@ -57,6 +60,31 @@ std::string repeated_option_message(const CLI::App& app, std::string_view what) 
   return fmt::format("{} was given {} times; {} are one option: give it once", name, times, spelled);
 }
 
+// For CLI11's "--cpus: 1 required TEXT missing" (an option at the end of
+// the line, or followed by another option), "--cpus needs a value (TEXT)";
+// "" for any other `what`.
+std::string missing_value_message(std::string_view what) {
+  constexpr std::string_view marker = ": 1 required ";
+  const auto at = what.find(marker);
+  if (at == std::string_view::npos || !what.ends_with(" missing")) return {};
+  const auto type =
+      what.substr(at + marker.size(), what.size() - at - marker.size() - std::string_view(" missing").size());
+  return fmt::format("{} needs a value ({}), right after it", what.substr(0, at), type);
+}
+
+// For CLI11's "The following arguments were not expected: 2 -n" (which lists
+// them last first), "plan does not take: -n 2"; "" for any other `what`.
+std::string unexpected_message(const std::string& command, std::string_view what) {
+  constexpr std::string_view marker = "The following argument";
+  if (!what.starts_with(marker)) return {};
+  const auto colon = what.find(": ");
+  if (colon == std::string_view::npos) return {};
+  auto words = split(what.substr(colon + 2), ' ');
+  std::vector<std::string_view> given(words.rbegin(), words.rend());
+  return fmt::format("{} does not take: {}", command.empty() ? "mptrain" : "mptrain " + command,
+                     printable(fmt::format("{}", fmt::join(given, " "))));
+}
+
 // What to say for a parse `error` of `args`: CLI11's words, except when no
 // command was chosen, where CLI11 would say only "A subcommand is required".
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error, std::span<char* const> args) {
@@ -74,8 +102,15 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   if (std::string_view(error.what()).starts_with("A subcommand")) {
     return fmt::format("no command given; the commands are {}{}", command_names(app), see);
   }
-  if (const auto repeated = repeated_option_message(app, error.what()); !repeated.empty()) return repeated + see;
-  return error.what() + see;
+  // From here on a command was chosen: its own --help lists its options.
+  const auto chosen = app.get_subcommands();
+  const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name();
+  const std::string see_command = command.empty() ? see : fmt::format(" (see 'mptrain {} --help')", command);
+  if (const auto repeated = repeated_option_message(app, error.what()); !repeated.empty())
+    return repeated + see_command;
+  if (const auto missing = missing_value_message(error.what()); !missing.empty()) return missing + see_command;
+  if (const auto extra = unexpected_message(command, error.what()); !extra.empty()) return extra + see_command;
+  return error.what() + see_command;
 }
 
 // Parses `args` and runs the chosen command; returns the exit code. A failed

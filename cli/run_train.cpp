@@ -439,8 +439,12 @@ std::string divergence(hogwild::ParameterStore& store) {
 void refuse_diverged(hogwild::ParameterStore& store, const TrainOptions& options) {
   const std::string what = divergence(store);
   if (what.empty()) return;
-  const std::string kept =
-      options.save_model.empty() ? "" : fmt::format("; the model was not saved, {} is as it was", options.save_model);
+  std::error_code error;
+  const bool existed = !options.save_model.empty() &&
+                       std::filesystem::exists(std::filesystem::symlink_status(options.save_model, error));
+  const std::string kept = options.save_model.empty() ? ""
+                           : existed ? fmt::format("; the model was not saved, {} is as it was", options.save_model)
+                                     : fmt::format("; the model was not saved, {} was not created", options.save_model);
   runtime_failure("training diverged: {}{}; lower --lr ({} now) or --momentum ({} now)", what, kept,
                   options.settings.learning_rate, options.settings.momentum);
 }

@@ -135,9 +135,13 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
   out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",
                      percent(d.cpu_utilization), percent(d.machine_cpu_utilization));
-  out += d.cpu_pressure
-             ? fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure))
-             : std::string("  CPU pressure (PSI):     not available (no /proc/pressure/cpu, or PSI is off: boot with psi=1)\n");
+  if (d.cpu_pressure) {
+    out += fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure));
+  } else if (d.intervals == 0) {
+    out += "  CPU pressure (PSI):     not measured: the watch ended within one sampling interval\n";
+  } else {
+    out += "  CPU pressure (PSI):     not available (no /proc/pressure/cpu, or PSI is off: boot with psi=1)\n";
+  }
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {

@@ -257,8 +257,9 @@ namespace {
 Status make_log_directory(const std::filesystem::path& dir) {
   std::error_code error;
   if (std::filesystem::exists(dir, error) && !std::filesystem::is_directory(dir, error)) {
-    return Error{fmt::format("the log directory {} is not a directory; remove that file or choose another directory",
-                             dir.string())};
+    return Error{fmt::format(
+        "the log directory {} is not a directory; give --log-dir a directory (one that does not exist yet is created)",
+        dir.string())};
   }
   std::filesystem::create_directories(dir, error);
   if (error) return Error{fmt::format("cannot create the log directory {}: {}", dir.string(), error.message())};

@@ -31,7 +31,7 @@ not_started() {
 
 touch "$WORK/file"
 not_started "cannot create the log directory $WORK/file/logs: Not a directory" -n 2 --log-dir "$WORK/file/logs"
-not_started "the log directory $WORK/file is not a directory; remove that file or choose another directory" \
+not_started "the log directory $WORK/file is not a directory; give --log-dir a directory \\(one that does not exist yet is created\\)" \
   -n 2 --log-dir "$WORK/file"
 not_started "the log directory $WORK/file is not a directory" -n 2 --log-dir "$WORK/file" --max-restarts 1
 not_started "cannot create the log directory /dev/null/logs" -n 1 --log-dir /dev/null/logs --tee 2
