@@ -10,13 +10,17 @@ need_data
 timeout 150 mpirun -n 2 --oversubscribe "$MPTRAIN" run -n 1 --data "$data" --epochs 50 --sync-every 0.2 \
   >"$WORK/out" 2>"$WORK/err" &
 job=$!
-# node 1's mptrain: the one whose environment says Open MPI rank 1; its worker is its child.
+# node 1's mptrain: the one whose environment says Open MPI rank 1; its
+# worker is the child that leads a process group of its own (the other
+# child, the watchdog, stays in mptrain's group; which starts first varies).
 node1_worker() {
-  local pid
+  local pid child
   for pid in $(pgrep -x mptrain); do
     tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' || continue
-    pgrep -P "$pid" -x mptrain | head -1
-    return 0
+    for child in $(pgrep -P "$pid" -x mptrain); do
+      [[ $(awk '{print $5}' "/proc/$child/stat" 2>/dev/null) == "$child" ]] && { echo "$child"; return 0; }
+    done
+    return 1
   done
   return 1
 }
