@@ -236,7 +236,8 @@ TEST_CASE("a process without a maps file is an error naming the path", "[monitor
 TEST_CASE("a maps file that cannot be read is an error naming the path", "[monitor]") {
   const auto runtimes = read_runtimes(maps_tree, unreadable_maps_pid);
   REQUIRE_FALSE(runtimes.ok());
-  CHECK_THAT(runtimes.error().message, Catch::Contains("/proc/1006/maps") && Catch::Contains("is a directory, not a regular file"));
+  CHECK_THAT(runtimes.error().message,
+             Catch::Contains("/proc/1006/maps") && Catch::Contains("is a directory, not a regular file"));
 }
 
 TEST_CASE("every kind has a name and a knob, and oneTBB's names what limits its pool", "[monitor]") {

@@ -323,8 +323,9 @@ TEST_CASE("a log directory that is a file or under one is an error naming it") {
   std::ofstream(dir / "file") << "x";
   auto logs = open_logs(dir / "file", LogLayout::flat, 0, {{0, Streams::all}});
   REQUIRE_FALSE(logs.ok());
-  CHECK(logs.error().message == "the log directory " + (dir / "file").string() +
-                                    " is not a directory; give --log-dir a directory (one that does not exist yet is created)");
+  CHECK(logs.error().message ==
+        "the log directory " + (dir / "file").string() +
+            " is not a directory; give --log-dir a directory (one that does not exist yet is created)");
   logs = open_logs(dir / "file/logs", LogLayout::per_attempt, 0, {{0, Streams::all}});
   REQUIRE_FALSE(logs.ok());
   CHECK(logs.error().message.starts_with("cannot create the log directory " + (dir / "file/logs").string() + ": "));
