@@ -59,6 +59,7 @@ std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
     }
     it = keep ? std::next(it) : pins_.erase(it);
   }
+  std::erase_if(left_, [&](pid_t tid) { return evidence.threads.count(tid) == 0; });  // gone: forgotten
   // 2. Each process's threads and set; the CPUs a pin or a busy thread alone holds.
   std::map<pid_t, ProcessView> processes;
   std::set<int> taken;
