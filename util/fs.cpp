@@ -178,9 +178,7 @@ Result<std::vector<std::string>> FsRoot::list(std::string_view absolute) const {
 }
 
 Result<std::string> read_file(const std::filesystem::path& path) {
-  auto fd = open_for_reading(path, O_RDONLY);
-  if (!fd.ok()) return fd.error();
-  return read_all(fd->get(), path, std::string::npos);
+  return read_regular_file(path, max_system_file_bytes);
 }
 
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {

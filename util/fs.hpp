@@ -45,7 +45,8 @@ class FsRoot {
   std::filesystem::path root_;
 };
 
-// The whole content of file `path`; an Error naming the path and errno.
+// The whole content of regular file `path`, of at most max_system_file_bytes
+// (read_regular_file); an Error naming the path and errno, or what it is.
 Result<std::string> read_file(const std::filesystem::path& path);
 // The content of regular file `path`, which may hold at most `max_bytes`;
 // an Error naming the path when it is not a regular file (a device such as
