@@ -29,6 +29,7 @@ enum class Oversubscribe { refuse, allow };
 // What the user asked for; unset fields take the spec's defaults.
 struct PlacementRequest {
   std::optional<int> num_processes;        // default: one per package
+  bool one_per_cpu = false;                // M = N, one worker per usable CPU (torchrun's auto and cpu)
   std::optional<int> threads_per_process;  // default: floor(N / M)
   std::optional<Bind> bind;                // default: core (none when a quota limits N)
   std::optional<CpuSelection> cpus;        // restrict to these CPUs (--cpus, resolved by the planner)

@@ -188,6 +188,10 @@ int packages_in(const Pool& pool) {
 // M: as requested, or one per package with usable CPUs (at most N).
 int choose_processes(const Pool& pool, const PlacementRequest& request, std::vector<std::string>& notes) {
   if (request.num_processes) return *request.num_processes;
+  if (request.one_per_cpu) {
+    notes.push_back(fmt::format("--nproc-per-node auto: one worker per usable CPU, M = {}", pool.n));
+    return pool.n;
+  }
   const int m = std::max(1, std::min(packages_in(pool), pool.n));
   notes.push_back(fmt::format("-n not given: one worker per package, M = {}", m));
   return m;

@@ -117,7 +117,8 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
 // write of the report that escaped as an exception is stored in `write_error`.
 int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* const> args, int& write_error) {
   try {
-    cli::check_command_words(args.subspan(1));
+    // torchrun's words are its own: "--" may be one of its script's arguments.
+    if (args.size() < 2 || std::string_view(args[1]) != "torchrun") cli::check_command_words(args.subspan(1));
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app, runner);
   cli::add_run_command(app, runner);
   cli::add_doctor_command(app, runner);
+  cli::add_torchrun_command(app, runner);
   int write_error = 0;
   const int code =
       parse_and_run(app, runner, std::span<char* const>(argv, static_cast<std::size_t>(argc)), write_error);

@@ -15,13 +15,33 @@ namespace {
 // The most workers or threads per worker -n and -t accept.
 constexpr long long max_count = 1 << 20;
 
+// -n's check: a whole number of workers, or torchrun's auto and cpu (one
+// per usable CPU, handed on as PlacementOptions::one_per_cpu).
+CLI::Validator process_count() {
+  auto number = whole_number(1, max_count);
+  auto check = [number](std::string& text) -> std::string {
+    if (text == "auto" || text == "cpu") {
+      text = std::to_string(PlacementOptions::one_per_cpu);
+      return {};
+    }
+    if (text == "gpu" || text == "xpu") {
+      return fmt::format(
+          "{} counts {}s, and mptrain runs CPU workers: give a number of workers, or auto or cpu for one per "
+          "usable CPU",
+          text, text == "gpu" ? "GPU" : "XPU");
+    }
+    return number(text);
+  };
+  return CLI::Validator(std::move(check), fmt::format("from 1 to {}, auto or cpu", max_count));
+}
+
 }  // namespace
 
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
   command
       .add_option("-n,--num-processes,--nproc-per-node", options.num_processes,
-                  "Worker processes M (--nproc-per-node: torchrun's name)")
-      ->transform(whole_number(1, max_count))
+                  "Worker processes M, or auto or cpu for one per usable CPU (--nproc-per-node: torchrun's name)")
+      ->transform(process_count())
       ->default_str("one per package")
       ->group("Placement");
   command.add_option("-t,--threads-per-process", options.threads_per_process, "Threads per worker T")
@@ -95,6 +115,7 @@ cluster::NodeIdentity read_node_identity(const NodeOptions& options) {
 affinity::PlacementRequest to_request(const PlacementOptions& options) {
   affinity::PlacementRequest request;
   if (options.num_processes > 0) request.num_processes = options.num_processes;
+  request.one_per_cpu = options.num_processes == PlacementOptions::one_per_cpu;
   if (options.threads_per_process > 0) request.threads_per_process = options.threads_per_process;
   if (!options.bind.empty()) request.bind = value_or_fail(affinity::parse_bind(options.bind), exit_code::usage_error);
   if (!options.cpus.empty()) {

@@ -23,7 +23,9 @@ struct NodeOptions {
 
 // Placement options as typed on the command line.
 struct PlacementOptions {
-  int num_processes = 0;        // 0: not given
+  // num_processes for torchrun's --nproc-per-node auto|cpu: one worker per usable CPU.
+  static constexpr int one_per_cpu = -1;
+  int num_processes = 0;        // 0: not given; one_per_cpu: auto or cpu
   int threads_per_process = 0;  // 0: not given
   std::string bind;
   std::string cpus;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,19 @@ namespace mptrain::cli {
 struct TrainOptions;   // defined in run_train.cpp
 struct LaunchOptions;  // defined in run_launch.cpp
 
+// What `mptrain torchrun` adds to a launch (cli/torchrun.cpp): torchrun's
+// variables, its log layout, error files and root-cause summary.
+struct TorchrunSettings {
+  std::string run_id;              // TORCHELASTIC_RUN_ID
+  std::string role = "default";    // ROLE_NAME
+  std::filesystem::path run_dir;   // attempt_A/LOCAL_RANK/ beneath: log files and error.json
+  bool remove_run_dir = false;     // a temporary directory, removed when the run ends
+  std::string redirects;           // -r/--redirects as given; "" for none
+  std::string tee;                 // -t/--tee as given; "" for none
+  std::string local_ranks_filter;  // --local-ranks-filter as given; "" for every rank
+  std::string program;             // the script, module or program, for the summary
+};
+
 // Everything `mptrain run` was given.
 struct RunOptions {
   PlacementOptions placement;
@@ -25,6 +39,7 @@ struct RunOptions {
   std::vector<std::string> command;  // after "--"; empty: built-in training
   std::shared_ptr<TrainOptions> train;
   std::shared_ptr<LaunchOptions> launch;
+  std::shared_ptr<const TorchrunSettings> torchrun;  // null unless `mptrain torchrun`
 };
 
 // Registers the training options on `command`; returns their storage.

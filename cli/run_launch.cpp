@@ -20,6 +20,8 @@
 #include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
+#include "cli/torchrun.hpp"
+#include "cluster/torchrun.hpp"
 #include "procmgr/allocator.hpp"
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
@@ -234,8 +236,13 @@ bool port_in_use(int port) {
 
 // The rendezvous and thread settings every worker shares.
 procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIdentity& node,
-                              const Rendezvous& rendezvous, const LaunchOptions& launch) {
+                              const Rendezvous& rendezvous, const LaunchOptions& launch,
+                              const TorchrunSettings* torchrun) {
   procmgr::WorldInfo world;
+  if (torchrun != nullptr) {
+    world.role = torchrun->role;
+    world.run_id = torchrun->run_id;
+  }
   world.local_size = plan.num_processes;
   world.node_rank = node.rank;
   world.nodes = node.count;
@@ -408,6 +415,22 @@ procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
   group.timestamps = launch.timestamp_output ? procmgr::Timestamps::on : procmgr::Timestamps::off;
   group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
   group.max_restarts = launch.max_restarts;
+  if (options.torchrun) {
+    // torchrun's layout: RUN_DIR/attempt_A/LOCAL_RANK/ holds the streams -r/-t name and the error file.
+    const auto& torchrun = *options.torchrun;
+    group.output = procmgr::Output::log_dir;
+    group.log_dir = torchrun.run_dir;
+    group.log_layout = procmgr::LogLayout::torchrun;
+    group.redirects = stream_choice_for("--redirects", torchrun.redirects, procmgr::Streams::none, world_size);
+    group.tee = stream_choice_for("--tee", torchrun.tee, procmgr::Streams::none, world_size);
+    if (!torchrun.local_ranks_filter.empty()) {
+      group.console_ranks =
+          value_or_fail(cluster::parse_local_ranks(torchrun.local_ranks_filter, world_size), exit_code::usage_error);
+    }
+    group.attempt_env = [dir = torchrun.run_dir](int rank, int restart) {
+      return torchrun_attempt_environment(dir, rank, restart);
+    };
+  }
   return group;
 }
 
@@ -594,9 +617,17 @@ int run_launcher(const RunOptions& options) {
   //    whose own variables the workers do not inherit).
   auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);
   if (node.launched_by_mpi()) group.unset = procmgr::mpi_launcher_variables(environment);
-  const auto world = world_info(plan, node, rendezvous, launch);
-  const auto specs = launch_specs(plan, world, settings, environment);
-  if (launch.dry_run) return print_dry_run(plan, specs, options.command, group.unset, options.json);
+  const auto world = world_info(plan, node, rendezvous, launch, options.torchrun.get());
+  auto specs = launch_specs(plan, world, settings, environment);
+  if (launch.dry_run) {
+    if (options.torchrun) {  // the first attempt's error files, named but not created
+      for (auto& spec : specs) {
+        const auto file = procmgr::torchrun_rank_dir(options.torchrun->run_dir, 0, spec.rank) / "error.json";
+        spec.env.push_back("TORCHELASTIC_ERROR_FILE=" + file.string());
+      }
+    }
+    return print_dry_run(plan, specs, options.command, group.unset, options.json);
+  }
   // 4. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   const bool spread = launch.spread_threads == "on" && plan.bind != affinity::Bind::none &&
@@ -614,8 +645,17 @@ int run_launcher(const RunOptions& options) {
   //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
   for (const auto& warning : result.warnings) print_warning(warning);
   const auto advice = children_advice(plan, result, monitor.report(), settings.children);
+  std::vector<TorchrunFailure> torchrun_failed;
+  if (options.torchrun) torchrun_failed = torchrun_failures(result, *options.torchrun, node.rank);
   if (options.json) {
-    print_json(summary_json(plan, result, options.command, monitor, advice));
+    auto summary = summary_json(plan, result, options.command, monitor, advice);
+    if (options.torchrun) {
+      summary["run_id"] = options.torchrun->run_id;
+      summary["log_dir"] = options.torchrun->remove_run_dir ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(options.torchrun->run_dir.string());
+      summary.update(torchrun_failures_json(torchrun_failed));
+    }
+    print_json(summary);
   } else {
     print_summary(plan, result, monitor);
   }
@@ -639,6 +679,7 @@ int run_launcher(const RunOptions& options) {
     why = " (the MPI launcher stops every node when one fails or the job is cancelled)";
   }
   if (result.failed_rank) {
+    if (!torchrun_failed.empty()) print_note(torchrun_summary(torchrun_failed, *options.torchrun));
     report_output_losses(result.output_losses, result.output_losses.size());
     throw Failure(result.exit_code(), failure_message(result) + why);
   }

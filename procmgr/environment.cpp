@@ -37,7 +37,7 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
       fmt::format("LOCAL_WORLD_SIZE={}", world.local_size),
       fmt::format("GROUP_RANK={}", world.node_rank),
       fmt::format("GROUP_WORLD_SIZE={}", world.nodes),
-      "ROLE_NAME=default",
+      fmt::format("ROLE_NAME={}", world.role),
       fmt::format("ROLE_RANK={}", global_rank),
       fmt::format("ROLE_WORLD_SIZE={}", world_size),
       fmt::format("TORCHELASTIC_MAX_RESTARTS={}", world.max_restarts),
@@ -45,6 +45,11 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
       fmt::format("MASTER_PORT={}", world.master_port),
       fmt::format("MPTRAIN_CPUS={}", cpus.to_string()),
   };
+  if (!world.run_id.empty()) {
+    // No agent runs a store here: rank 0 serves torch's TCP store itself.
+    entries.push_back(fmt::format("TORCHELASTIC_RUN_ID={}", world.run_id));
+    entries.emplace_back("TORCHELASTIC_USE_AGENT_STORE=False");
+  }
   for (auto name : thread_count_variables) {
     if (policy == UserThreadEnv::keep && find_variable(environment, name)) continue;
     entries.push_back(fmt::format("{}={}", name, world.threads));

@@ -23,6 +23,8 @@ struct WorldInfo {
   std::string master_addr = "127.0.0.1";  // MASTER_ADDR
   int master_port = 29500;                // MASTER_PORT
   int max_restarts = 0;                   // TORCHELASTIC_MAX_RESTARTS
+  std::string role = "default";           // ROLE_NAME
+  std::string run_id;                     // TORCHELASTIC_RUN_ID; "": not set (mptrain run)
 };
 
 // Whether thread-count variables already in mptrain's environment win (`--keep-env`).
@@ -53,7 +55,8 @@ std::vector<std::string> placement_variables_set(const std::vector<std::string>&
 // (node_rank x M + rank), LOCAL_RANK (rank), WORLD_SIZE (K x M),
 // LOCAL_WORLD_SIZE (M), GROUP_RANK (node_rank), GROUP_WORLD_SIZE (K),
 // ROLE_NAME, ROLE_RANK and ROLE_WORLD_SIZE (as RANK and WORLD_SIZE),
-// TORCHELASTIC_MAX_RESTARTS, MASTER_ADDR, MASTER_PORT, then MPTRAIN_CPUS and
+// TORCHELASTIC_MAX_RESTARTS, MASTER_ADDR, MASTER_PORT, MPTRAIN_CPUS, with a
+// run id TORCHELASTIC_RUN_ID and TORCHELASTIC_USE_AGENT_STORE=False, then
 // the thread counts —
 // except, with UserThreadEnv::keep, thread variables that `environment`
 // already sets.

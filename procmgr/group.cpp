@@ -190,7 +190,8 @@ Status Supervisor::open_attempt_logs(int restart) {
   if (options_.output != Output::log_dir) return ok_status();
   std::vector<LoggedStreams> logged;
   for (const auto& spec : specs_) logged.push_back({spec.rank, logged_streams(options_, spec.rank)});
-  const auto layout = options_.max_restarts > 0 ? LogLayout::per_attempt : LogLayout::flat;
+  const auto layout =
+      options_.log_layout.value_or(options_.max_restarts > 0 ? LogLayout::per_attempt : LogLayout::flat);
   auto logs = open_logs(options_.log_dir, layout, restart, logged);
   if (!logs.ok()) return logs.error();
   logs_ = std::move(*logs);
@@ -251,7 +252,10 @@ Status Supervisor::pipe_stream(Worker& worker, Streams kind, int& child_end_out,
   const int console = !is_out || options_.tagged_stdout == TaggedStdout::to_stderr ? 2 : 1;
   stream.fd = std::move(pipe->read);
   stream.kind = kind;
-  stream.console = where == Destination::file
+  const bool shown =
+      options_.console_ranks.empty() ||
+      std::find(options_.console_ranks.begin(), options_.console_ranks.end(), rank) != options_.console_ranks.end();
+  stream.console = where == Destination::file || !shown
                        ? OutputSink()
                        : OutputSink(console, fmt::format("/dev/std{}", console == 1 ? "out" : "err"));
   if (where != Destination::console) {
@@ -272,6 +276,9 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   setup.spec = &spec;
   auto overrides = spec.env;
   for (auto& entry : attempt_environment(restart)) overrides.push_back(std::move(entry));
+  if (options_.attempt_env) {
+    for (auto& entry : options_.attempt_env(spec.rank, restart)) overrides.push_back(std::move(entry));
+  }
   setup.environment = merge_environment(base_environment_, overrides);
   setup.streams.in = dev_null_.get();
   setup.process_group = process_group_;
@@ -438,6 +445,7 @@ void Supervisor::record_exit(Worker& worker, int wait_status, const rusage& usag
   } else {
     result.status = ExitStatus{ExitStatus::Kind::exited, WEXITSTATUS(wait_status)};
   }
+  result.stopped = kill_at_.has_value();
   if (result.status.success() || failed_rank_) return;
   failed_rank_ = result.rank;
   stop_group(SIGTERM);

@@ -121,6 +121,15 @@ struct GroupOptions {
   // those that go to it and to the console (tee wins where both name one).
   StreamChoice redirects{Streams::all, {}};
   StreamChoice tee;
+  // For Output::log_dir: where the files are; nullopt: flat, or per_attempt
+  // when max_restarts > 0.
+  std::optional<LogLayout> log_layout;
+  // The ranks whose console lines are shown (torchrun's
+  // --local-ranks-filter); empty: every rank's. Their log files are kept whole.
+  std::vector<int> console_ranks;
+  // Variables for worker `rank` in restart attempt `restart`, on top of its
+  // spec's (torchrun's per-attempt error file); called in the parent before it starts.
+  std::function<std::vector<std::string>(int rank, int restart)> attempt_env;
   // Called in the parent before a restart with the failed attempt's result
   // and the number of the restart about to be made (1 for the first).
   std::function<void(const GroupResult&, int)> on_restart;
@@ -145,6 +154,7 @@ struct WorkerResult {
   double wall_seconds = 0;
   double cpu_seconds = 0;   // user + system time of the worker and its reaped children
   std::string stderr_tail;  // last lines of its stderr in its attempt (tagged and log_dir output)
+  bool stopped = false;     // it ended after mptrain began stopping the group (a failure or a stop signal)
 };
 
 // How the whole group ended (the last attempt when restarted).

@@ -251,6 +251,10 @@ std::string log_file_name(int rank, Streams stream) {
   return fmt::format("rank-{}.{}", rank, stream == Streams::err ? "err" : "out");
 }
 
+std::filesystem::path torchrun_rank_dir(const std::filesystem::path& dir, int attempt, int rank) {
+  return dir / fmt::format("attempt_{}", attempt) / std::to_string(rank);
+}
+
 namespace {
 
 // Creates directory `dir` and its parents; an Error when it cannot, or when `dir` is something else.
@@ -307,17 +311,23 @@ Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLay
   std::vector<RankLogs> logs;
   for (const auto& rank : ranks) {
     RankLogs rank_logs;
+    const auto rank_dir = layout == LogLayout::torchrun ? torchrun_rank_dir(dir, attempt, rank.rank) : files_dir;
+    if (layout == LogLayout::torchrun) {
+      if (auto made = make_log_directory(rank_dir); !made.ok()) return made.error();
+    }
     for (const Streams stream : {Streams::out, Streams::err}) {
       if (!includes(rank.streams, stream)) continue;
-      const auto name = log_file_name(rank.rank, stream);
-      auto fd = open_log(files_dir / name, layout);
+      const auto name = layout == LogLayout::torchrun
+                            ? std::string(stream == Streams::err ? "stderr.log" : "stdout.log")
+                            : log_file_name(rank.rank, stream);
+      auto fd = open_log(rank_dir / name, layout);
       if (!fd.ok()) return fd.error();
       if (layout == LogLayout::per_attempt) {
         if (auto linked = link_latest(dir, fmt::format("{}/{}", attempt_name, name), name); !linked.ok())
           return linked.error();
       }
       (stream == Streams::out ? rank_logs.out : rank_logs.err) = std::move(*fd);
-      (stream == Streams::out ? rank_logs.out_path : rank_logs.err_path) = files_dir / name;
+      (stream == Streams::out ? rank_logs.out_path : rank_logs.err_path) = rank_dir / name;
     }
     logs.push_back(std::move(rank_logs));
   }

@@ -161,7 +161,11 @@ class TailBuffer {
 enum class LogLayout {
   flat,         // DIR/rank-R.out and DIR/rank-R.err (one attempt)
   per_attempt,  // DIR/attempt-A/rank-R.out and .err, with DIR/rank-R.out and .err links to the latest attempt's
+  torchrun,     // DIR/attempt_A/R/stdout.log and stderr.log, as torchrun writes them (R: the local rank)
 };
+
+// The folder of rank `rank`'s files in attempt `attempt` under LogLayout::torchrun: DIR/attempt_A/R.
+std::filesystem::path torchrun_rank_dir(const std::filesystem::path& dir, int attempt, int rank);
 
 // The log file name of stream `stream` (out or err) of rank `rank`: "rank-1.out".
 std::string log_file_name(int rank, Streams stream);
@@ -181,7 +185,7 @@ struct RankLogs {
 };
 
 // Creates `dir` (and with LogLayout::per_attempt its attempt-`attempt`
-// folder) and opens, truncated, the log file of each stream of `ranks`; with
+// folder; with torchrun every rank's folder, logged or not) and opens, truncated, the log file of each stream of `ranks`; with
 // per_attempt, DIR/rank-R.out and .err are then made symbolic links to the
 // new files, each replaced atomically (a new link renamed over the old name);
 // with flat, a link left there by an earlier per-attempt run is removed
