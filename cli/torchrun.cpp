@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "procmgr/output.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
@@ -97,6 +98,12 @@ void check_accepted_options(const cluster::TorchrunArgs& args) {
     const auto& method = args.start_method->value;
     if (method != "spawn" && method != "fork" && method != "forkserver") {
       usage_failure("{}: torchrun's start methods are spawn, fork and forkserver", given(*args.start_method));
+    }
+  }
+  for (const auto* streams : {&args.redirects, &args.tee}) {
+    if (!*streams) continue;
+    if (auto choice = procmgr::parse_stream_choice((*streams)->value); !choice.ok()) {
+      usage_failure("{}: {}", given(**streams), choice.error().message);
     }
   }
   if (args.local_addr && args.local_addr->value.empty()) usage_failure("{} needs an address", args.local_addr->spelled);

@@ -216,7 +216,8 @@ Result<TorchrunArgs> parse_torchrun_args(std::span<const std::string> words,
         return Error{fmt::format("{} was given twice ({} and {}); give it once", option.name, (*target)->spelled,
                                  printable(word))};
       }
-      *target = TorchrunValue{value, std::string(name)};
+      const auto written = std::string_view(word).substr(0, name.size());  // the name as spelled, without its value
+      *target = TorchrunValue{value, std::string(written)};
       continue;
     }
     if (canonical_name == "--module") module = true;

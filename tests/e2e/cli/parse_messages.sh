@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 run_mptrain plan -n
-expect_usage_error "--num-processes needs a value \(INT:from 1 to 1048576\), right after it \(see 'mptrain plan --help'\)$"
+expect_usage_error "--num-processes needs a value \(INT:from 1 to 1048576, auto or cpu\), right after it \(see 'mptrain plan --help'\)$"
 run_mptrain run --model
 expect_usage_error "--model needs a value \(MODEL:\{cnn,mlp,logreg\}\), right after it \(see 'mptrain run --help'\)$"
 run_mptrain doctor --fail-on

@@ -1,0 +1,38 @@
+# A real gloo DDP job started the way torchrun users start it, through the
+# c10d rendezvous options, --standalone and the static master options, in
+# both spellings: every rank joins, all_reduce and DDP steps agree, and each
+# worker runs mptrain's floor(N/M) threads pinned, not torchrun's 1.
+# ctest: timeout 300
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_torch
+need_cpus 2
+check=$MPTRAIN_SOURCE_DIR/tests/e2e/launch/ddp_check.py
+
+expect_ranks() {  # expect_ranks M: every rank of M finished the DDP job
+  local rank
+  for ((rank = 0; rank < $1; rank++)); do
+    grep -q "^\[$rank\] rank $rank/$1: all_reduce sum .* ok, 5 DDP steps ok" "$WORK/out" ||
+      { cat "$WORK/out" "$WORK/err" >&2; fail "rank $rank of $1 did not finish the DDP job"; }
+  done
+}
+
+run_mptrain torchrun --nnodes 1 --nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint localhost:0 "$check"
+expect_code 0
+expect_ranks 2
+
+run_mptrain torchrun --nnodes=1:1 --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=127.0.0.1:0 \
+  --rdzv_id=job7 --max_restarts=0 --monitor_interval=1 --start_method=fork "$check"
+expect_code 0
+expect_ranks 2
+
+run_mptrain torchrun --standalone --nproc_per_node 2 "$check"
+expect_code 0
+expect_ranks 2
+
+# One worker: it gets all N threads (torchrun would leave the default), pinned to every usable CPU.
+run_mptrain torchrun --standalone "$check"
+expect_code 0
+expect_ranks 1
+n=$("$MPTRAIN" plan -n 1 --json | jq .threads_per_process)
+grep -q "^\[0\] rank 0/1: .*$n threads" "$WORK/out" || { cat "$WORK/out" >&2; fail "one worker does not run $n threads"; }
