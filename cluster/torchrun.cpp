@@ -224,9 +224,11 @@ Result<TorchrunArgs> parse_torchrun_args(std::span<const std::string> words,
     if (canonical_name == "--no-python") no_python = true;
     if (canonical_name == "--standalone") args.standalone = true;
     if (canonical_name == "--run-path") args.run_path = true;
-    if (canonical_name == "--help") args.help = true;
+    if (canonical_name == "--help") {  // answered at once, as argparse does
+      args.help = true;
+      return args;
+    }
   }
-  if (args.help) return args;
   // Options not given: torchrun's PET_<NAME> variables.
   for (const auto& option : torchrun_table) {
     auto* target = slot(args, option.name);
