@@ -19,6 +19,7 @@ run: build
 	$(BUILD)/mptrain run
 
 test: build
+	@scripts/setup.sh --test
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 clean:

@@ -2,6 +2,10 @@
 # Installs what mptrain needs to build, test and train, from Debian's
 # packages; does nothing when everything is already there (idempotent).
 # Runs as root, or through sudo when not root.
+#
+# Usage: scripts/setup.sh [--test]
+#   --test  also what only the test suite needs: PyTorch (python3-torch, for
+#           the torchrun and torch.distributed tests), so `make run` stays lean.
 set -euo pipefail
 
 packages=(
@@ -15,6 +19,12 @@ packages=(
   openmpi-bin libopenmpi-dev         # beyond one machine: the MPI plugin and mpirun
   numactl libomp-dev                 # launcher tests: dry-run lines with numactl, LLVM's OpenMP runtime
 )
+
+case "${1:-}" in
+  --test) packages+=(python3-torch) ;;
+  "") ;;
+  *) echo "setup: error: unknown argument '$1'; usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do

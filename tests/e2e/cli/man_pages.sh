@@ -54,6 +54,15 @@ for command in topo plan run doctor; do
   done <"$WORK/options"
 done
 
+# mptrain torchrun prints its own help (torchrun's options and mptrain's): each is in its page.
+page="$MPTRAIN_SOURCE_DIR/man/mptrain-torchrun.1"
+[[ -f "$page" ]] || fail "no man page for torchrun"
+"$MPTRAIN" torchrun --help | grep -oE -- '^  --?[a-z][a-z-]*' | sed 's/^ *//' | sort -u >"$WORK/options"
+[[ $(wc -l <"$WORK/options") -gt 30 ]] || fail "torchrun --help lists too few options"
+while read -r option; do
+  grep -q -- "Fl ${option#-}\b" "$page" || fail "mptrain-torchrun(1) does not document $option"
+done <"$WORK/options"
+
 disagreements=()
 for command in topo plan run doctor; do
   page="$MPTRAIN_SOURCE_DIR/man/mptrain-$command.1"
@@ -73,7 +82,7 @@ done
 build_dir=$(dirname "$MPTRAIN")
 if [[ -f "$build_dir/cmake_install.cmake" ]]; then
   cmake --install "$build_dir" --prefix "$WORK/prefix" >/dev/null || fail "cmake --install failed"
-  for page in mptrain mptrain-topo mptrain-plan mptrain-run mptrain-doctor; do
+  for page in mptrain mptrain-topo mptrain-plan mptrain-run mptrain-doctor mptrain-torchrun; do
     [[ -f "$WORK/prefix/share/man/man1/$page.1" ]] || fail "$page.1 is not installed"
   done
   [[ -x "$WORK/prefix/bin/mptrain" ]] || fail "the binary is not installed"
