@@ -36,3 +36,11 @@ expect_code 0
 expect_ranks 1
 n=$("$MPTRAIN" plan -n 1 --json | jq .threads_per_process)
 grep -q "^\[0\] rank 0/1: .*$n threads" "$WORK/out" || { cat "$WORK/out" >&2; fail "one worker does not run $n threads"; }
+
+# The same job as a module (-m) and through --no-python with the interpreter named.
+PYTHONPATH=$(dirname "$check") run_mptrain torchrun --nproc-per-node 2 --standalone -m ddp_check
+expect_code 0
+expect_ranks 2
+run_mptrain torchrun --nproc_per_node 2 --standalone --no_python /usr/bin/python3 "$check"
+expect_code 0
+expect_ranks 2
