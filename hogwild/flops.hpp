@@ -8,8 +8,9 @@
 // gradient, and neither does the first dense layer's input when it is the
 // image. Not counted (under 1% of the cnn's count, and no FMA work): bias
 // additions, relu, the max of the pooling, dropout masks, log-softmax and
-// the optimiser's step. Sizes come from hogwild/shapes.hpp. Header-only:
-// the counts are a few constant products.
+// the optimiser's step. The layers and their sizes come from the models'
+// one layer list (model_layers, hogwild/model.hpp). Header-only: the counts
+// are a few constant products.
 #pragma once
 
 #include <cstdint>
@@ -52,49 +53,38 @@ namespace flops_detail {
 // FLOPs of `multiply_adds` multiply-adds.
 constexpr std::int64_t fma_flops(std::int64_t multiply_adds) { return 2 * multiply_adds; }
 
-// What a dense layer reads: the image (no input gradient) or another layer's output.
-enum class DenseInput { image, activations };
-
-// A dense layer `inputs` → `outputs`: the forward product, the weight
-// gradient and, unless its input is the image, the input gradient.
-inline LayerFlops dense(std::string_view name, int inputs, int outputs, DenseInput input) {
-  const std::int64_t product = fma_flops(std::int64_t{inputs} * outputs);
-  return {name, product, product, input == DenseInput::image ? 0 : product};
+// One layer's count. A dense layer: the forward product, the weight
+// gradient and, unless it reads the image, the input gradient, each
+// inputs × outputs. A conv layer: every output position is inputs × k²
+// taps; backward, the gradient reaches one position of each pooling window
+// (the maximum the forward kept), so the weight gradient and the input
+// gradient (none for the image) each take inputs × k² per pooled position.
+inline LayerFlops count(const LayerSpec& layer) {
+  if (layer.kind == LayerKind::dense) {
+    const std::int64_t product = fma_flops(std::int64_t{layer.inputs} * layer.outputs);
+    return {layer.name, product, product, layer.reads_image ? 0 : product};
+  }
+  const std::int64_t taps = std::int64_t{layer.inputs} * layer.kernel * layer.kernel;
+  const std::int64_t pooled_side = layer.output_side / layer.pool;
+  const std::int64_t forward = fma_flops(std::int64_t{layer.outputs} * layer.output_side * layer.output_side * taps);
+  const std::int64_t routed = fma_flops(std::int64_t{layer.outputs} * pooled_side * pooled_side * taps);
+  return {layer.name, forward, routed, layer.reads_image ? 0 : routed};
 }
 
-// The cnn's layers; see hogwild/shapes.hpp for the shapes.
-inline std::vector<LayerFlops> cnn_layers() {
-  using namespace cnn;
-  // conv1: every output [10][24][24] is 25 taps of the one input channel.
-  // Backward: the weight gradient correlates each pooled position's routed
-  // gradient [10][12][12] with its 5×5 window; the image needs no gradient.
-  const LayerFlops conv1{"conv1", fma_flops(std::int64_t{conv1_channels} * conv1_side * conv1_side * kernel_taps),
-                         fma_flops(std::int64_t{p1_size} * kernel_taps), 0};
-  // conv2: every output [20][8][8] is 10 × 25 taps. Backward: the gradient
-  // reaches one position of each 2×2 window, [20][4][4] of the [20][8][8],
-  // and each of those takes 10 × 25 multiply-adds for the weight gradient and
-  // as many for the gradient of p1.
-  const std::int64_t taps2 = std::int64_t{conv1_channels} * kernel_taps;
-  const std::int64_t routed2 = fma_flops(std::int64_t{features} * taps2);
-  const LayerFlops conv2{"conv2", fma_flops(std::int64_t{c2_size} * taps2), routed2, routed2};
-  return {conv1, conv2, dense("fc1", features, hidden, DenseInput::activations),
-          dense("fc2", hidden, class_count, DenseInput::activations)};
+// The cnn's conv2, whose forward skips dropped channels and whose backward skips winners without a gradient.
+inline LayerFlops cnn_conv2() {
+  for (const auto& layer : model_layers(ModelKind::cnn)) {
+    if (layer.name == "conv2") return count(layer);
+  }
+  return {};
 }
 
 }  // namespace flops_detail
 
 inline std::vector<LayerFlops> layer_flops(ModelKind kind) {
-  using namespace flops_detail;
-  switch (kind) {
-    case ModelKind::cnn:
-      return cnn_layers();
-    case ModelKind::mlp:
-      return {dense("fc1", image_pixels, mlp::hidden, DenseInput::image),
-              dense("fc2", mlp::hidden, class_count, DenseInput::activations)};
-    case ModelKind::logreg:
-      return {dense("fc1", image_pixels, class_count, DenseInput::image)};
-  }
-  return {};
+  std::vector<LayerFlops> layers;
+  for (const auto& layer : model_layers(kind)) layers.push_back(flops_detail::count(layer));
+  return layers;
 }
 
 inline std::int64_t flops_per_sample(ModelKind kind) {
@@ -104,7 +94,7 @@ inline std::int64_t flops_per_sample(ModelKind kind) {
 }
 
 inline std::int64_t cnn_flops_done(std::int64_t samples, std::int64_t kept_channels, std::int64_t gradient_winners) {
-  const LayerFlops conv2 = flops_detail::cnn_layers()[1];
+  const LayerFlops conv2 = flops_detail::cnn_conv2();
   const std::int64_t rest = flops_per_sample(ModelKind::cnn) - conv2.forward - conv2.weight_grad - conv2.input_grad;
   return samples * rest + kept_channels * (conv2.forward / cnn::conv2_channels) +
          gradient_winners * ((conv2.weight_grad + conv2.input_grad) / cnn::features);

@@ -24,6 +24,26 @@ std::string_view to_string(ModelKind kind);
 // The ModelKind named `text`; an Error listing the valid names otherwise.
 Result<ModelKind> parse_model_kind(std::string_view text);
 
+// How a layer computes: a square-kernel convolution (stride 1, no padding)
+// followed by a max-pooling, or a dense product.
+enum class LayerKind { conv, dense };
+
+// One layer of a model, the one description its parameter layout, its FLOP
+// count and the kernels' offsets all come from.
+struct LayerSpec {
+  std::string_view name;  // "conv1", "fc2": its tensors are NAME.weight and NAME.bias
+  LayerKind kind = LayerKind::dense;
+  int inputs = 0;            // input channels (conv) or units (dense)
+  int outputs = 0;           // output channels (conv) or units (dense)
+  int kernel = 0;            // conv: the kernel's side
+  int output_side = 0;       // conv: the side of each output map
+  int pool = 1;              // conv: the side of the max-pooling window after it
+  bool reads_image = false;  // its input is the image, which needs no gradient
+};
+
+// The layers of `kind` in forward order (sizes from hogwild/shapes.hpp).
+std::span<const LayerSpec> model_layers(ModelKind kind);
+
 // One parameter tensor inside the flat array.
 struct TensorInfo {
   std::string name;        // e.g. "conv1.weight"
@@ -33,10 +53,17 @@ struct TensorInfo {
   int fan_in = 0;          // inputs per output unit (for initialisation)
 };
 
+// Where one layer's tensors start in the flat array.
+struct LayerOffsets {
+  std::size_t weight = 0;
+  std::size_t bias = 0;
+};
+
 // The tensors of one model, in order.
 struct ModelLayout {
   ModelKind kind = ModelKind::cnn;
   std::vector<TensorInfo> tensors;
+  std::vector<LayerOffsets> layers;  // one per model_layers(kind) entry, in order
   std::size_t parameter_count = 0;
 
   // The tensor called `name`; throws std::out_of_range when absent.

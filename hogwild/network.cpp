@@ -20,13 +20,12 @@ struct DenseLayer {
   std::size_t bias = 0;
 };
 
-// The dense layers of `layout` (named fc1, fc2, …), in order.
+// The dense layers of `layout`, in order.
 std::vector<DenseLayer> dense_layers(const ModelLayout& layout) {
   std::vector<DenseLayer> layers;
-  for (const auto& info : layout.tensors) {
-    if (info.name.rfind("fc", 0) != 0 || info.shape.size() != 2) continue;
-    const std::string name = info.name.substr(0, info.name.find('.'));
-    layers.push_back(DenseLayer{info.offset, layout.tensor(name + ".bias").offset});
+  const auto specs = model_layers(layout.kind);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind == LayerKind::dense) layers.push_back(DenseLayer{layout.layers[i].weight, layout.layers[i].bias});
   }
   return layers;
 }
@@ -46,11 +45,11 @@ struct ConvOffsets {
   }
 };
 
-// The conv front's offsets in `layout`; all zero for a model without one.
+// The conv front's offsets in `layout` (its first two layers, both conv); all zero for a model without one.
 ConvOffsets conv_offsets(const ModelLayout& layout) {
-  if (layout.kind != ModelKind::cnn) return {};
-  return {layout.tensor("conv1.weight").offset, layout.tensor("conv1.bias").offset,
-          layout.tensor("conv2.weight").offset, layout.tensor("conv2.bias").offset};
+  const auto specs = model_layers(layout.kind);
+  if (specs.size() < 2 || specs[0].kind != LayerKind::conv || specs[1].kind != LayerKind::conv) return {};
+  return {layout.layers[0].weight, layout.layers[0].bias, layout.layers[1].weight, layout.layers[1].bias};
 }
 
 // Random bits per draw of the dropout streams.

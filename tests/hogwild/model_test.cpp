@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "hogwild/flops.hpp"
+
 using namespace mptrain::hogwild;
 
 namespace {
@@ -42,5 +44,25 @@ TEST_CASE("tensors follow each other in the flat array", "[hogwild]") {
       next += info.size;
     }
     CHECK(layout.parameter_count == next);
+  }
+}
+
+TEST_CASE("each model's one layer list gives its tensors, their offsets and its FLOP rows") {
+  for (const ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) {
+    const auto layers = model_layers(kind);
+    const auto layout = model_layout(kind);
+    REQUIRE(layout.layers.size() == layers.size());
+    REQUIRE(layout.tensors.size() == 2 * layers.size());
+    const auto flops = layer_flops(kind);
+    REQUIRE(flops.size() == layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const std::string name(layers[i].name);
+      CHECK(layout.tensor(name + ".weight").offset == layout.layers[i].weight);
+      CHECK(layout.tensor(name + ".bias").offset == layout.layers[i].bias);
+      CHECK(layout.tensor(name + ".bias").size == static_cast<std::size_t>(layers[i].outputs));
+      CHECK(flops[i].layer == layers[i].name);
+      CHECK((flops[i].input_grad == 0) == layers[i].reads_image);
+    }
+    CHECK(layers.front().reads_image);
   }
 }
