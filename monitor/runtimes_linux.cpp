@@ -9,7 +9,52 @@ namespace mptrain::monitor {
 
 namespace {
 
-constexpr std::size_t kind_count = static_cast<std::size_t>(RuntimeKind::pytorch) + 1;
+// One row per runtime, in RuntimeKind order: its display name, the libraries
+// that are it (NAME exactly, or NAME* as a prefix; OpenBLAS is told apart by
+// openblas_build), the variable it reads for its pool size at start-up and,
+// where that is not what sizes it, the knob a fix names.
+struct RuntimeRow {
+  RuntimeKind kind;
+  std::string_view name;
+  std::array<std::string_view, 3> libraries;
+  std::string_view variable;
+  std::string_view knob;  // "": the variable
+};
+
+constexpr std::array runtime_table{
+    RuntimeRow{RuntimeKind::gnu_openmp, "GNU OpenMP", {"libgomp"}, "OMP_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::llvm_openmp, "LLVM OpenMP", {"libomp"}, "OMP_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::intel_openmp, "Intel OpenMP", {"libiomp5"}, "OMP_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::openblas_pthreads, "OpenBLAS (pthreads)", {}, "OPENBLAS_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::openblas_openmp, "OpenBLAS (OpenMP)", {}, "OMP_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::mkl, "MKL", {"libmkl_*"}, "MKL_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::onetbb, "oneTBB", {"libtbb"}, "", "CPU affinity (taskset) or tbb::global_control"},
+    RuntimeRow{RuntimeKind::blis, "BLIS", {"libblis"}, "BLIS_NUM_THREADS", ""},
+    // PyTorch's intra-op pool defaults to OMP_NUM_THREADS; at run time torch.set_num_threads sizes it.
+    RuntimeRow{RuntimeKind::pytorch,
+               "PyTorch",
+               {"libtorch_cpu", "libtorch", "libc10"},
+               "OMP_NUM_THREADS",
+               "torch.set_num_threads"},
+};
+
+constexpr bool table_in_kind_order() {
+  for (std::size_t i = 0; i < runtime_table.size(); ++i) {
+    if (static_cast<std::size_t>(runtime_table[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(table_in_kind_order(), "runtime_table has one row per RuntimeKind, in its order");
+
+constexpr std::size_t kind_count = runtime_table.size();
+
+const RuntimeRow& row(RuntimeKind kind) { return runtime_table[static_cast<std::size_t>(kind)]; }
+
+// True when library `name` matches `pattern`: NAME exactly, or NAME* as a prefix.
+bool matches(std::string_view pattern, std::string_view name) {
+  if (pattern.ends_with('*')) return name.starts_with(pattern.substr(0, pattern.size() - 1));
+  return !pattern.empty() && name == pattern;
+}
 
 // A mapped library recognised as a runtime; `ambiguous` for an OpenBLAS
 // whose build rule 3 decides (kind is then openblas_pthreads); `alias` for a
@@ -91,14 +136,12 @@ Found openblas_build(std::string_view name) {
 
 // The runtime a library called `name` (no version or hash) is, or nullopt.
 std::optional<Found> classify_name(std::string_view name) {
-  if (name == "libgomp") return Found{RuntimeKind::gnu_openmp};
-  if (name == "libomp") return Found{RuntimeKind::llvm_openmp};
-  if (name == "libiomp5") return Found{RuntimeKind::intel_openmp};
-  if (name.starts_with("libmkl_")) return Found{RuntimeKind::mkl};
-  if (name == "libtbb") return Found{RuntimeKind::onetbb};
-  if (name == "libblis") return Found{RuntimeKind::blis};
-  if (name == "libtorch_cpu" || name == "libtorch" || name == "libc10") return Found{RuntimeKind::pytorch};
   if (name.starts_with("libopenblas")) return openblas_build(name);
+  for (const auto& runtime : runtime_table) {
+    for (const auto pattern : runtime.libraries) {
+      if (matches(pattern, name)) return Found{runtime.kind};
+    }
+  }
   return std::nullopt;
 }
 
@@ -171,55 +214,11 @@ class Collector {
 
 }  // namespace
 
-std::string_view to_string(RuntimeKind kind) {
-  switch (kind) {
-    case RuntimeKind::gnu_openmp:
-      return "GNU OpenMP";
-    case RuntimeKind::llvm_openmp:
-      return "LLVM OpenMP";
-    case RuntimeKind::intel_openmp:
-      return "Intel OpenMP";
-    case RuntimeKind::openblas_pthreads:
-      return "OpenBLAS (pthreads)";
-    case RuntimeKind::openblas_openmp:
-      return "OpenBLAS (OpenMP)";
-    case RuntimeKind::mkl:
-      return "MKL";
-    case RuntimeKind::onetbb:
-      return "oneTBB";
-    case RuntimeKind::blis:
-      return "BLIS";
-    case RuntimeKind::pytorch:
-      return "PyTorch";
-  }
-  return "unknown";
-}
+std::string_view to_string(RuntimeKind kind) { return row(kind).name; }
 
-std::string_view knob(RuntimeKind kind) {
-  switch (kind) {
-    case RuntimeKind::onetbb:
-      return "CPU affinity (taskset) or tbb::global_control";
-    case RuntimeKind::pytorch:
-      return "torch.set_num_threads";
-    default:
-      return variable(kind);
-  }
-}
+std::string_view knob(RuntimeKind kind) { return row(kind).knob.empty() ? row(kind).variable : row(kind).knob; }
 
-std::string_view variable(RuntimeKind kind) {
-  switch (kind) {
-    case RuntimeKind::openblas_pthreads:
-      return "OPENBLAS_NUM_THREADS";
-    case RuntimeKind::mkl:
-      return "MKL_NUM_THREADS";
-    case RuntimeKind::blis:
-      return "BLIS_NUM_THREADS";
-    case RuntimeKind::onetbb:
-      return "";
-    default:
-      return "OMP_NUM_THREADS";  // the OpenMP runtimes, OpenBLAS's OpenMP build, PyTorch
-  }
-}
+std::string_view variable(RuntimeKind kind) { return row(kind).variable; }
 
 std::vector<Runtime> parse_runtimes(std::string_view maps_text) {
   Collector collector;
