@@ -1,9 +1,11 @@
 #include "affinity/node_share.hpp"
 
+#include <array>
 #include <fmt/format.h>
 
 #include <set>
 
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::affinity {
@@ -82,19 +84,16 @@ void divide_quota(const UsableCpus& usable, int local_size, NodeShare& share) {
 
 }  // namespace
 
-std::string_view to_string(ShareKind kind) {
-  switch (kind) {
-    case ShareKind::whole_host:
-      return "whole host";
-    case ShareKind::package:
-      return "package";
-    case ShareKind::equal_share:
-      return "equal share";
-    case ShareKind::already_bound:
-      return "already bound";
-  }
-  return "whole host";
-}
+namespace {
+
+constexpr std::array share_names{Named<ShareKind>{ShareKind::whole_host, "whole host"},
+                                 Named<ShareKind>{ShareKind::package, "package"},
+                                 Named<ShareKind>{ShareKind::equal_share, "equal share"},
+                                 Named<ShareKind>{ShareKind::already_bound, "already bound"}};
+
+}  // namespace
+
+std::string_view to_string(ShareKind kind) { return name_of(share_names, kind, "whole host"); }
 
 Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size,
                              const std::optional<CpuSet>& only) {

@@ -1,26 +1,23 @@
 #include "affinity/plan.hpp"
 
+#include <array>
+
+#include "util/names.hpp"
+
 namespace mptrain::affinity {
 
-std::string_view to_string(Bind bind) {
-  switch (bind) {
-    case Bind::core:
-      return "core";
-    case Bind::numa:
-      return "numa";
-    case Bind::package:
-      return "package";
-    case Bind::none:
-      return "none";
-  }
-  return "none";
-}
+namespace {
+
+constexpr std::array bind_names{Named<Bind>{Bind::core, "core"}, Named<Bind>{Bind::numa, "numa"},
+                                Named<Bind>{Bind::package, "package"}, Named<Bind>{Bind::none, "none"}};
+
+}  // namespace
+
+std::string_view to_string(Bind bind) { return name_of(bind_names, bind, "none"); }
 
 Result<Bind> parse_bind(std::string_view text) {
-  for (Bind bind : {Bind::core, Bind::numa, Bind::package, Bind::none}) {
-    if (text == to_string(bind)) return bind;
-  }
-  return Error{"unknown binding '" + std::string(text) + "'; use core, numa, package or none"};
+  if (const auto bind = value_named(bind_names, text)) return *bind;
+  return Error{"unknown binding '" + std::string(text) + "'; use " + names_list(bind_names)};
 }
 
 }  // namespace mptrain::affinity

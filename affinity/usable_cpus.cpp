@@ -1,10 +1,12 @@
 #include "affinity/usable_cpus.hpp"
 
+#include <array>
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "affinity/bind.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::affinity {
@@ -39,21 +41,16 @@ std::string cgroup_name(const CgroupCpuLimits& cgroup) {
 
 }  // namespace
 
-std::string_view to_string(LimitedBy limited_by) {
-  switch (limited_by) {
-    case LimitedBy::online:
-      return "online";
-    case LimitedBy::affinity:
-      return "affinity";
-    case LimitedBy::cpuset:
-      return "cpuset";
-    case LimitedBy::quota:
-      return "quota";
-    case LimitedBy::topology:
-      return "topology";
-  }
-  return "online";
-}
+namespace {
+
+constexpr std::array limit_names{
+    Named<LimitedBy>{LimitedBy::online, "online"}, Named<LimitedBy>{LimitedBy::affinity, "affinity"},
+    Named<LimitedBy>{LimitedBy::cpuset, "cpuset"}, Named<LimitedBy>{LimitedBy::quota, "quota"},
+    Named<LimitedBy>{LimitedBy::topology, "topology"}};
+
+}  // namespace
+
+std::string_view to_string(LimitedBy limited_by) { return name_of(limit_names, limited_by, "online"); }
 
 Result<CpuSet> read_online_cpus(const FsRoot& root) { return parse_cpu_file(root, "/sys/devices/system/cpu/online"); }
 

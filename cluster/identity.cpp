@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
@@ -448,23 +449,18 @@ bool is_loopback_name(std::string_view name) {
 
 }  // namespace
 
-std::string_view to_string(IdentitySource source) {
-  switch (source) {
-    case IdentitySource::single_node:
-      return "single node";
-    case IdentitySource::open_mpi:
-      return "Open MPI";
-    case IdentitySource::pmi:
-      return "PMI";
-    case IdentitySource::slurm:
-      return "Slurm";
-    case IdentitySource::pytorch_job:
-      return "PyTorchJob";
-    case IdentitySource::options:
-      return "--nnodes";
-  }
-  return "single node";
-}
+namespace {
+
+constexpr std::array source_names{Named<IdentitySource>{IdentitySource::single_node, "single node"},
+                                  Named<IdentitySource>{IdentitySource::open_mpi, "Open MPI"},
+                                  Named<IdentitySource>{IdentitySource::pmi, "PMI"},
+                                  Named<IdentitySource>{IdentitySource::slurm, "Slurm"},
+                                  Named<IdentitySource>{IdentitySource::pytorch_job, "PyTorchJob"},
+                                  Named<IdentitySource>{IdentitySource::options, "--nnodes"}};
+
+}  // namespace
+
+std::string_view to_string(IdentitySource source) { return name_of(source_names, source, "single node"); }
 
 Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environment, const NodeRequest& request) {
   const Variables env(environment);

@@ -1,11 +1,18 @@
 #include "hogwild/isa.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
+
+#include "util/names.hpp"
 
 namespace mptrain::hogwild {
 
 namespace {
+
+constexpr std::array isa_names{Named<Isa>{Isa::sse2, "sse2"}, Named<Isa>{Isa::avx2, "avx2"},
+                               Named<Isa>{Isa::avx512, "avx512"}, Named<Isa>{Isa::generic, "generic"},
+                               Named<Isa>{Isa::native, "native"}};
 
 // "avx512, avx2 or sse2": the names of `isas` as a list for a message.
 std::string name_list(std::span<const Isa> isas, std::string_view last_separator) {
@@ -21,21 +28,7 @@ bool contains(std::span<const Isa> isas, Isa isa) { return std::find(isas.begin(
 
 }  // namespace
 
-std::string_view to_string(Isa isa) {
-  switch (isa) {
-    case Isa::sse2:
-      return "sse2";
-    case Isa::avx2:
-      return "avx2";
-    case Isa::avx512:
-      return "avx512";
-    case Isa::generic:
-      return "generic";
-    case Isa::native:
-      return "native";
-  }
-  return "unknown";
-}
+std::string_view to_string(Isa isa) { return name_of(isa_names, isa); }
 
 std::vector<Isa> runnable_isas() {
   std::vector<Isa> runnable;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hogwild/random.hpp"
+#include "util/names.hpp"
 
 namespace mptrain::hogwild {
 
@@ -54,23 +55,18 @@ static_assert(cnn::conv1_side == image_side - cnn::kernel + 1 && cnn::c2_side ==
 
 }  // namespace
 
-std::string_view to_string(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::cnn:
-      return "cnn";
-    case ModelKind::mlp:
-      return "mlp";
-    case ModelKind::logreg:
-      return "logreg";
-  }
-  return "unknown";
-}
+namespace {
+
+constexpr std::array model_names{Named<ModelKind>{ModelKind::cnn, "cnn"}, Named<ModelKind>{ModelKind::mlp, "mlp"},
+                                 Named<ModelKind>{ModelKind::logreg, "logreg"}};
+
+}  // namespace
+
+std::string_view to_string(ModelKind kind) { return name_of(model_names, kind); }
 
 Result<ModelKind> parse_model_kind(std::string_view text) {
-  for (ModelKind kind : {ModelKind::cnn, ModelKind::mlp, ModelKind::logreg}) {
-    if (text == to_string(kind)) return kind;
-  }
-  return Error{"unknown model '" + std::string(text) + "'; use cnn, mlp or logreg"};
+  if (const auto kind = value_named(model_names, text)) return *kind;
+  return Error{"unknown model '" + std::string(text) + "'; use " + names_list(model_names)};
 }
 
 const TensorInfo& ModelLayout::tensor(std::string_view name) const {

@@ -7,6 +7,8 @@
 #include <system_error>
 #include <vector>
 
+#include "util/names.hpp"
+
 namespace mptrain::procmgr {
 
 namespace {
@@ -49,23 +51,19 @@ std::vector<std::string> library_directories() {
 
 }  // namespace
 
-std::string_view to_string(Allocator allocator) {
-  switch (allocator) {
-    case Allocator::jemalloc:
-      return "jemalloc";
-    case Allocator::tcmalloc:
-      return "tcmalloc";
-    case Allocator::system:
-      break;
-  }
-  return "default";
-}
+namespace {
+
+constexpr std::array allocator_names{Named<Allocator>{Allocator::jemalloc, "jemalloc"},
+                                     Named<Allocator>{Allocator::tcmalloc, "tcmalloc"},
+                                     Named<Allocator>{Allocator::system, "default"}};
+
+}  // namespace
+
+std::string_view to_string(Allocator allocator) { return name_of(allocator_names, allocator, "default"); }
 
 Result<Allocator> parse_allocator(std::string_view name) {
-  for (auto allocator : {Allocator::system, Allocator::jemalloc, Allocator::tcmalloc}) {
-    if (name == to_string(allocator)) return allocator;
-  }
-  return Error{fmt::format("unknown allocator '{}'; choose jemalloc, tcmalloc or default", name)};
+  if (const auto allocator = value_named(allocator_names, name)) return *allocator;
+  return Error{fmt::format("unknown allocator '{}'; choose {}", name, names_list(allocator_names))};
 }
 
 Result<std::string> find_allocator(Allocator allocator, const FsRoot& root) {
