@@ -66,10 +66,14 @@ hogwild::IsaChoice chosen_kernels();
 // "kernels: avx512 (this CPU runs avx512, avx2, sse2)"; throws as chosen_kernels.
 std::string version_text();
 
-// Prints "mptrain: error: `message`" on stderr; never throws.
+// Prints "mptrain: error: `message`" on stderr; never throws. Control
+// characters in `message` are shown as \xHH (printable()), its own line
+// breaks kept.
 void print_error(std::string_view message);
-// Prints "mptrain: warning: `message`" on stderr; never throws.
+// Prints "mptrain: warning: `message`" on stderr, as print_error does.
 void print_warning(std::string_view message);
+// Prints "mptrain: note: `message`" on stderr, as print_error does.
+void print_notice(std::string_view message);
 // Prints `text` on stderr (progress, notes); never throws, a failed write is ignored.
 void print_note(std::string_view text);
 

@@ -422,7 +422,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
       ->type_name("FILE")
       ->check(non_empty());
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
-      ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
+      ->check(one_of({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
       ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");

@@ -2,7 +2,9 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -120,6 +122,20 @@ CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds
     return {};
   };
   return CLI::Validator(std::move(check), std::move(bounds));
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  std::string listed;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) listed += i + 1 == names.size() ? " or " : ", ";
+    listed += names[i];
+  }
+  std::string description = fmt::format("{{{}}}", fmt::join(names, ","));
+  auto check = [names = std::move(names), listed = std::move(listed)](const std::string& text) -> std::string {
+    if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+    return fmt::format("'{}' is not one of {}", text, listed);
+  };
+  return CLI::Validator(std::move(check), std::move(description));
 }
 
 CLI::Validator non_empty() {

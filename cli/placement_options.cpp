@@ -29,7 +29,7 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->default_str("floor(N/M)")
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
-      ->check(CLI::IsMember({"core", "numa", "package", "none"}))
+      ->check(one_of({"core", "numa", "package", "none"}))
       ->default_str("core")
       ->group("Placement");
   command

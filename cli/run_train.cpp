@@ -140,7 +140,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
               "--lr-scaling", options->lr_scaling,
               "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
               "would) or none")
-          ->check(CLI::IsMember({"linear", "none"}))
+          ->check(one_of({"linear", "none"}))
           ->default_str("linear")
           ->group(group);
   options->node_options = {sync_every, lr_scaling};
