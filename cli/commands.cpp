@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/failure.hpp"
@@ -109,6 +110,13 @@ void print_warning(std::string_view message) { print_note(prefixed("mptrain: war
 void print_notice(std::string_view message) { print_note(prefixed("mptrain: note: ", message)); }
 
 void print_note(std::string_view text) { write_all(stderr, text); }
+
+std::string under_fsroot(std::string_view message) {
+  const char* variable = std::getenv("MPTRAIN_FSROOT");
+  if (variable == nullptr || *variable == '\0') return std::string(message);
+  return fmt::format("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
+                     variable, message);
+}
 
 hogwild::IsaChoice chosen_kernels() { return value_or_fail(hogwild::isa_choice(), exit_code::usage_error); }
 

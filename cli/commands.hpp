@@ -59,6 +59,12 @@ int finish_stdout(int code, int write_error = 0);
 // which keeps a write to a closed stdout failing (EBADF) as it would have.
 void reserve_standard_streams();
 
+// `message`, a failed read of /proc or /sys, as said when MPTRAIN_FSROOT
+// chose where it was read: "MPTRAIN_FSROOT=DIR: `message`; point
+// MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it"; when
+// it is unset or empty, `message` unchanged.
+std::string under_fsroot(std::string_view message);
+
 // The kernels training uses (hogwild/isa.hpp); throws a usage Failure
 // (exit code 2) when MPTRAIN_ISA names kernels this process cannot use.
 hogwild::IsaChoice chosen_kernels();

@@ -79,10 +79,9 @@ struct WatchOutcome {
 void check_proc_readable(const FsRoot& root) {
   const auto stat = root.read("/proc/stat");
   if (stat.ok()) return;
-  const char* variable = std::getenv("MPTRAIN_FSROOT");
-  if (variable == nullptr || *variable == '\0') runtime_failure("{}; the doctor needs /proc", stat.error().message);
-  runtime_failure("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
-                  variable, stat.error().message);
+  const std::string message = under_fsroot(stat.error().message);
+  if (message == stat.error().message) runtime_failure("{}; the doctor needs /proc", message);
+  runtime_failure("{}", message);
 }
 
 // The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),

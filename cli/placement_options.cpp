@@ -117,6 +117,14 @@ std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(i
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
+// This machine's topology and usable CPUs; a runtime Failure that names
+// MPTRAIN_FSROOT when that chose where /proc and /sys were read.
+affinity::Machine this_machine() {
+  auto machine = affinity::read_this_machine(FsRoot::from_env());
+  if (!machine.ok()) runtime_failure("{}", under_fsroot(machine.error().message));
+  return std::move(machine).value();
+}
+
 }  // namespace
 
 void add_topology_options(CLI::App& command, TopologyOptions& options) {
@@ -150,11 +158,11 @@ affinity::Machine load_machine(const TopologyOptions& options) {
     auto xml = read_regular_file(options.xml_file, max_topology_bytes);
     if (!xml.ok()) runtime_failure("--topology: {}", xml.error().message);
     auto topology = affinity::load_xml_topology(*xml, options.xml_file);
-    if (!topology.ok()) usage_failure("--topology: {}", topology.error().message);
+    if (!topology.ok()) runtime_failure("--topology: {}", topology.error().message);
     auto usable = affinity::usable_cpus_of(*topology);
     return {std::move(topology).value(), std::move(usable)};
   }
-  return value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+  return this_machine();
 }
 
 NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& machine) {
@@ -183,9 +191,7 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
   return out;
 }
 
-NodePlan plan_this_node(const PlacementOptions& options) {
-  return plan_node(options, value_or_fail(affinity::read_this_machine(FsRoot::from_env())));
-}
+NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
 
 affinity::Plan plan_for_this_machine(const PlacementOptions& options) { return plan_this_node(options).plan; }
 
