@@ -11,6 +11,7 @@
 // (procmgr's run_group ends what it left behind).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "monitor/trace.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
+#include "procmgr/spawn.hpp"
 #include "util/failure.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
@@ -315,8 +317,27 @@ void check_thresholds(const monitor::Thresholds& t) {
   }
 }
 
+bool all_digits(std::string_view word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Refuses a command that is a number no program in PATH is named after
+// (`mptrain doctor 1234`): the user meant the process, so say --pid.
+void check_not_a_pid(const std::vector<std::string>& command) {
+  if (command.empty() || !all_digits(command.front()) || procmgr::resolve_in_path(command.front()).ok()) return;
+  std::vector<std::string_view> pids;
+  for (const auto& word : command) {
+    if (all_digits(word)) pids.push_back(word);
+  }
+  usage_failure(
+      "'{}' looks like a pid, and no program of that name is in PATH: to watch {}, give --pid {} (a command to "
+      "run goes after --: mptrain doctor -- python train.py)",
+      command.front(), pids.size() == 1 ? "that process" : "those processes", fmt::join(pids, " --pid "));
+}
+
 void check_options(const DoctorOptions& o) {
   if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
+  check_not_a_pid(o.command);
   check_thresholds(o.thresholds);
 }
 
