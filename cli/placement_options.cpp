@@ -193,6 +193,10 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 
 NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
 
+void print_plan_notes(const affinity::Plan& plan) {
+  for (const auto& note : plan.notes) print_notice(note);
+}
+
 affinity::Plan plan_for_this_machine(const PlacementOptions& options) { return plan_this_node(options).plan; }
 
 nlohmann::json plan_to_json(const affinity::Plan& plan) {

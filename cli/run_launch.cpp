@@ -571,6 +571,7 @@ int run_launcher(const RunOptions& options) {
   const auto node_plan = plan_this_node(options.placement);
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
+  print_plan_notes(plan);
   // 2. The workers' environment, memory policy and allocator, built here before any fork.
   const auto environment = procmgr::current_environment();
   auto settings = worker_settings(launch);
