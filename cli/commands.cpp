@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/failure.hpp"
@@ -40,12 +41,21 @@ void add_command_words(CLI::App& command, std::vector<std::string>& words, const
 }
 
 void check_command_words(std::span<char* const> args) {
+  // The command is the first word: mptrain itself takes only --help and --version.
+  const std::string_view command = args.empty() ? std::string_view() : std::string_view(args.front());
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (std::string_view(args[i]) != "--") continue;
-    if (i + 1 == args.size()) {
-      usage_failure("nothing to run after '--'; give the command after it (mptrain run -- python train.py)");
+    if (command == "plan" || command == "topo") {
+      usage_failure("{} runs no command: remove '--' and what follows it (see 'mptrain {} --help')", command, command);
     }
-    if (args[i + 1][0] == '\0') usage_failure("the command after '--' is an empty word; give a program to run");
+    const std::string_view runner = command == "doctor" ? "doctor" : "run";
+    if (i + 1 == args.size()) {
+      usage_failure("nothing to run after '--'; give the command after it (mptrain {} -- python train.py)", runner);
+    }
+    if (args[i + 1][0] == '\0') {
+      usage_failure("the command after '--' is an empty word; give a program to run (mptrain {} -- python train.py)",
+                    runner);
+    }
     return;
   }
 }
@@ -77,11 +87,36 @@ void reserve_standard_streams() {
   }
 }
 
-void print_error(std::string_view message) { print_note(fmt::format("mptrain: error: {}\n", message)); }
+namespace {
 
-void print_warning(std::string_view message) { print_note(fmt::format("mptrain: warning: {}\n", message)); }
+// `message` after `prefix`, each of its lines through printable(): bytes
+// from arguments, the environment or file names reach no terminal raw.
+std::string prefixed(std::string_view prefix, std::string_view message) {
+  std::string out(prefix);
+  const auto lines = split(message, '\n');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += '\n';
+    out += printable(lines[i]);
+  }
+  return out + '\n';
+}
+
+}  // namespace
+
+void print_error(std::string_view message) { print_note(prefixed("mptrain: error: ", message)); }
+
+void print_warning(std::string_view message) { print_note(prefixed("mptrain: warning: ", message)); }
+
+void print_notice(std::string_view message) { print_note(prefixed("mptrain: note: ", message)); }
 
 void print_note(std::string_view text) { write_all(stderr, text); }
+
+std::string under_fsroot(std::string_view message) {
+  const char* variable = std::getenv("MPTRAIN_FSROOT");
+  if (variable == nullptr || *variable == '\0') return std::string(message);
+  return fmt::format("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
+                     variable, message);
+}
 
 hogwild::IsaChoice chosen_kernels() { return value_or_fail(hogwild::isa_choice(), exit_code::usage_error); }
 

@@ -62,6 +62,12 @@ int finish_stdout(int code, int write_error = 0);
 // which keeps a write to a closed stdout failing (EBADF) as it would have.
 void reserve_standard_streams();
 
+// `message`, a failed read of /proc or /sys, as said when MPTRAIN_FSROOT
+// chose where it was read: "MPTRAIN_FSROOT=DIR: `message`; point
+// MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it"; when
+// it is unset or empty, `message` unchanged.
+std::string under_fsroot(std::string_view message);
+
 // The kernels training uses (hogwild/isa.hpp); throws a usage Failure
 // (exit code 2) when MPTRAIN_ISA names kernels this process cannot use.
 hogwild::IsaChoice chosen_kernels();
@@ -69,10 +75,14 @@ hogwild::IsaChoice chosen_kernels();
 // "kernels: avx512 (this CPU runs avx512, avx2, sse2)"; throws as chosen_kernels.
 std::string version_text();
 
-// Prints "mptrain: error: `message`" on stderr; never throws.
+// Prints "mptrain: error: `message`" on stderr; never throws. Control
+// characters in `message` are shown as \xHH (printable()), its own line
+// breaks kept.
 void print_error(std::string_view message);
-// Prints "mptrain: warning: `message`" on stderr; never throws.
+// Prints "mptrain: warning: `message`" on stderr, as print_error does.
 void print_warning(std::string_view message);
+// Prints "mptrain: note: `message`" on stderr, as print_error does.
+void print_notice(std::string_view message);
 // Prints `text` on stderr (progress, notes); never throws, a failed write is ignored.
 void print_note(std::string_view text);
 

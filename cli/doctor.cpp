@@ -11,6 +11,7 @@
 // (procmgr's run_group ends what it left behind).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "monitor/trace.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
+#include "procmgr/spawn.hpp"
 #include "util/failure.hpp"
 #include "util/file_lock.hpp"
 #include "util/fs.hpp"
@@ -79,10 +81,9 @@ struct WatchOutcome {
 void check_proc_readable(const FsRoot& root) {
   const auto stat = root.read("/proc/stat");
   if (stat.ok()) return;
-  const char* variable = std::getenv("MPTRAIN_FSROOT");
-  if (variable == nullptr || *variable == '\0') runtime_failure("{}; the doctor needs /proc", stat.error().message);
-  runtime_failure("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
-                  variable, stat.error().message);
+  const std::string message = under_fsroot(stat.error().message);
+  if (message == stat.error().message) runtime_failure("{}; the doctor needs /proc", message);
+  runtime_failure("{}", message);
 }
 
 // The usable CPUs N (online ∩ affinity ∩ cgroup cpuset, capped by the quota),
@@ -316,8 +317,27 @@ void check_thresholds(const monitor::Thresholds& t) {
   }
 }
 
+bool all_digits(std::string_view word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Refuses a command that is a number no program in PATH is named after
+// (`mptrain doctor 1234`): the user meant the process, so say --pid.
+void check_not_a_pid(const std::vector<std::string>& command) {
+  if (command.empty() || !all_digits(command.front()) || procmgr::resolve_in_path(command.front()).ok()) return;
+  std::vector<std::string_view> pids;
+  for (const auto& word : command) {
+    if (all_digits(word)) pids.push_back(word);
+  }
+  usage_failure(
+      "'{}' looks like a pid, and no program of that name is in PATH: to watch {}, give --pid {} (a command to "
+      "run goes after --: mptrain doctor -- python train.py)",
+      command.front(), pids.size() == 1 ? "that process" : "those processes", fmt::join(pids, " --pid "));
+}
+
 void check_options(const DoctorOptions& o) {
   if (!o.command.empty() && !o.pids.empty()) usage_failure("--pid and '-- CMD' cannot be combined; give one of them");
+  check_not_a_pid(o.command);
   check_thresholds(o.thresholds);
 }
 
@@ -422,7 +442,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
       ->type_name("FILE")
       ->check(non_empty());
   command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
-      ->check(CLI::IsMember({"oversubscribed", "warning", "never"}));
+      ->check(one_of({"oversubscribed", "warning", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
       ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");

@@ -85,6 +85,66 @@ std::string unexpected_message(const std::string& command, std::string_view what
                      printable(fmt::format("{}", fmt::join(given, " "))));
 }
 
+// For CLI11's "--topology excludes --topology-synthetic" (two options that
+// cannot go together), "give only one of …"; "" for any other `what`.
+std::string excludes_message(std::string_view what) {
+  constexpr std::string_view marker = " excludes ";
+  const auto at = what.find(marker);
+  if (!what.starts_with('-') || at == std::string_view::npos) return {};
+  return fmt::format("{} and {} cannot be given together; give only one of them", what.substr(0, at),
+                     what.substr(at + marker.size()));
+}
+
+// The option of `command` (or of mptrain itself, such as --help) named
+// `name` ("-n", "--json"), or nullptr.
+const CLI::Option* find_option(const CLI::App& app, const CLI::App& command, const std::string& name) {
+  if (const CLI::Option* option = command.get_option_no_throw(name); option != nullptr) return option;
+  return app.get_option_no_throw(name);
+}
+
+// Throws a usage Failure for a word of `args` (the words after the command
+// `command`, up to "--") that CLI11 would misread: a flag given a value
+// ("--json=abc", which CLI11 reads as true or false), an option whose value
+// is missing because the next word is an option ("-n --json"), a short
+// option glued to its value with '=' ("-n=2") and a long option written with
+// one dash ("-num-processes", which CLI11 reads as -n um-processes).
+void check_option_words(const CLI::App& app, const CLI::App& command, std::span<char* const> args) {
+  const std::string see = fmt::format(" (see 'mptrain {} --help')", command.get_name());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string word = args[i];
+    if (word == "--") return;
+    if (!word.starts_with('-') || word.size() < 2) continue;
+    const auto equals = word.find('=');
+    const std::string name = word.substr(0, equals);
+    if (!word.starts_with("--")) {
+      const CLI::Option* spelled_long = find_option(app, command, "-" + name);
+      if (name.size() > 2 && spelled_long != nullptr) {
+        usage_failure("{}: did you mean -{}? A long option starts with two dashes{}", word, word, see);
+      }
+      const CLI::Option* short_option = find_option(app, command, word.substr(0, 2));
+      if (word.size() > 2 && word[2] == '=' && short_option != nullptr && short_option->get_expected_min() > 0) {
+        usage_failure("{}: a short option takes its value after a space: {} {} (or {}={}){}", word, word.substr(0, 2),
+                      word.substr(3), short_option->get_name(), word.substr(3), see);
+      }
+    }
+    const CLI::Option* option = find_option(app, command, name);
+    if (option == nullptr) continue;
+    if (option->get_expected_max() == 0) {
+      if (equals != std::string::npos) usage_failure("{} takes no value: write {}{}", name, name, see);
+      continue;
+    }
+    if (equals != std::string::npos || i + 1 == args.size()) continue;
+    const std::string next = args[i + 1];
+    const bool next_is_option =
+        next.starts_with('-') && find_option(app, command, next.substr(0, next.find('='))) != nullptr;
+    if (next == "--" || next_is_option) {
+      usage_failure("{} needs a value ({}) right after it, but the next word is {}{}", word, option->get_type_name(),
+                    next == "--" ? "'--'" : "the option " + next, see);
+    }
+    ++i;  // the option's value, which may start with '-' ("-5")
+  }
+}
+
 // What to say for a parse `error` of `args`: CLI11's words, except when no
 // command was chosen, where CLI11 would say only "A subcommand is required".
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error, std::span<char* const> args) {
@@ -110,6 +170,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
     return repeated + see_command;
   if (const auto missing = missing_value_message(error.what()); !missing.empty()) return missing + see_command;
   if (const auto extra = unexpected_message(command, error.what()); !extra.empty()) return extra + see_command;
+  if (const auto excludes = excludes_message(error.what()); !excludes.empty()) return excludes + see_command;
   return error.what() + see_command;
 }
 
@@ -117,8 +178,14 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
 // write of the report that escaped as an exception is stored in `write_error`.
 int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* const> args, int& write_error) {
   try {
-    // torchrun's words are its own: "--" may be one of its script's arguments.
-    if (args.size() < 2 || std::string_view(args[1]) != "torchrun") cli::check_command_words(args.subspan(1));
+    // torchrun's words are its own (cli/torchrun.cpp reads them): "--" may be one of its script's arguments.
+    const bool torchrun = args.size() > 1 && std::string_view(args[1]) == "torchrun";
+    if (!torchrun) cli::check_command_words(args.subspan(1));
+    for (const CLI::App* command : app.get_subcommands({})) {
+      if (!torchrun && args.size() > 1 && command->get_name() == args[1]) {
+        check_option_words(app, *command, args.subspan(2));
+      }
+    }
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

@@ -2,7 +2,10 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <memory>
 
@@ -34,10 +37,25 @@ void use_help_style(CLI::App& app) {
   app.option_defaults()->always_capture_default();
 }
 
+namespace {
+
+// Why `text`, a number beyond the largest double ("1e400"), is refused by a
+// check whose values are `bounds`.
+std::string too_large(const std::string& text, const std::string& bounds) {
+  if (trim(text).starts_with('-')) {
+    return fmt::format("{} is too far below zero (beyond the smallest number, about -1.8e308); give one {}", text,
+                       bounds);
+  }
+  return fmt::format("{} is too large (beyond the largest number, about 1.8e308); give one {}", text, bounds);
+}
+
+}  // namespace
+
 CLI::Validator bounded(std::string bounds, std::function<bool(double)> within) {
   // The value is handed on as we read it (CLI11 would read "0x10" as hexadecimal).
   auto check = [bounds, within = std::move(within)](std::string& text) -> std::string {
     const auto value = parse_double(text);
+    if (!value.ok() && value.error().code == ERANGE) return too_large(text, bounds);
     if (!value.ok()) return fmt::format("{} is not a number", text);
     if (!std::isfinite(*value)) return fmt::format("{} is not a finite number", text);
     if (!within(*value)) return fmt::format("{} is not {}", text, bounds);
@@ -61,6 +79,10 @@ namespace {
 // Why `text`, which is not an integer in digits, is refused by whole_number.
 std::string not_whole(const std::string& text, const std::string& bounds, long long min, long long max) {
   const auto number = parse_double(text);
+  if (!number.ok() && number.error().code == ERANGE) {
+    if (trim(text).starts_with('-')) return fmt::format("{} is not {}", text, bounds);
+    return fmt::format("{} is too large: the most accepted is {}", text, max);
+  }
   if (!number.ok() || !std::isfinite(*number) || *number != std::floor(*number)) {
     return fmt::format("{} is not a whole number", text);
   }
@@ -112,6 +134,7 @@ CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds
   const double high = std::chrono::duration<double>(max).count();
   auto check = [bounds, low, high](std::string& text) -> std::string {
     const auto seconds = parse_seconds(text);
+    if (!seconds.ok() && seconds.error().code == ERANGE) return too_large(text, bounds);
     if (!seconds.ok()) return fmt::format("{} is not a duration such as 0.5, 250ms or 1s", text);
     if (!std::isfinite(*seconds) || *seconds < low || *seconds > high) {
       return fmt::format("{} is not {}", text, bounds);
@@ -120,6 +143,20 @@ CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds
     return {};
   };
   return CLI::Validator(std::move(check), std::move(bounds));
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  std::string listed;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) listed += i + 1 == names.size() ? " or " : ", ";
+    listed += names[i];
+  }
+  std::string description = fmt::format("{{{}}}", fmt::join(names, ","));
+  auto check = [names = std::move(names), listed = std::move(listed)](const std::string& text) -> std::string {
+    if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+    return fmt::format("'{}' is not one of {}", text, listed);
+  };
+  return CLI::Validator(std::move(check), std::move(description));
 }
 
 CLI::Validator non_empty() {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace mptrain::cli {
 
@@ -38,6 +39,9 @@ CLI::Validator whole_number(long long min, long long max = std::numeric_limits<i
 // seconds, so the option binds a double of seconds: add it with transform(),
 // as check() would drop the rewrite.
 CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds max);
+// A check that an option's value is one of `names`; --help shows
+// "{a,b,c}", and any other value fails with "'x' is not one of a, b or c".
+CLI::Validator one_of(std::vector<std::string> names);
 // A check that an option's value is not the empty word (`--cpus ""`), which
 // would otherwise read as "not given".
 CLI::Validator non_empty();

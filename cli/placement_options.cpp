@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/environment.hpp"
@@ -49,7 +52,7 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->default_str("floor(N/M)")
       ->group("Placement");
   command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
-      ->check(CLI::IsMember({"core", "numa", "package", "none"}))
+      ->check(one_of({"core", "numa", "package", "none"}))
       ->default_str("core")
       ->group("Placement");
   command
@@ -138,6 +141,14 @@ std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(i
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
+// This machine's topology and usable CPUs; a runtime Failure that names
+// MPTRAIN_FSROOT when that chose where /proc and /sys were read.
+affinity::Machine this_machine() {
+  auto machine = affinity::read_this_machine(FsRoot::from_env());
+  if (!machine.ok()) runtime_failure("{}", under_fsroot(machine.error().message));
+  return std::move(machine).value();
+}
+
 }  // namespace
 
 void add_topology_options(CLI::App& command, TopologyOptions& options) {
@@ -171,11 +182,11 @@ affinity::Machine load_machine(const TopologyOptions& options) {
     auto xml = read_regular_file(options.xml_file, max_topology_bytes);
     if (!xml.ok()) runtime_failure("--topology: {}", xml.error().message);
     auto topology = affinity::load_xml_topology(*xml, options.xml_file);
-    if (!topology.ok()) usage_failure("--topology: {}", topology.error().message);
+    if (!topology.ok()) runtime_failure("--topology: {}", topology.error().message);
     auto usable = affinity::usable_cpus_of(*topology);
     return {std::move(topology).value(), std::move(usable)};
   }
-  return value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+  return this_machine();
 }
 
 NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& machine) {
@@ -204,8 +215,17 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
   return out;
 }
 
-NodePlan plan_this_node(const PlacementOptions& options) {
-  return plan_node(options, value_or_fail(affinity::read_this_machine(FsRoot::from_env())));
+NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
+
+void print_plan_notes(const affinity::Plan& plan) {
+  // The notes that only say how a default chose M or T are left out: the
+  // run's own report gives M x T. The rest say what was ignored or assumed.
+  constexpr std::array<std::string_view, 3> defaults{"-n not given", "-t not given", "--nproc-per-node auto"};
+  for (const auto& note : plan.notes) {
+    if (std::none_of(defaults.begin(), defaults.end(), [&](std::string_view start) { return note.starts_with(start); })) {
+      print_notice(note);
+    }
+  }
 }
 
 affinity::Plan plan_for_this_machine(const PlacementOptions& options) { return plan_this_node(options).plan; }

@@ -69,7 +69,7 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
       .add_option("--omp-bind", options.omp_bind,
                   "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
                   "KMP_AFFINITY), or leave them floating: close or none")
-      ->check(CLI::IsMember({"close", "none"}))
+      ->check(one_of({"close", "none"}))
       ->default_str("close")
       ->group(group);
   command
@@ -85,7 +85,7 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
       .add_option("--descendants", options.descendants,
                   "Place the processes a worker's program starts (libmptrain_place.so, preloaded: none stays on one "
                   "CPU it inherited), or leave them with what they inherit: place or leave")
-      ->check(CLI::IsMember({"place", "leave"}))
+      ->check(one_of({"place", "leave"}))
       ->default_str("place")
       ->group(group);
   command
@@ -93,14 +93,14 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "Give each busy thread that no runtime placed (OpenBLAS pthreads, oneTBB, std::thread) a PU of its "
                   "own in its process's CPUs, as the run's monitor finds them; threads that sleep keep all of them: "
                   "on or off")
-      ->check(CLI::IsMember({"on", "off"}))
+      ->check(one_of({"on", "off"}))
       ->default_str("on")
       ->group(group);
   command
       .add_option("--allocator", options.allocator,
                   "Preload this memory allocator into the workers (LD_PRELOAD): jemalloc (Debian's libjemalloc2), "
                   "tcmalloc (libtcmalloc-minimal4) or default")
-      ->check(CLI::IsMember({"jemalloc", "tcmalloc", "default"}))
+      ->check(one_of({"jemalloc", "tcmalloc", "default"}))
       ->default_str("default")
       ->group(group);
   auto* membind = command
@@ -594,6 +594,7 @@ int run_launcher(const RunOptions& options) {
   const auto node_plan = plan_this_node(options.placement);
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
+  print_plan_notes(plan);
   // 2. The workers' environment, memory policy and allocator, built here before any fork.
   const auto environment = procmgr::current_environment();
   auto settings = worker_settings(launch);

@@ -30,14 +30,29 @@ std::string host_name() {
   return name.data();
 }
 
-// The value of the first of `names` set in this process's environment; "" when none is.
-std::string first_variable(std::initializer_list<std::string_view> names) {
+// The first of `names` set (non-empty) in this process's environment, and
+// its value; two empty strings when none is.
+std::pair<std::string_view, std::string> first_set(std::initializer_list<std::string_view> names) {
   const auto environment = current_environment();
   std::string value;
   for (auto name : names) {
-    if (find_variable(environment, name, &value) && !value.empty()) return value;
+    if (find_variable(environment, name, &value) && !value.empty()) return {name, value};
   }
   return {};
+}
+
+// The value of the first of `names` set in this process's environment; "" when none is.
+std::string first_variable(std::initializer_list<std::string_view> names) { return first_set(names).second; }
+
+// The port in variable `name`'s `value`; a usage Failure when it is not
+// one, since dropping it could leave the nodes on different ports.
+int port_from_variable(std::string_view name, const std::string& value) {
+  const auto port = parse_int(value);
+  if (!port.ok() || *port < 1 || *port > 65535) {
+    usage_failure("{}={} is not a port (1-65535); fix or unset it, or give --master-port PORT on every node", name,
+                  value);
+  }
+  return static_cast<int>(*port);
 }
 
 // Checks that every node plans `workers` workers per node (WORLD_SIZE is K x M).
@@ -97,10 +112,8 @@ Rendezvous agree_rendezvous(const cluster::NodeIdentity& node, int workers, cons
     usage_failure("{} nodes without MPI need node 0's address: give --master-addr ADDR on every node", node.count);
   }
   if (rendezvous.master_port == 0) {
-    const auto port = first_variable({"PET_MASTER_PORT", "MASTER_PORT"});
-    auto parsed = parse_int(port);
-    rendezvous.master_port =
-        parsed.ok() && *parsed > 0 && *parsed < 65536 ? static_cast<int>(*parsed) : default_master_port;
+    const auto [name, port] = first_set({"PET_MASTER_PORT", "MASTER_PORT"});
+    rendezvous.master_port = port.empty() ? default_master_port : port_from_variable(name, port);
   }
   return rendezvous;
 }

@@ -140,7 +140,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
               "--lr-scaling", options->lr_scaling,
               "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
               "would) or none")
-          ->check(CLI::IsMember({"linear", "none"}))
+          ->check(one_of({"linear", "none"}))
           ->default_str("linear")
           ->group(group);
   options->node_options = {sync_every, lr_scaling};
@@ -743,6 +743,7 @@ int run_training(const RunOptions& options) {
   // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
   const auto node_plan = plan_this_node(options.placement);
   const auto& plan = node_plan.plan;
+  print_plan_notes(plan);
   // Node 0 alone saves, so it alone holds --save-model's lock, until the run ends.
   const auto save_lock = node_plan.node.rank == 0 ? lock_save_path(train_options) : std::nullopt;
   auto mpi = start_nodes(node_plan.node);  // null on one node

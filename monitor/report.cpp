@@ -120,7 +120,10 @@ nlohmann::json to_json(const Diagnosis& d) {
 }
 
 std::string to_text(const Diagnosis& d, int max_processes) {
-  std::string out = fmt::format("verdict: {}\n", to_string(d.verdict));
+  // "healthy" leads the line (scripts grep it); one not measured says so on the same line.
+  const bool unmeasured = d.verdict == Verdict::healthy && !d.evidence.sufficient;
+  std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict),
+                                unmeasured ? " (not measured: too little evidence, see \"evidence\" below)" : "");
   out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
                      d.capacity.usable_cpu_list.to_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));

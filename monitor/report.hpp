@@ -17,7 +17,9 @@ namespace mptrain::monitor {
 // threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
 nlohmann::json to_json(const Diagnosis& diagnosis);
 // The diagnosis as a human report (several lines, newline-terminated);
-// at most `max_processes` processes are listed.
+// at most `max_processes` processes are listed. Its first line is "verdict:
+// VERDICT", followed on that line by "(not measured: too little evidence,
+// see "evidence" below)" when a healthy verdict rests on too little evidence.
 std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
 // The per-thread table of `--threads`: tid, comm, CPU s, wait s, slices, wait
 // per slice, switches, last CPU, allowed CPUs; at most `max_threads` rows (busiest first).

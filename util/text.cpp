@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 namespace mptrain {
@@ -66,8 +69,14 @@ Result<double> parse_double(std::string_view text) {
   text = trim(text);
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+  if (text.empty() || end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
     return Error{"not a number: '" + std::string(text) + "'"};
+  }
+  if (ec == std::errc::result_out_of_range) {
+    // from_chars leaves `value` alone; strtod says which way it is out of range.
+    const std::string whole(text);
+    value = std::strtod(whole.c_str(), nullptr);
+    if (std::isinf(value)) return Error{"too large to be a number: '" + whole + "'", ERANGE};
   }
   return value;
 }

@@ -28,7 +28,10 @@ std::string counted(long long n, std::string_view noun);
 // `text` safe to show on a terminal: each control character but tab, DEL,
 // and each C1 control (U+0080-U+009F in UTF-8) written as \xHH instead.
 std::string printable(std::string_view text);
-// `text` (trimmed) as a floating-point number; an Error when it is not one entirely.
+// `text` (trimmed) as a floating-point number; an Error when it is not one
+// entirely, or one with code ERANGE when it is beyond the largest double
+// ("1e400"). A number too small for a double ("1e-400") reads as 0 (or the
+// nearest subnormal), as strtod reads it.
 Result<double> parse_double(std::string_view text);
 // `word` as one word for a POSIX shell: unchanged when it holds only
 // characters no shell treats specially, else in single quotes.

@@ -183,6 +183,7 @@ TEST_CASE("too little evidence: a job that barely ran is healthy with a note, wh
   CHECK(json["measured"] == false);
   CHECK(json["evidence"].get<std::string>() == d.evidence.note);
   CHECK(contains(to_text(d), "evidence:               too little:"));
+  CHECK(to_text(d).find("verdict: healthy (not measured: too little evidence, see \"evidence\" below)\n") == 0);
 }
 
 TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at barriers are found", "[monitor]") {

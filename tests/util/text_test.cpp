@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 
 using namespace mptrain;
 
@@ -14,6 +15,14 @@ TEST_CASE("integers parse only when the whole text is a number", "[util]") {
 TEST_CASE("doubles parse only when the whole text is a number", "[util]") {
   CHECK(*parse_double("1.5") == 1.5);
   CHECK_FALSE(parse_double("1.5.2").ok());
+}
+
+TEST_CASE("a double beyond the largest is an ERANGE error and one too small reads as zero", "[util]") {
+  CHECK(parse_double("1e400").error().code == ERANGE);
+  CHECK(parse_double("-1e400").error().code == ERANGE);
+  CHECK(parse_double("1e400x").error().code == 0);
+  CHECK(*parse_double("1e-400") == 0);
+  CHECK(*parse_double("-1e-400") == 0);
 }
 
 TEST_CASE("split keeps empty pieces and split_words drops whitespace", "[util]") {

@@ -38,4 +38,4 @@ expect_stderr '^mptrain: error: .*1e3 is not written as a whole number; write 10
 
 run_mptrain topo --
 expect_code 2
-expect_stderr "^mptrain: error: nothing to run after '--'"
+expect_stderr "^mptrain: error: topo runs no command: remove '--' and what follows it"

@@ -14,9 +14,9 @@ check() {  # check PATTERN OPTIONS...: `run OPTIONS -- touch FILE` is a usage er
 check "--membind 4095: this machine's NUMA nodes are $nodes" --membind 4095
 check "--interleave x: not a list of NUMA nodes such as 0-1, or all" --interleave x
 check '--membind ,: not a list of NUMA nodes' --membind ,
-check 'excludes --interleave' --membind 0 --interleave 0
-check '--omp-bind: spread not in \{close,none\}' --omp-bind spread
-check '--allocator: mimalloc not in \{jemalloc,tcmalloc,default\}' --allocator mimalloc
+check '--membind and --interleave cannot be given together' --membind 0 --interleave 0
+check "--omp-bind: 'spread' is not one of close or none" --omp-bind spread
+check "--allocator: 'mimalloc' is not one of jemalloc, tcmalloc or default" --allocator mimalloc
 
 # Launcher options with the built-in training are refused too.
 for option in --dry-run "--omp-bind none" "--allocator jemalloc" "--membind 0"; do

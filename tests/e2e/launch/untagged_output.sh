@@ -21,4 +21,4 @@ run_mptrain run -n 1 --tag-output -- echo hi
 expect_code 0
 [[ $(cat "$WORK/out") == "[0] hi" ]] || fail "--tag-output did not tag"
 run_mptrain run -n 1 --tag-output --no-tag-output -- echo hi
-expect_usage_error '--tag-output excludes --no-tag-output'
+expect_usage_error '--tag-output and --no-tag-output cannot be given together; give only one of them'
