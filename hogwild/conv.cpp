@@ -254,9 +254,10 @@ void conv2_pool(ConvWorkspace<S>& w) {
 // p1 → p2 and p2_index.
 template <class S>
 void conv2_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
-  // Channels per block and output vectors per pass: 5 × 4 accumulators with AVX-512's 32 registers, 1 × 8 with 16.
-  constexpr int block = lane_count == 16 ? 5 : 1;
-  constexpr int chunk = lane_count == 16 ? 4 : 8;
+  // Channels per block and output vectors per pass: 5 × 4 accumulators in 32 registers, 1 × 8 in 16.
+  constexpr int block = wide_register_file ? 5 : 1;
+  constexpr int chunk = wide_register_file ? 4 : 8;
+  static_assert(block * chunk < vector_registers, "the accumulators and an operand fit in the registers");
   conv2_apply<S, block, chunk>(p, w);
   conv2_pool(w);
 }
@@ -298,7 +299,7 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
       const V index = w.p2_index[at];  // 0–3: dy = index / 2, dx = index % 2
       const V dy = index >= S(pool) ? broadcast(S(1)) : V{};
       const V dx = index - S(pool) * dy;
-      const S corner = S((pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell);
+      const S corner = S(pooled_corner(k));
       p1_at[at] = corner + S(row) * dy + S(cell) * dx;
       position_g[here] = g[at];
       weight_at[here] = S(o * weight_block) + S(weight_shift) * dx;
@@ -314,58 +315,81 @@ void conv2_winners(ConvWorkspace<S>& w, S* bias_grad) {
   lanes_to_rows<S>(bottom, cnn::features, rows.position_bottom.data());
 }
 
-// The winner lists, without a branch on the gradient: each of the `count`
-// candidates (gradient g[i], value at[i] + offset) is written at the end
-// of the lists it may join, and an end moves past it only when it joins:
-// `first` takes those with a gradient and `second[i]` zero, `second` those
-// with a gradient and second[i] not zero (second == nullptr: all to
-// `first`). Returns the new ends. (With AVX-512, 16 candidates at a time
-// by compress; the lists have 16 values of room past their end for that.)
+// One winner list being filled: where its offsets and gradients go and how
+// many it holds.
 template <class S>
-struct ListEnds {
-  int first = 0;
-  int second = 0;
+struct WinnerList {
+  S* at;
+  S* g;
+  int end;
 };
 
+// Candidate winners: `count` gradients g[i] at offsets at[i] + offset.
 template <class S>
-ListEnds<S> append_winners(const S* g, const S* at, S offset, const S* second, int count, S* first_at, S* first_g,
-                           ListEnds<S> ends, S* second_at = nullptr, S* second_g = nullptr) {
+struct Candidates {
+  const S* g;
+  const S* at;
+  S offset;
+  int count;
+};
+
+// Appends, without a branch on the gradient, each candidate whose gradient
+// is not zero: to `second` when Split and bottom[i] is not zero, else to
+// `first`. Every candidate is written at its list's end, and the end moves
+// past it only when it joins. (With AVX-512, 16 candidates at a time by
+// compress, which is why the lists keep ConvSampleRows::append_room values
+// of room past their end.)
+template <class S, bool Split>
+void append_candidates(const Candidates<S>& c, const S* bottom, WinnerList<S>& first, WinnerList<S>& second) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<S, float>) {
-    for (int i = 0; i < count; i += 16) {
-      const __mmask16 in = count - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << (count - i)) - 1);
-      const __m512 gv = _mm512_maskz_loadu_ps(in, g + i);
-      const __m512 av = _mm512_add_ps(_mm512_maskz_loadu_ps(in, at + i), _mm512_set1_ps(offset));
+    for (int i = 0; i < c.count; i += 16) {
+      const __mmask16 in = c.count - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1U << (c.count - i)) - 1);
+      const __m512 gv = _mm512_maskz_loadu_ps(in, c.g + i);
+      const __m512 av = _mm512_add_ps(_mm512_maskz_loadu_ps(in, c.at + i), _mm512_set1_ps(c.offset));
       const __mmask16 live = _mm512_mask_cmp_ps_mask(in, gv, _mm512_setzero_ps(), _CMP_NEQ_UQ);
-      const __mmask16 down = second == nullptr ? __mmask16(0)
-                                               : _mm512_mask_cmp_ps_mask(live, _mm512_maskz_loadu_ps(in, second + i),
-                                                                         _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      __mmask16 down = 0;
+      if constexpr (Split) {
+        down = _mm512_mask_cmp_ps_mask(live, _mm512_maskz_loadu_ps(in, bottom + i), _mm512_setzero_ps(), _CMP_NEQ_UQ);
+      }
       const __mmask16 up = static_cast<__mmask16>(live & ~down);
-      _mm512_storeu_ps(first_at + ends.first, _mm512_maskz_compress_ps(up, av));
-      _mm512_storeu_ps(first_g + ends.first, _mm512_maskz_compress_ps(up, gv));
-      ends.first += __builtin_popcount(up);
-      if (second != nullptr) {
-        _mm512_storeu_ps(second_at + ends.second, _mm512_maskz_compress_ps(down, av));
-        _mm512_storeu_ps(second_g + ends.second, _mm512_maskz_compress_ps(down, gv));
-        ends.second += __builtin_popcount(down);
+      _mm512_storeu_ps(first.at + first.end, _mm512_maskz_compress_ps(up, av));
+      _mm512_storeu_ps(first.g + first.end, _mm512_maskz_compress_ps(up, gv));
+      first.end += __builtin_popcount(up);
+      if constexpr (Split) {
+        _mm512_storeu_ps(second.at + second.end, _mm512_maskz_compress_ps(down, av));
+        _mm512_storeu_ps(second.g + second.end, _mm512_maskz_compress_ps(down, gv));
+        second.end += __builtin_popcount(down);
       }
     }
-    return ends;
+    return;
   }
 #endif
-  for (int i = 0; i < count; ++i) {
-    const int live = g[i] != 0 ? 1 : 0;
-    const int down = second != nullptr && second[i] != 0 ? 1 : 0;
-    first_at[ends.first] = at[i] + offset;
-    first_g[ends.first] = g[i];
-    ends.first += live & (1 - down);
-    if (second != nullptr) {
-      second_at[ends.second] = at[i] + offset;
-      second_g[ends.second] = g[i];
-      ends.second += live & down;
+  for (int i = 0; i < c.count; ++i) {
+    const int live = c.g[i] != 0 ? 1 : 0;
+    int down = 0;
+    if constexpr (Split) down = bottom[i] != 0 ? 1 : 0;
+    first.at[first.end] = c.at[i] + c.offset;
+    first.g[first.end] = c.g[i];
+    first.end += live & (1 - down);
+    if constexpr (Split) {
+      second.at[second.end] = c.at[i] + c.offset;
+      second.g[second.end] = c.g[i];
+      second.end += live & down;
     }
   }
-  return ends;
+}
+
+// The candidates with a gradient, appended to `list`.
+template <class S>
+void append_live(const Candidates<S>& candidates, WinnerList<S>& list) {
+  append_candidates<S, false>(candidates, nullptr, list, list);
+}
+
+// The candidates with a gradient, appended to `top` or, where bottom[i] is not zero, to `bottom_list`.
+template <class S>
+void split_live(const Candidates<S>& candidates, const S* bottom, WinnerList<S>& top, WinnerList<S>& bottom_list) {
+  append_candidates<S, true>(candidates, bottom, top, bottom_list);
 }
 
 // Each sample's p1 into rows.p1, and its winners with a gradient into the two lists.
@@ -388,22 +412,25 @@ void conv2_rows_in(ConvWorkspace<S>& w) {
   for (int s = 0; s < lane_count; ++s) {
     const int sample = s * Rows::per_sample;
     for (int o = 0; o < conv2_channels; ++o) {
-      const ListEnds<S> ends = append_winners<S>(
-          rows.winner_g.data() + sample + o * p2_plane, rows.winner_p1.data() + sample + o * p2_plane,
-          S(s * sample_stride), nullptr, p2_plane, rows.by_channel_at.data() + o * Rows::by_channel_room,
-          rows.by_channel_g.data() + o * Rows::by_channel_room, ListEnds<S>{rows.by_channel_count[o], 0});
-      rows.by_channel_count[o] = ends.first;
+      // Channel o's winners of this sample join the channel's list over all samples.
+      WinnerList<S> by_channel{rows.by_channel_at.data() + o * Rows::by_channel_room,
+                               rows.by_channel_g.data() + o * Rows::by_channel_room, rows.by_channel_count[o]};
+      append_live<S>({rows.winner_g.data() + sample + o * p2_plane, rows.winner_p1.data() + sample + o * p2_plane,
+                      S(s * sample_stride), p2_plane},
+                     by_channel);
+      rows.by_channel_count[o] = by_channel.end;
     }
     for (int k = 0; k < p2_plane; ++k) {
+      // Pooled position k's winners, split by their window row.
       const int here = sample + k * conv2_channels;
       const int list = (s * p2_plane + k) * 2 * Rows::position_room;
-      const ListEnds<S> ends = append_winners<S>(rows.position_g.data() + here, rows.position_weight.data() + here,
-                                                 S(0), rows.position_bottom.data() + here, conv2_channels,
-                                                 rows.by_position_at.data() + list, rows.by_position_g.data() + list,
-                                                 ListEnds<S>{}, rows.by_position_at.data() + list + Rows::position_room,
-                                                 rows.by_position_g.data() + list + Rows::position_room);
-      rows.by_position_top[s * p2_plane + k] = ends.first;
-      rows.by_position_bottom[s * p2_plane + k] = ends.second;
+      WinnerList<S> top{rows.by_position_at.data() + list, rows.by_position_g.data() + list, 0};
+      WinnerList<S> bottom{rows.by_position_at.data() + list + Rows::position_room,
+                           rows.by_position_g.data() + list + Rows::position_room, 0};
+      split_live<S>({rows.position_g.data() + here, rows.position_weight.data() + here, S(0), conv2_channels},
+                    rows.position_bottom.data() + here, top, bottom);
+      rows.by_position_top[s * p2_plane + k] = top.end;
+      rows.by_position_bottom[s * p2_plane + k] = bottom.end;
     }
   }
   rows.gradient_winners = 0;
@@ -478,7 +505,7 @@ void conv2_input_grad(ConvSampleRows<S>& rows) {
       const int list = (s * p2_plane + k) * 2 * ConvSampleRows<S>::position_room;
       const S* at = rows.by_position_at.data() + list;
       const S* gs = rows.by_position_g.data() + list;
-      S* corner = d_p1 + (pool * (k / p2_side) * p1_side + pool * (k % p2_side)) * cell;
+      S* corner = d_p1 + pooled_corner(k);
       for (int r0 = 0; r0 < region_side; r0 += rows_per_pass) {
         V acc[rows_per_pass][region_vectors];
         for (int r = 0; r < rows_per_pass; ++r) {
@@ -539,10 +566,11 @@ void conv2_rows_out(ConvWorkspace<S>& w, S* weight_grad) {
 }
 
 // How many kernel rows (weight gradient) and region rows (input gradient)
-// one pass holds in registers: all of them with AVX-512's 32 registers,
-// one with 16.
-constexpr int weight_rows_per_pass = lane_count == 16 ? kernel : 1;
-constexpr int region_rows_per_pass = lane_count == 16 ? region_side : 1;
+// one pass holds in registers: all of them in 32 registers, one in 16.
+constexpr int weight_rows_per_pass = wide_register_file ? kernel : 1;
+constexpr int region_rows_per_pass = wide_register_file ? region_side : 1;
+static_assert(weight_rows_per_pass * segment_vectors < vector_registers &&
+              region_rows_per_pass * region_vectors < vector_registers);
 
 // d_p2 → d_p1, adding conv2's weight and bias gradients to `grad`.
 template <class S>

@@ -54,6 +54,17 @@ inline constexpr int sample_stride = cnn::p1_size + region_vectors * lane_count;
 inline constexpr int weight_row = region_vectors * lane_count;
 inline constexpr int weight_shift = cnn::kernel * weight_row;  // one column shift
 inline constexpr int weight_block = cnn::pool * weight_shift;  // one output channel
+// The value offset of pooled position k's window corner (its top-left p1
+// position) in a sample's p1 rows.
+constexpr int pooled_corner(int k) {
+  return (cnn::pool * (k / cnn::p2_side) * cnn::p1_side + cnn::pool * (k % cnn::p2_side)) * cell;
+}
+// The winner lists hold offsets as values of S (float): every offset must
+// be an integer a float holds exactly (below 2^24).
+inline constexpr int largest_offset = lane_count * sample_stride > cnn::conv2_channels* weight_block
+                                          ? lane_count* sample_stride
+                                          : cnn::conv2_channels* weight_block;
+static_assert(largest_offset < (1 << 24), "offsets stored as floats stay exact integers");
 // conv2's forward computes each sample's outputs [o][8][8] as whole lane vectors.
 inline constexpr int output_vectors = cnn::c2_plane / lane_count;  // one channel's outputs
 static_assert(cnn::c2_plane % lane_count == 0);
@@ -91,15 +102,17 @@ struct ConvSampleRows {
   AlignedVector<S> position_weight = AlignedVector<S>(lane_count * per_sample);
   AlignedVector<S> position_bottom = AlignedVector<S>(lane_count * per_sample);
   // The winners with a gradient (offsets as values of S); each list has
-  // room for 16 values past its longest, as AVX-512 appends 16 at a time.
+  // room for append_room values past its longest, as AVX-512 appends a
+  // whole vector of 16 candidates at a time.
+  static constexpr int append_room = 16;
   // By channel, one list over all the samples (offsets from the start of `p1`).
-  static constexpr int by_channel_room = lane_count * cnn::p2_plane + 16;
+  static constexpr int by_channel_room = lane_count * cnn::p2_plane + append_room;
   AlignedVector<int> by_channel_count = AlignedVector<int>(cnn::conv2_channels);
   AlignedVector<S> by_channel_at = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
   AlignedVector<S> by_channel_g = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
   // By sample and pooled position, two lists: the winners in the window's
   // top row (dy 0), then (position_room further) those in its bottom row.
-  static constexpr int position_room = cnn::conv2_channels + 16;
+  static constexpr int position_room = cnn::conv2_channels + append_room;
   AlignedVector<int> by_position_top = AlignedVector<int>(lane_count * cnn::p2_plane);
   AlignedVector<int> by_position_bottom = AlignedVector<int>(lane_count * cnn::p2_plane);
   AlignedVector<S> by_position_at = AlignedVector<S>(lane_count * cnn::p2_plane * 2 * position_room);

@@ -26,9 +26,10 @@ constexpr int block_of(int n, int cap) {
   return 1;
 }
 
-// Accumulators a kernel may keep in registers besides its operands: AVX-512
-// has 32 vector registers, AVX2 and SSE2 16.
-inline constexpr int accumulator_cap = lane_count == 16 ? 20 : 13;
+// Accumulators a kernel may keep in registers besides its operands (the
+// rest of vector_registers holds the loaded inputs and weights).
+inline constexpr int accumulator_cap = wide_register_file ? 20 : 13;
+static_assert(accumulator_cap < vector_registers);
 
 // One layer's rows for its weight gradient: each sample's input values and
 // output gradients, [lane][padded(·)].
@@ -65,7 +66,7 @@ void forward(const S* w, const S* b, const Lanes<S>* x, Lanes<S>* out) {
 template <class S, int inputs, int outputs>
 void input_gradient(const S* w, const Lanes<S>* g, Lanes<S>* d_x) {
   using V = Lanes<S>;
-  constexpr int block = block_of(inputs, lane_count == 16 ? 16 : 8);
+  constexpr int block = block_of(inputs, vector_registers / 2);
   for (int i0 = 0; i0 < inputs; i0 += block) {
     V acc[block] = {};
     for (int o = 0; o < outputs; ++o) {

@@ -23,6 +23,13 @@ inline constexpr int lane_count = 8;
 inline constexpr int lane_count = 4;
 #endif
 
+// Vector registers of that instruction set: 32 with AVX-512, 16 with AVX2
+// and SSE2. The kernels size their register blocks (how many accumulators
+// a loop keeps) from this budget.
+inline constexpr int vector_registers = lane_count == 16 ? 32 : 16;
+// True where the register file holds a whole conv2 output block (AVX-512).
+inline constexpr bool wide_register_file = vector_registers >= 32;
+
 // Holder for the lane vector type of scalar `S`.
 template <class S>
 struct LaneType {
