@@ -440,6 +440,14 @@ void Supervisor::record_exit(Worker& worker, int wait_status, const rusage& usag
   }
   if (result.status.success() || failed_rank_) return;
   failed_rank_ = result.rank;
+  // Those not yet ended (not even waiting to be reaped) are the ones the stop ends.
+  for (auto& other : workers_) {
+    if (!other.running) continue;
+    siginfo_t info{};
+    const bool ended = ::waitid(P_PID, static_cast<id_t>(other.result.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                       info.si_pid == other.result.pid;
+    other.result.stopped = !ended;
+  }
   stop_group(SIGTERM);
 }
 

@@ -145,6 +145,7 @@ struct WorkerResult {
   double wall_seconds = 0;
   double cpu_seconds = 0;   // user + system time of the worker and its reaped children
   std::string stderr_tail;  // last lines of its stderr in its attempt (tagged and log_dir output)
+  bool stopped = false;     // still running when another worker's failure stopped the group
 };
 
 // How the whole group ended (the last attempt when restarted).

@@ -56,7 +56,8 @@ Result<std::string> read_all(int fd, const std::filesystem::path& path, std::siz
     if (n == 0) return content;
     content.append(buffer, static_cast<std::size_t>(n));
     if (content.size() > max_bytes) {
-      return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold"};
+      return Error{
+          fmt::format("{} holds more than {} bytes, the most mptrain reads of such a file", path.string(), max_bytes)};
     }
   }
 }
@@ -82,14 +83,12 @@ Error name_too_long(const std::filesystem::path& path, std::string_view name, lo
                   shortened(name), shortened(path.native()), name.size(), name_max)};
 }
 
-// At most the first `size` bytes of regular file `path`, never blocking; an Error naming it otherwise.
-Result<std::string> read_head(const std::filesystem::path& path, std::size_t size) {
-  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-  if (!fd.ok()) return errno_error("cannot check what is in", path.string(), fd.error().code);
+// At most the first `size` bytes of `fd` (opened from `path`); an Error naming it otherwise.
+Result<std::string> read_first(int fd, const std::filesystem::path& path, std::size_t size) {
   std::string head(size, '\0');
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::read(fd->get(), head.data() + done, size - done);
+    const ssize_t n = ::read(fd, head.data() + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error("cannot read", path.string());
     if (n == 0) break;
@@ -97,6 +96,13 @@ Result<std::string> read_head(const std::filesystem::path& path, std::size_t siz
   }
   head.resize(done);
   return head;
+}
+
+// At most the first `size` bytes of regular file `path`, never blocking; an Error naming it otherwise.
+Result<std::string> read_head(const std::filesystem::path& path, std::size_t size) {
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+  if (!fd.ok()) return errno_error("cannot check what is in", path.string(), fd.error().code);
+  return read_first(fd->get(), path, size);
 }
 
 Result<UniqueFd> open_directory(const std::filesystem::path& dir) {
@@ -190,10 +196,19 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::si
   if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
   // Its size, where it has one (kernel files say 0), refuses a huge file before any read.
   if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
-    return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold (" +
-                 std::to_string(info.st_size) + " bytes)"};
+    return Error{fmt::format("{} is {} bytes, more than the {} bytes mptrain reads of such a file", path.string(),
+                             info.st_size, max_bytes)};
   }
   return read_all(fd->get(), path, max_bytes);
+}
+
+Result<std::string> read_regular_head(const std::filesystem::path& path, std::size_t size) {
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd.ok()) return fd.error();
+  struct stat info {};
+  if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
+  if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
+  return read_first(fd->get(), path, size);
 }
 
 FoundFile check_readable_file(const std::filesystem::path& path) {

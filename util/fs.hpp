@@ -53,6 +53,10 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // /dev/zero, a FIFO, a directory), is larger, or cannot be read. Never
 // reads more than `max_bytes` + 1 bytes, and never blocks on a FIFO.
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
+// At most the first `size` bytes of regular file `path` (followed through
+// symbolic links), fewer when it is shorter; an Error naming the path when
+// it is not a regular file or cannot be read. Never blocks on a FIFO.
+Result<std::string> read_regular_head(const std::filesystem::path& path, std::size_t size);
 // Whether something is at a path (`found`: false only for ENOENT) and, if so,
 // whether it is a regular file this process may read (`usable`: else an
 // Error saying what it is, "… is a FIFO, not a regular file", or naming errno).
