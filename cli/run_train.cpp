@@ -226,9 +226,10 @@ std::vector<RunInput> run_inputs(const TrainOptions& options) {
 void check_save_path(const TrainOptions& options) {
   const std::filesystem::path path = options.save_model;
   if (auto fits = check_name_fits(path); !fits.ok()) usage_failure("--save-model: {}", fits.error().message);
+  value_or_fail(check_directory_usable(path, "--save-model"));
   value_or_fail(check_not_input(path, run_inputs(options)), exit_code::usage_error);
   value_or_fail(check_replaceable(path, hogwild::checkpoint_file), exit_code::usage_error);
-  value_or_fail(check_can_create(path));
+  value_or_fail(check_can_create(path, "--save-model"));
 }
 
 // Refuses what would fail only after training: kernels MPTRAIN_ISA names

@@ -273,17 +273,73 @@ Status check_not_input(const std::filesystem::path& path, const std::vector<RunI
   return ok_status();
 }
 
-Status check_can_create(const std::filesystem::path& path) {
-  const auto dir = directory_of(path);
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    return Error{"cannot write " + path.string() + ": directory " + dir.string() + " does not exist"};
+std::string first_non_directory(const std::filesystem::path& path) {
+  std::filesystem::path part;
+  for (const auto& name : path) {
+    part /= name;
+    struct stat info {};
+    if (::stat(part.c_str(), &info) != 0) return "";
+    if (!S_ISDIR(info.st_mode)) return part.string() + " is " + file_kind(info.st_mode);
   }
+  return "";
+}
+
+Status check_directory_usable(const std::filesystem::path& path, std::string_view option) {
+  const auto dir = directory_of(path);
+  const std::string subject = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) {
+      // The first part of the path that is missing or no directory, as the user wrote it.
+      std::filesystem::path part;
+      for (const auto& name : dir) {
+        part /= name;
+        struct stat on_the_way {};
+        if (::stat(part.c_str(), &on_the_way) != 0) {
+          return Error{
+              fmt::format("{}: directory {} does not exist; create it or give another path", subject, part.string()),
+              ENOENT};
+        }
+        if (!S_ISDIR(on_the_way.st_mode)) break;
+      }
+      if (const auto blocker = first_non_directory(dir); !blocker.empty()) {
+        return Error{fmt::format("{}: {}, not a directory; give a path in an existing directory", subject, blocker),
+                     ENOTDIR};
+      }
+    }
+    return Error{fmt::format("{}: cannot reach directory {}: {}; give a path in a directory you can write to", subject,
+                             dir.string(), std::strerror(err)),
+                 err};
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return Error{fmt::format("{}: {} is {}, not a directory; give a path in an existing directory", subject,
+                             dir.string(), file_kind(info.st_mode)),
+                 ENOTDIR};
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    return Error{fmt::format("{}: cannot create files in {}: {}; choose a directory you can write to", subject,
+                             dir.string(), std::strerror(err)),
+                 err};
+  }
+  return ok_status();
+}
+
+Status check_can_create(const std::filesystem::path& path, std::string_view option) {
+  if (auto usable = check_directory_usable(path, option); !usable.ok()) return usable;
+  const auto dir = directory_of(path);
+  const std::string subject = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
   auto dir_fd = open_directory(dir);
-  if (!dir_fd.ok()) return dir_fd.error();
+  if (!dir_fd.ok()) return Error{subject + ": " + dir_fd.error().message, dir_fd.error().code};
   const auto existing = stat_at(dir_fd->get(), path.filename());
   auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
-  if (!temp.ok()) return temp.error();
+  if (!temp.ok()) {
+    return Error{fmt::format("{}: cannot create files in {} (mptrain writes a temporary file there first, then "
+                             "renames it): {}; choose a directory you can write to",
+                             subject, dir.string(), std::strerror(temp.error().code)),
+                 temp.error().code};
+  }
   Status kept = existing ? keep_owner(temp->fd.get(), *existing, path) : ok_status();
   ::unlinkat(dir_fd->get(), temp->name.c_str(), 0);
   return kept;

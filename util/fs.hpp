@@ -94,10 +94,20 @@ Status check_replaceable(const std::filesystem::path& path, const FileKind& kind
 // through symbolic links, hard links and other spellings of the same path;
 // an Error naming the input it is otherwise (a usage error for callers).
 Status check_not_input(const std::filesystem::path& path, const std::vector<RunInput>& inputs);
+// The first part of `path`, from its start, that exists but is no directory
+// (followed through symbolic links), as "/etc/passwd is a regular file";
+// "" when every part that exists is a directory.
+std::string first_non_directory(const std::filesystem::path& path);
+// Ok when `path`'s directory exists, is a directory and this process may
+// create files in it (access(2)); an Error (with its errno) starting
+// "`option` `path`: " that names the first part of the path that is
+// missing or no directory, or why it cannot be reached or written.
+Status check_directory_usable(const std::filesystem::path& path, std::string_view option = {});
 // Ok when write_file_atomic can create its temporary file in `path`'s
 // directory — tried for real, then removed — and give it the owner of the
-// file at `path`, if any; an Error saying which fails otherwise.
-Status check_can_create(const std::filesystem::path& path);
+// file at `path`, if any; an Error saying which fails otherwise (starting
+// "`option` `path`: " when the directory is the problem, as above).
+Status check_can_create(const std::filesystem::path& path, std::string_view option = {});
 
 // Writes `content` to `path` atomically: a temporary file beside it, with a
 // short fixed-length name (".mptrain-XXXXXX") so that any name that fits
