@@ -31,6 +31,20 @@ namespace mptrain::procmgr {
 
 namespace {
 
+// `error`, met while trying to `what` ("start rank 1"); when it is the
+// limit on open files, a message saying so, with the limit and what to do.
+Error descriptor_error(const Error& error, std::string_view what) {
+  if (error.code != EMFILE && error.code != ENFILE) return error;
+  rlimit limit{};
+  const std::string which = error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0
+                                ? std::string("the system's limit is reached")
+                                : fmt::format("the limit is {}", limit.rlim_cur);
+  return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n) or start fewer "
+                           "workers",
+                           what, which),
+               error.code};
+}
+
 using Clock = std::chrono::steady_clock;
 
 // One piped output stream of a worker, read by the parent.
@@ -281,8 +295,12 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   }
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
-    if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) return s;
-    if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) return s;
+    if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) {
+      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+    }
+    if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) {
+      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+    }
   }
   // A function child keeps inherited descriptors; close the parent's ends of every pipe.
   for (const auto& other : workers_) {
@@ -292,7 +310,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   for (const auto& report : reports_) setup.close_fds.push_back(report.get());
   if (log_lock_.valid()) setup.close_fds.push_back(log_lock_.get());
   auto child = start_child(target_, setup);
-  if (!child.ok()) return child.error();
+  if (!child.ok()) return descriptor_error(child.error(), fmt::format("start rank {}", spec.rank));
   worker.result.pid = child->pid;
   worker.running = true;
   worker.started = Clock::now();
