@@ -172,7 +172,17 @@ Status Supervisor::prepare() {
   subreaper_ = true;
   auto choice = run_cgroup_choice_from_env();
   if (!choice.ok()) return choice.error();
-  if (auto made = RunCgroup::create(*choice)) cgroup_.emplace(std::move(*made));
+  auto made = RunCgroup::create(*choice);
+  if (made.ok()) {
+    cgroup_.emplace(std::move(made).value());
+  } else if (*choice == RunCgroupChoice::v1 || *choice == RunCgroupChoice::v2) {
+    // Asked for by name, so not made quietly: say what the run goes without.
+    warnings_.push_back(fmt::format(
+        "MPTRAIN_RUN_CGROUP={}: cannot make a cgroup for this run ({}); it runs without one, so processes "
+        "that call setsid may outlive it; run mptrain where it may create cgroups (as root, or in a delegated "
+        "one), or set MPTRAIN_RUN_CGROUP=auto or off to go without one quietly",
+        *choice == RunCgroupChoice::v1 ? "v1" : "v2", made.error().message));
+  }
   auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr);
   if (!watchdog.ok()) return watchdog.error();
   watchdog_.emplace(std::move(*watchdog));
