@@ -283,7 +283,12 @@ std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launc
   const std::string option = bind ? "--membind" : "--interleave";
   const std::string& text = bind ? launch.membind : launch.interleave;
   auto online = read_online_nodes(FsRoot::from_env());
-  if (!online.ok()) runtime_failure("{}: this machine reports no NUMA nodes ({})", option, online.error().message);
+  if (!online.ok()) {
+    runtime_failure(
+        "{}: cannot read this machine's NUMA nodes ({}); leave out --membind and --interleave on a machine "
+        "without NUMA support",
+        option, online.error().message);
+  }
   procmgr::MemoryPolicy policy{bind ? MemoryMode::bind : MemoryMode::interleave, *online, procmgr::MemoryRefusal::fail};
   if (text == "all") return policy;
   auto nodes = CpuSet::parse(text);

@@ -543,9 +543,7 @@ void Supervisor::end_leftovers() {
     }
     if (kill_now && !give_up_at) give_up_at = now + std::chrono::seconds(5);
     if (give_up_at && now >= *give_up_at) {
-      warnings_.push_back(
-          fmt::format("{} left by the workers did not end after SIGKILL (pids {}); they are left running",
-                      left.size() == 1 ? "a process" : "processes", fmt::join(left, " ")));
+      warnings_.push_back(unkilled_warning(left, FsRoot()));
       break;
     }
     const auto wait =
@@ -628,6 +626,24 @@ GroupResult Supervisor::collect(int restart) {
 }
 
 }  // namespace
+
+std::string unkilled_warning(const std::vector<pid_t>& pids, const FsRoot& root) {
+  // Each one's state: the third field of /proc/PID/stat, after the command name in parentheses.
+  std::vector<std::string> states;
+  for (pid_t pid : pids) {
+    const auto stat = root.read(fmt::format("/proc/{}/stat", pid));
+    const auto close = stat.ok() ? stat->rfind(')') : std::string::npos;
+    const char state = close != std::string::npos && close + 2 < stat->size() ? (*stat)[close + 2] : '?';
+    states.push_back(fmt::format("{} ({})", pid,
+                                 state == '?' ? std::string("gone or unreadable") : "state " + std::string(1, state)));
+  }
+  const bool one = pids.size() == 1;
+  return fmt::format(
+      "{} left by the workers did not end after SIGKILL: {}; a process in state D is blocked in the kernel "
+      "(uninterruptible sleep: a hung NFS mount, a device or a driver) and ends only when that call returns; "
+      "see `ps -o pid,stat,wchan -p {}`; {} left running",
+      one ? "a process" : "processes", fmt::join(states, ", "), fmt::join(pids, ","), one ? "it is" : "they are");
+}
 
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
                               const GroupOptions& options) {
