@@ -52,6 +52,19 @@ std::string describe_worker(const procmgr::WorkerResult& worker) {
   return fmt::format("rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
 }
 
+// How `worker` ended, beside the failed worker's `failed` status: "was
+// stopped" (running when the group was stopped, and ended by a signal),
+// "had finished", "had exited with code 3 too"; without "had" when it was
+// still running then but ended by itself (it may have been about to).
+std::string outcome_of(const procmgr::WorkerResult& worker, const procmgr::ExitStatus& failed) {
+  const bool signaled = worker.status.kind == procmgr::ExitStatus::Kind::signaled;
+  if (worker.stopped && signaled) return "stopped";
+  const std::string had = worker.stopped ? "" : "had ";
+  if (worker.status.success()) return had + "finished";
+  const bool same = worker.status.kind == failed.kind && worker.status.code == failed.code;
+  return had + (signaled && !worker.stopped ? "been " : "") + worker.status.describe() + (same ? " too" : "");
+}
+
 // What became of the workers besides the failed one: "; rank 0 was stopped",
 // "; ranks 2, 3 had exited with code 3 too", "; rank 1 had finished"; "" with one worker.
 std::string others_outcome(const procmgr::GroupResult& result) {
@@ -59,13 +72,7 @@ std::string others_outcome(const procmgr::GroupResult& result) {
   std::vector<std::pair<std::string, std::vector<int>>> outcomes;  // in order of first appearance
   for (const auto& worker : result.workers) {
     if (worker.rank == failed.rank) continue;
-    const bool same = worker.status.kind == failed.status.kind && worker.status.code == failed.status.code;
-    const std::string ended = worker.status.kind == procmgr::ExitStatus::Kind::signaled
-                                  ? "had been " + worker.status.describe()
-                                  : "had " + worker.status.describe();
-    const std::string how = worker.stopped            ? "stopped"
-                            : worker.status.success() ? "finished"
-                                                      : ended + (same ? " too" : "");
+    const std::string how = outcome_of(worker, failed.status);
     auto found = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == how; });
     if (found == outcomes.end()) {
       outcomes.push_back({how, {worker.rank}});
@@ -79,8 +86,6 @@ std::string others_outcome(const procmgr::GroupResult& result) {
     const std::string who = fmt::format("{} {}", one ? "rank" : "ranks", fmt::join(ranks, ", "));
     if (how == "stopped") {
       text += fmt::format("; {} {} stopped", who, one ? "was" : "were");
-    } else if (how == "finished") {
-      text += fmt::format("; {} had finished", who);
     } else {
       text += fmt::format("; {} {}", who, how);
     }
