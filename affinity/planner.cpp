@@ -237,10 +237,24 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   return t;
 }
 
-Error too_much_reserved(int reserve, int t) {
-  const std::string fix = t == 1 ? "leave out --reserve" : fmt::format("use --reserve {} or less", t - 1);
-  return Error{fmt::format("--reserve {} leaves no compute thread of the {} per worker; {}, or raise -t", reserve,
-                           counted(t, "PU"), fix)};
+// Refuses a --reserve of `reserve` PUs of the `t` each of `m` workers gets
+// from `n`, with the fixes that work: a smaller reserve, a -t that N has
+// room for, or fewer workers with more PUs each (never a -t that is
+// oversubscription, which is refused too).
+Error too_much_reserved(int reserve, int t, int m, int n) {
+  std::vector<std::string> fixes;
+  if (t > 1) fixes.push_back(fmt::format("use --reserve {} or less", t - 1));
+  const long long wanted = static_cast<long long>(reserve) + 1;  // PUs a worker needs for one compute thread
+  if (static_cast<long long>(m) * wanted <= n) {
+    fixes.push_back(fmt::format("use -t {}", wanted));
+  } else if (const long long workers = n / wanted; workers >= 1 && workers < m) {
+    fixes.push_back(fmt::format("use -n {} ({} per worker)", workers, counted(n / workers, "PU")));
+  }
+  fixes.push_back("leave out --reserve");
+  std::string fix = fixes.front();
+  for (std::size_t i = 1; i < fixes.size(); ++i) fix += (i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
+  return Error{
+      fmt::format("--reserve {} leaves no compute thread of each worker's {}; {}", reserve, counted(t, "PU"), fix)};
 }
 
 BindChoice binding_for(bool quota_limited, double quota_cpus, int n, const CpuSet& cpus) {
@@ -336,7 +350,7 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.num_processes = choose_processes(*pool, request, plan.notes);
   auto t = choose_threads(*pool, plan.num_processes, request, plan);
   if (!t.ok()) return t.error();
-  if (request.reserve >= *t) return too_much_reserved(request.reserve, *t);
+  if (request.reserve >= *t) return too_much_reserved(request.reserve, *t, plan.num_processes, pool->n);
   plan.cpus_per_process = pus_per_worker(*pool, plan.num_processes, *t);
   plan.threads_per_process = *t - request.reserve;
   if (request.reserve > 0) {

@@ -258,8 +258,9 @@ void check_output_options(const DoctorOptions& o) {
   }
   if (o.trace.empty()) return;
   if (auto fits = check_name_fits(o.trace); !fits.ok()) usage_failure("--trace: {}", fits.error().message);
+  value_or_fail(check_directory_usable(o.trace, "--trace"));
   value_or_fail(check_replaceable(o.trace, monitor::trace_file), exit_code::usage_error);
-  value_or_fail(check_can_create(o.trace));
+  value_or_fail(check_can_create(o.trace, "--trace"));
 }
 
 // The lock on --trace held while sampling, so that a second doctor (or a

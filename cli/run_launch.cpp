@@ -290,7 +290,12 @@ std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launc
   const std::string option = bind ? "--membind" : "--interleave";
   const std::string& text = bind ? launch.membind : launch.interleave;
   auto online = read_online_nodes(FsRoot::from_env());
-  if (!online.ok()) runtime_failure("{}: this machine reports no NUMA nodes ({})", option, online.error().message);
+  if (!online.ok()) {
+    runtime_failure(
+        "{}: cannot read this machine's NUMA nodes ({}); leave out --membind and --interleave on a machine "
+        "without NUMA support",
+        option, online.error().message);
+  }
   procmgr::MemoryPolicy policy{bind ? MemoryMode::bind : MemoryMode::interleave, *online, procmgr::MemoryRefusal::fail};
   if (text == "all") return policy;
   auto nodes = CpuSet::parse(text);
@@ -341,13 +346,29 @@ std::string place_library(const LaunchOptions& launch, const affinity::Plan& pla
   return {};
 }
 
+// Why `children` working children per worker do not fit `plan`: each needs
+// a CPU of its own and a worker has T; a higher -t where N leaves room,
+// else fewer workers, give each more.
+std::string children_refusal(int children, const affinity::Plan& plan) {
+  const int cpus = plan.threads_per_process;
+  const int usable = plan.usable_cpus;
+  const int workers = usable / children;  // the most workers that have `children` CPUs each
+  std::string more;
+  if (static_cast<long long>(plan.num_processes) * children <= usable) {
+    more = fmt::format(", -t {} (the usable CPUs leave room for it)", children);
+  } else if (workers >= 1 && workers < plan.num_processes) {
+    more = fmt::format(", fewer workers (-n {}) so that each gets {} CPUs", workers, usable / workers);
+  }
+  return fmt::format(
+      "--children {}: each worker has {} ({}, {}) and each working child needs one of its own; use "
+      "--children {} or fewer{}, or --allow-oversubscribe",
+      children, counted(cpus, "CPU"), counted(usable, "usable CPU"), counted(plan.num_processes, "worker"), cpus, more);
+}
+
 // Refuses more working children than a worker has threads, unless oversubscribing on purpose.
 void check_children(const LaunchOptions& launch, const affinity::Plan& plan, bool allow_oversubscribe) {
   if (launch.children <= plan.threads_per_process || allow_oversubscribe) return;
-  usage_failure(
-      "--children {}: a worker of {} has fewer CPUs than working children; use --children {} or fewer, "
-      "more threads per worker (-t), or --allow-oversubscribe",
-      launch.children, counted(plan.threads_per_process, "thread"), plan.threads_per_process);
+  usage_failure("{}", children_refusal(launch.children, plan));
 }
 
 // One worker per placement, each with its torchrun-compatible environment,
@@ -434,12 +455,15 @@ procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
   return group;
 }
 
+// Why the workers' descendants were not placed: --descendants leave, or no placement library.
+enum class Descendants { left, library_missing };
+
 // Warns about processes the workers started that ran on one CPU of a
 // worker's several: with mptrain's OMP_PROC_BIND, OpenMP binds a worker's
 // main thread to its first PU, and a process started from that thread
 // (torch.multiprocessing, a DataLoader worker) inherits that single CPU.
 void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const nlohmann::json& monitor) {
+                            const nlohmann::json& monitor, Descendants why) {
   std::vector<pid_t> workers;
   for (const auto& worker : result.workers) workers.push_back(worker.pid);
   if (!monitor.contains("processes")) return;
@@ -450,13 +474,17 @@ void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResu
     if (!cpus.ok() || cpus->size() != 1) continue;
     for (const auto& placement : plan.workers) {
       if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
+      const std::string fix =
+          why == Descendants::left
+              ? "Without --descendants leave, mptrain gives such processes the worker's CPUs (--descendants "
+                "place); --children K gives each working child CPUs of its own"
+              : "mptrain could not give it the worker's CPUs: its placement library was not found (see the "
+                "warning above); reinstall mptrain";
       print_warning(fmt::format(
           "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
-          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). Without --descendants leave, mptrain gives "
-          "such "
-          "processes the worker's CPUs (--descendants place); --children K gives each working child CPUs of its own",
-          pid, process.value("comm", std::string("?")), placement.rank, cpus->to_string(), placement.rank,
-          placement.cpus.to_string()));
+          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). {}",
+          pid, printable(process.value("comm", std::string("?"))), placement.rank, cpus->to_string(), placement.rank,
+          placement.cpus.to_string(), fix));
       break;
     }
   }
@@ -636,7 +664,14 @@ int run_launcher(const RunOptions& options) {
   RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
-    if (const auto change = monitor.verdict_change(); !change.empty()) print_warning(change);
+    const auto change = monitor.verdict_change();
+    if (change.message.empty()) return;
+    // Good news is no warning: scripts that look for warnings must not trip on it.
+    if (change.recovered) {
+      print_note("mptrain: " + change.message);
+    } else {
+      print_warning(change.message);
+    }
   };
   group.on_restart = [&](const procmgr::GroupResult& failed, int restart) {
     announce_restart(failed, restart, launch.max_restarts);
@@ -668,7 +703,8 @@ int run_launcher(const RunOptions& options) {
   }
   if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
       settings.place_library.empty()) {
-    warn_inherited_binding(plan, result, monitor.report());
+    warn_inherited_binding(plan, result, monitor.report(),
+                           launch.descendants == "leave" ? Descendants::left : Descendants::library_missing);
   }
   if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {
     print_error(fmt::format("node {} ends the MPI job on every node: {}", node.rank, failure_message(result)));

@@ -55,13 +55,15 @@ void RunMonitor::observe(const std::vector<pid_t>& pids) { live_.observe(pids); 
 
 std::string RunMonitor::live_verdict() const { return std::string(monitor::to_string(live_.current_verdict())); }
 
-std::string RunMonitor::verdict_change() {
+VerdictChange RunMonitor::verdict_change() {
   const auto recent = live_.recent();
   if (recent.verdict == shown_) return {};
   shown_ = recent.verdict;
   const auto* finding = worst_finding(recent);
-  if (finding == nullptr) return fmt::format("monitor: the workers are {} again", monitor::to_string(shown_));
-  return fmt::format("monitor: {}: {}", monitor::to_string(shown_), finding->message);
+  if (finding == nullptr) {
+    return {fmt::format("monitor: the workers are {} again", monitor::to_string(shown_)), true};
+  }
+  return {fmt::format("monitor: {}: {}", monitor::to_string(shown_), finding->message), false};
 }
 
 nlohmann::json RunMonitor::report() const { return monitor::to_json(live_.diagnosis()); }

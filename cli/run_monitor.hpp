@@ -21,6 +21,13 @@ enum class SpreadThreads { off, on };
 
 // Watches a run's workers against the plan's usable CPUs and, with
 // SpreadThreads::on, gives their busy threads a CPU each as it finds them.
+// A change of the live verdict: the line to print, and whether it is good news
+// (the workers are healthy again: a note, not a warning).
+struct VerdictChange {
+  std::string message;  // "" when the verdict has not changed
+  bool recovered = false;
+};
+
 class RunMonitor {
  public:
   explicit RunMonitor(const affinity::Plan& plan, SpreadThreads spread = SpreadThreads::off);
@@ -32,8 +39,8 @@ class RunMonitor {
   // The verdict over the last seconds, e.g. "healthy" (for a progress line).
   std::string live_verdict() const;
   // The newest verdict that differs from the one before it, as a line to
-  // print, or "" when it has not changed since the last call.
-  std::string verdict_change();
+  // print, or an empty message when it has not changed since the last call.
+  VerdictChange verdict_change();
   // The whole run's diagnosis as the report's `monitor` object.
   nlohmann::json report() const;
   // The whole run's diagnosis as text lines for the final report.

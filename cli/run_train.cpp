@@ -226,9 +226,10 @@ std::vector<RunInput> run_inputs(const TrainOptions& options) {
 void check_save_path(const TrainOptions& options) {
   const std::filesystem::path path = options.save_model;
   if (auto fits = check_name_fits(path); !fits.ok()) usage_failure("--save-model: {}", fits.error().message);
+  value_or_fail(check_directory_usable(path, "--save-model"));
   value_or_fail(check_not_input(path, run_inputs(options)), exit_code::usage_error);
   value_or_fail(check_replaceable(path, hogwild::checkpoint_file), exit_code::usage_error);
-  value_or_fail(check_can_create(path));
+  value_or_fail(check_can_create(path, "--save-model"));
 }
 
 // Refuses what would fail only after training: kernels MPTRAIN_ISA names
@@ -266,7 +267,9 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
     hogwild::initialize_parameters(layout, options.settings.seed, store.parameters());
     return store;
   }
-  auto checkpoint = value_or_fail(hogwild::load_checkpoint(options.resume, layout.kind));
+  auto loaded = hogwild::load_checkpoint(options.resume, layout.kind);
+  if (!loaded.ok()) runtime_failure("--resume: {}", loaded.error().message);
+  auto checkpoint = std::move(loaded).value();
   std::copy(checkpoint.parameters.begin(), checkpoint.parameters.end(), store.parameters().begin());
   resumed_epochs = checkpoint.epochs;
   resumed_samples = checkpoint.samples;
@@ -645,15 +648,29 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
           {"monitor", monitor.report()}};
 }
 
+// Where a node count that no MPI launcher gave came from, for the refusal below:
+// "--nnodes 2", "PET_NNODES=2 (a Kubernetes PyTorchJob)", "Slurm's srun (SLURM_NTASKS=2)".
+std::string node_count_origin(const cluster::NodeIdentity& node) {
+  switch (node.source) {
+    case cluster::IdentitySource::slurm:
+      return fmt::format("Slurm's srun (SLURM_NTASKS={})", node.count);
+    case cluster::IdentitySource::pytorch_job:
+      return fmt::format("PET_NNODES={} (a Kubernetes PyTorchJob)", node.count);
+    default:
+      return fmt::format("--nnodes {}", node.count);
+  }
+}
+
 // The MPI session of built-in training across nodes; null on one node.
 // Several nodes need an MPI launcher: only MPI can average their models.
 std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
   if (node.count == 1) return nullptr;
   if (!node.launched_by_mpi()) {
     usage_failure(
-        "built-in training across {} nodes averages the model over MPI: start one mptrain per node with mpirun "
-        "(e.g. `mpirun -n {} mptrain run …`), not with --nnodes by hand",
-        node.count, node.count);
+        "this mptrain learned of {} nodes from {}, which starts no MPI; built-in training across nodes averages "
+        "the model over MPI: start one mptrain per node with mpirun (e.g. `mpirun -n {} mptrain run …`), or "
+        "train on one node",
+        node.count, node_count_origin(node), node.count);
   }
   return start_mpi(node);
 }

@@ -46,6 +46,9 @@ class Mpi {
 
  private:
   Mpi(void* library, const MpiPluginApi* api) : library_(library), api_(api) {}
+  // MPI's text for error code `error`.
+  std::string error_text(int error) const;
+  // Ok for `error` 0; else an Error naming `call`, this rank and MPI's text.
   Status check(int error, const char* call) const;
 
   void* library_;

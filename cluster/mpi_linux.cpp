@@ -58,8 +58,12 @@ Result<std::unique_ptr<Mpi>> Mpi::start() {
     return Error{fmt::format("{} is not an MPI plugin of this mptrain (rebuild it with this version)", *path)};
   }
   std::unique_ptr<Mpi> mpi(new Mpi(library, api));
-  if (auto status = mpi->check(api->init(&mpi->rank_, &mpi->size_), "MPI_Init_thread"); !status.ok()) {
-    return status.error();
+  if (const int error = api->init(&mpi->rank_, &mpi->size_); error != 0) {
+    // No rank yet: MPI did not start, so none is named.
+    return Error{
+        fmt::format("MPI_Init_thread failed: {}; check that mptrain was started by mpirun (or mpiexec) "
+                    "and that its MPI library works (mpirun -n 2 hostname)",
+                    mpi->error_text(error))};
   }
   return mpi;
 }
@@ -69,11 +73,15 @@ Mpi::~Mpi() {
   // The library stays loaded: MPI's threads and handlers may outlive finalize.
 }
 
+std::string Mpi::error_text(int error) const {
+  char text[512] = {};
+  api_->error_text(error, text, sizeof text);
+  return text;
+}
+
 Status Mpi::check(int error, const char* call) const {
   if (error == 0) return ok_status();
-  char text[512];
-  api_->error_text(error, text, sizeof text);
-  return Error{fmt::format("{} failed on MPI rank {}: {}", call, rank_, text)};
+  return Error{fmt::format("{} failed on MPI rank {}: {}", call, rank_, error_text(error))};
 }
 
 Result<std::string> Mpi::broadcast(const std::string& text, int root) {

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <concepts>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -137,6 +139,15 @@ Error bad(const std::filesystem::path& path, std::string_view problem) {
   return Error{fmt::format("{}: {}", path.string(), problem)};
 }
 
+// `error` (a checkpoint that could not be read at all) with what to do instead.
+Error unreadable(const Error& error) {
+  if (error.code == ENOENT)
+    return Error{error.message + "; give the path of a checkpoint written by --save-model", error.code};
+  if (error.code == EACCES || error.code == EPERM)
+    return Error{error.message + "; give a checkpoint you may read", error.code};
+  return Error{error.message + "; give a checkpoint file written by --save-model", error.code};
+}
+
 }  // namespace
 
 std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> parameters, std::uint64_t epochs,
@@ -163,11 +174,26 @@ Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& lay
 }
 
 Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
-  // Never more than a header can promise: --resume /dev/zero or a huge file is refused, not read.
-  auto content = read_regular_file(path, largest_checkpoint_size());
-  if (!content.ok()) return content.error();
+  // What the file is first, so that a large file of another kind is called that, not "too large".
+  auto head = read_regular_head(path, magic.size());
+  if (!head.ok()) return unreadable(head.error());
+  if (*head != magic) {
+    return bad(path, fmt::format("not an mptrain checkpoint (it does not start with {}); give a file written by "
+                                 "--save-model",
+                                 magic));
+  }
+  // Never more than a header can promise: a huge file is refused, not read.
+  const std::size_t largest = largest_checkpoint_size();
+  std::error_code size_error;
+  if (const auto size = std::filesystem::file_size(path, size_error); !size_error && size > largest) {
+    return bad(path, fmt::format("{} bytes, more than any mptrain checkpoint holds (at most {}): the file is "
+                                 "damaged; give a file written by --save-model",
+                                 size, largest));
+  }
+  auto content = read_regular_file(path, largest);
+  if (!content.ok()) return unreadable(content.error());
   const std::string_view bytes = *content;
-  if (bytes.substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint (bad magic)");
+  if (bytes.substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint (it changed while read)");
   Reader reader(bytes.substr(magic.size()));
   const auto version = reader.get<std::uint32_t>();
   if (!reader.truncated() && version != format_version) {

@@ -56,9 +56,15 @@ std::array<std::string, 2> idx_stems(Split split) {
 
 Result<std::filesystem::path> find_idx_file(const std::filesystem::path& dir, const std::string& stem) {
   std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
+  const auto status = std::filesystem::status(dir, error);
+  if (error && error != std::errc::no_such_file_or_directory && error != std::errc::not_a_directory) {
+    // Permission denied on the way is no "no such directory".
+    return Error{
+        fmt::format("--data {}: cannot read it: {}; give a directory you can read", dir.string(), error.message())};
+  }
+  if (!std::filesystem::is_directory(status)) {
     return Error{fmt::format("--data {}: {}; pass --data DIR with MNIST-format IDX files", dir.string(),
-                             std::filesystem::exists(dir, error) ? "not a directory" : "no such directory")};
+                             std::filesystem::exists(status) ? "not a directory" : "no such directory")};
   }
   for (const auto& name : {stem, stem + ".gz"}) {
     const auto file = check_readable_file(dir / name);
@@ -77,7 +83,11 @@ Result<SharedMemory> read_idx(const std::filesystem::path& path, int dimensions,
   if (read_fully(file.get(), reinterpret_cast<std::byte*>(magic.data()), 4) != 4) {
     return idx_error(path, "truncated IDX header");
   }
-  if (magic[0] != 0 || magic[1] != 0) return idx_error(path, "not an IDX file (bad magic number)");
+  if (magic[0] != 0 || magic[1] != 0) {
+    return idx_error(path, fmt::format("not an IDX file (it does not start with the bytes 00 00 08 {:02x}); give "
+                                       "MNIST-format files (compressed ones must end in .gz)",
+                                       dimensions));
+  }
   if (magic[2] != unsigned_byte_type) {
     return idx_error(path, fmt::format("IDX element type 0x{:02x}, expected unsigned bytes (0x08)", magic[2]));
   }
@@ -100,7 +110,7 @@ Result<SharedMemory> read_idx(const std::filesystem::path& path, int dimensions,
     total *= value;
     if (total > max_idx_bytes) return idx_error(path, "IDX dimensions are implausibly large");
   }
-  auto memory = SharedMemory::create(total, "mptrain-data");
+  auto memory = SharedMemory::create(total, "mptrain-data", fmt::format("the data of {}", path.string()));
   if (!memory.ok()) return memory.error();
   const long long got = read_fully(file.get(), memory->data(), total);
   if (got < 0) return idx_error(path, zlib_problem(file.get()));

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "util/result.hpp"
 
@@ -24,9 +25,10 @@ class SharedMemory {
   SharedMemory& operator=(const SharedMemory&) = delete;
   ~SharedMemory();
 
-  // A zero-filled segment of `size` bytes named `name` (for /proc/PID/maps);
-  // an Error naming the call and errno otherwise.
-  static Result<SharedMemory> create(std::size_t size, const std::string& name);
+  // A zero-filled segment of `size` bytes named `name` (for /proc/PID/maps),
+  // holding `purpose` ("the model's parameters"); an Error saying how much
+  // could not be reserved for what, errno and what to do otherwise.
+  static Result<SharedMemory> create(std::size_t size, const std::string& name, std::string_view purpose);
 
   // Changes the protection of the whole mapping; an Error with errno otherwise.
   Status protect(Access access);

@@ -22,7 +22,7 @@ Result<ParameterStore> ParameterStore::create(const ModelLayout& layout, int wor
   const std::size_t parameters_offset = marks_offset + round_up(sizeof(EpochMark) * epochs);
   const std::size_t snapshots_offset = parameters_offset + round_up(layout.parameter_count * sizeof(float));
   const std::size_t size = snapshots_offset + epochs * layout.parameter_count * sizeof(float);
-  auto memory = SharedMemory::create(size, "mptrain-parameters");
+  auto memory = SharedMemory::create(size, "mptrain-parameters", "the model's parameters");
   if (!memory.ok()) return memory.error();
   ParameterStore store;
   store.memory_ = std::move(memory).value();

@@ -152,9 +152,11 @@ ThreadEnv parse_thread_env(std::string_view text) {
 
 std::string parse_cmdline(std::string_view text) {
   while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
-  std::string line(text);
-  for (auto& c : line) {
-    if (c == '\0') c = ' ';
+  if (text.empty()) return "";
+  std::string line;
+  for (const auto word : split(text, '\0')) {
+    if (!line.empty()) line += ' ';
+    line += shell_quote(word);
   }
   return line;
 }

@@ -82,7 +82,8 @@ Result<SchedStat> parse_schedstat(std::string_view text);
 ProcStatus parse_status(std::string_view text);
 // Extracts the thread-count variables from NUL-separated environ text.
 ThreadEnv parse_thread_env(std::string_view text);
-// Parses NUL-separated cmdline text into a space-joined command line.
+// Parses NUL-separated cmdline text into a command line a shell takes back
+// as the same words: each word shell-quoted where needed, joined with spaces.
 std::string parse_cmdline(std::string_view text);
 // Parses the per-CPU lines of /proc/stat (not the total) using `ticks_per_second`.
 Result<std::vector<CpuTimes>> parse_proc_stat(std::string_view text, double ticks_per_second);
@@ -98,7 +99,7 @@ double ticks_per_second();
 Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/environ's thread variables; an Error when unreadable (e.g. another user's process).
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid);
-// Reads /proc/PID/cmdline as a space-joined line (empty for kernel threads); an Error when gone.
+// Reads /proc/PID/cmdline as a shell-quoted line (empty for kernel threads); an Error when gone.
 Result<std::string> read_cmdline(const FsRoot& root, pid_t pid);
 // The thread ids in /proc/PID/task; an Error when the process is gone.
 Result<std::vector<pid_t>> list_tasks(const FsRoot& root, pid_t pid);

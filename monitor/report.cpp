@@ -160,9 +160,9 @@ std::string to_text(const Diagnosis& d, int max_processes) {
       out += fmt::format("  … and {} more\n", d.processes.size() - static_cast<std::size_t>(max_processes));
       break;
     }
-    out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms  {:<8} {}\n", p.pid, p.comm,
-                       p.threads, p.threads_ran, p.pool_threads, p.cpu_seconds, p.wait_seconds, p.wait_per_slice_ms,
-                       p.cpus_allowed, runtime_names(p.runtimes));
+    out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms  {:<8} {}\n", p.pid,
+                       printable(p.comm), p.threads, p.threads_ran, p.pool_threads, p.cpu_seconds, p.wait_seconds,
+                       p.wait_per_slice_ms, p.cpus_allowed, runtime_names(p.runtimes));
   }
   return out;
 }
@@ -188,7 +188,7 @@ std::string threads_table(const Diagnosis& d, int max_threads) {
       break;
     }
     out += fmt::format("  {:>7} {:>7}  {:<16} {:>8.3f} {:>8.3f} {:>8} {:>7.3f} ms {:>8} {:>8} {:>4}  {}\n", t.pid,
-                       t.tid, t.comm, t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms,
+                       t.tid, printable(t.comm), t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms,
                        t.voluntary_switches, t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed);
   }
   return out;

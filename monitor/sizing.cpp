@@ -94,7 +94,7 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
   const int m = std::max<int>(1, static_cast<int>(processes.size()));
   const int per = n / m;
   const std::string shared = command_of(processes, all);
-  const std::string command = shared.empty() ? "CMD" : shared;
+  const std::string command = shared.empty() ? "CMD" : printable(shared);
   const auto runtimes = runtimes_of(processes);
   if (per == 0 && shared.empty()) {
     return fmt::format(
@@ -118,8 +118,8 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
     return fmt::format(
         "run it with {}: `{} {}`{}, or start it with `mptrain run -n 1 --children {} -- {}`, which gives each of "
         "the {} it starts {} and {} of its own",
-        counted(per, "thread"), env, program->cmdline, torch, m, program->cmdline, counted(m, "process"),
-        counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
+        counted(per, "thread"), env, printable(program->cmdline), torch, m, printable(program->cmdline),
+        counted(m, "process"), counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
   }
   return fmt::format(
       "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "

@@ -31,6 +31,20 @@ namespace mptrain::procmgr {
 
 namespace {
 
+// `error`, met while trying to `what` ("start rank 1"); when it is the
+// limit on open files, a message saying so, with the limit and what to do.
+Error descriptor_error(const Error& error, std::string_view what) {
+  if (error.code != EMFILE && error.code != ENFILE) return error;
+  rlimit limit{};
+  const std::string which = error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0
+                                ? std::string("the system's limit is reached")
+                                : fmt::format("the limit is {}", limit.rlim_cur);
+  return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n) or start fewer "
+                           "workers",
+                           what, which),
+               error.code};
+}
+
 using Clock = std::chrono::steady_clock;
 
 // One piped output stream of a worker, read by the parent.
@@ -158,7 +172,17 @@ Status Supervisor::prepare() {
   subreaper_ = true;
   auto choice = run_cgroup_choice_from_env();
   if (!choice.ok()) return choice.error();
-  if (auto made = RunCgroup::create(*choice)) cgroup_.emplace(std::move(*made));
+  auto made = RunCgroup::create(*choice);
+  if (made.ok()) {
+    cgroup_.emplace(std::move(made).value());
+  } else if (*choice == RunCgroupChoice::v1 || *choice == RunCgroupChoice::v2) {
+    // Asked for by name, so not made quietly: say what the run goes without.
+    warnings_.push_back(fmt::format(
+        "MPTRAIN_RUN_CGROUP={}: cannot make a cgroup for this run ({}); it runs without one, so processes "
+        "that call setsid may outlive it; run mptrain where it may create cgroups (as root, or in a delegated "
+        "one), or set MPTRAIN_RUN_CGROUP=auto or off to go without one quietly",
+        *choice == RunCgroupChoice::v1 ? "v1" : "v2", made.error().message));
+  }
   auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr);
   if (!watchdog.ok()) return watchdog.error();
   watchdog_.emplace(std::move(*watchdog));
@@ -288,8 +312,12 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   }
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
-    if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) return s;
-    if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) return s;
+    if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) {
+      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+    }
+    if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) {
+      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+    }
   }
   // A function child keeps inherited descriptors; close the parent's ends of every pipe.
   for (const auto& other : workers_) {
@@ -299,7 +327,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   for (const auto& report : reports_) setup.close_fds.push_back(report.get());
   if (log_lock_.valid()) setup.close_fds.push_back(log_lock_.get());
   auto child = start_child(target_, setup);
-  if (!child.ok()) return child.error();
+  if (!child.ok()) return descriptor_error(child.error(), fmt::format("start rank {}", spec.rank));
   worker.result.pid = child->pid;
   worker.running = true;
   worker.started = Clock::now();
@@ -445,9 +473,16 @@ void Supervisor::record_exit(Worker& worker, int wait_status, const rusage& usag
   } else {
     result.status = ExitStatus{ExitStatus::Kind::exited, WEXITSTATUS(wait_status)};
   }
-  result.stopped = kill_at_.has_value();
   if (result.status.success() || failed_rank_) return;
   failed_rank_ = result.rank;
+  // Those not yet ended (not even waiting to be reaped) are the ones the stop ends.
+  for (auto& other : workers_) {
+    if (!other.running) continue;
+    siginfo_t info{};
+    const bool ended = ::waitid(P_PID, static_cast<id_t>(other.result.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                       info.si_pid == other.result.pid;
+    other.result.stopped = !ended;
+  }
   stop_group(SIGTERM);
 }
 
@@ -515,9 +550,7 @@ void Supervisor::end_leftovers() {
     }
     if (kill_now && !give_up_at) give_up_at = now + std::chrono::seconds(5);
     if (give_up_at && now >= *give_up_at) {
-      warnings_.push_back(
-          fmt::format("{} left by the workers did not end after SIGKILL (pids {}); they are left running",
-                      left.size() == 1 ? "a process" : "processes", fmt::join(left, " ")));
+      warnings_.push_back(unkilled_warning(left, FsRoot()));
       break;
     }
     const auto wait =
@@ -600,6 +633,24 @@ GroupResult Supervisor::collect(int restart) {
 }
 
 }  // namespace
+
+std::string unkilled_warning(const std::vector<pid_t>& pids, const FsRoot& root) {
+  // Each one's state: the third field of /proc/PID/stat, after the command name in parentheses.
+  std::vector<std::string> states;
+  for (pid_t pid : pids) {
+    const auto stat = root.read(fmt::format("/proc/{}/stat", pid));
+    const auto close = stat.ok() ? stat->rfind(')') : std::string::npos;
+    const char state = close != std::string::npos && close + 2 < stat->size() ? (*stat)[close + 2] : '?';
+    states.push_back(fmt::format("{} ({})", pid,
+                                 state == '?' ? std::string("gone or unreadable") : "state " + std::string(1, state)));
+  }
+  const bool one = pids.size() == 1;
+  return fmt::format(
+      "{} left by the workers did not end after SIGKILL: {}; a process in state D is blocked in the kernel "
+      "(uninterruptible sleep: a hung NFS mount, a device or a driver) and ends only when that call returns; "
+      "see `ps -o pid,stat,wchan -p {}`; {} left running",
+      one ? "a process" : "processes", fmt::join(states, ", "), fmt::join(pids, ","), one ? "it is" : "they are");
+}
 
 Result<GroupResult> run_group(const std::vector<WorkerSpec>& specs, const Program& program,
                               const GroupOptions& options) {

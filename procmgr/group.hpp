@@ -16,6 +16,7 @@
 
 #include "procmgr/output.hpp"
 #include "util/cpu_set.hpp"
+#include "util/fs.hpp"
 #include "util/pinning.hpp"
 #include "util/result.hpp"
 
@@ -154,7 +155,7 @@ struct WorkerResult {
   double wall_seconds = 0;
   double cpu_seconds = 0;   // user + system time of the worker and its reaped children
   std::string stderr_tail;  // last lines of its stderr in its attempt (tagged and log_dir output)
-  bool stopped = false;     // it ended after mptrain began stopping the group (a failure or a stop signal)
+  bool stopped = false;     // still running when another worker's failure stopped the group
 };
 
 // How the whole group ended (the last attempt when restarted).
@@ -172,6 +173,11 @@ struct GroupResult {
   // 0 when every worker succeeded; the first failing worker's shell code otherwise.
   int exit_code() const;
 };
+
+// The warning for processes `pids` that SIGKILL did not end: each one's
+// state from /proc under `root` ("1234 (state D)"), why state D resists,
+// and the ps command that shows where each one waits.
+std::string unkilled_warning(const std::vector<pid_t>& pids, const FsRoot& root);
 
 // The name of signal `signal` ("SIGKILL"), or "signal N" for one without a name.
 std::string signal_name(int signal);

@@ -16,6 +16,7 @@
 #include <system_error>
 #include <utility>
 
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
@@ -266,8 +267,12 @@ Status make_log_directory(const std::filesystem::path& dir) {
         dir.string())};
   }
   std::filesystem::create_directories(dir, error);
-  if (error) return Error{fmt::format("cannot create the log directory {}: {}", dir.string(), error.message())};
-  return ok_status();
+  if (!error) return ok_status();
+  if (const auto blocker = first_non_directory(dir); !blocker.empty()) {
+    return Error{fmt::format("--log-dir {}: {}, not a directory; give another path", dir.string(), blocker)};
+  }
+  return Error{fmt::format("--log-dir {}: cannot create it: {}; give a directory you can write to", dir.string(),
+                           error.message())};
 }
 
 // Opens `path` for writing, created or truncated; with LogLayout::flat a
@@ -359,7 +364,10 @@ Status write_pid(int fd, const std::filesystem::path& path) {
   const auto text = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd, 0) != 0) return errno_error("cannot write the lock file", path.string());
   const ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
-  if (n != static_cast<ssize_t>(text.size())) return errno_error("cannot write the lock file", path.string());
+  // A short write sets no errno: say EIO rather than a stale one (or "Success").
+  if (n != static_cast<ssize_t>(text.size())) {
+    return errno_error("cannot write the lock file", path.string(), n < 0 ? errno : EIO);
+  }
   return ok_status();
 }
 

@@ -49,10 +49,10 @@
 #define MAX_SLICES 1024
 #define VISIBLE __attribute__((visibility("default")))
 
-static cpu_set_t worker_cpus;     /* MPTRAIN_PLACE_CPUS */
-static int placing = 0;           /* 1 once worker_cpus is known */
-static int held_slice = -1;       /* the slice this process holds, -1: none */
-static int own_affinity = 0;      /* 1 once the program set an affinity of its own */
+static cpu_set_t worker_cpus; /* MPTRAIN_PLACE_CPUS */
+static int placing = 0;       /* 1 once worker_cpus is known */
+static int held_slice = -1;   /* the slice this process holds, -1: none */
+static int own_affinity = 0;  /* 1 once the program set an affinity of its own */
 
 /* Parses a kernel CPU list ("0-3,8", strides "0-15:2") into `set`; 0 on success. */
 static int parse_cpu_list(const char* text, cpu_set_t* set) {
@@ -204,8 +204,8 @@ static int is_helper(void) {
          strstr(cmdline, "multiprocessing.forkserver") != NULL;
 }
 
-static void (*omp_set)(int);       /* omp_set_num_threads, where a runtime is loaded */
-static void (*openblas_set)(int);  /* openblas_set_num_threads, likewise */
+static void (*omp_set)(int);      /* omp_set_num_threads, where a runtime is loaded */
+static void (*openblas_set)(int); /* openblas_set_num_threads, likewise */
 
 /* Sets the thread-count variables to `threads` and, when a runtime already
  * runs in this process (a forked copy of its parent's), its own count. */
@@ -339,11 +339,23 @@ static void warn_own_affinity(void) {
     name[n > 0 ? n : 0] = '\0';
     name[strcspn(name, "\n")] = '\0';
   }
-  char line[256];
+  /* The name is the program's to choose (prctl, exec): control bytes are shown as \xHH, never sent to a terminal. */
+  char shown[4 * sizeof name];
+  size_t at = 0;
+  for (const char* c = name; *c != '\0' && at + 5 < sizeof shown; ++c) {
+    const unsigned char byte = (unsigned char)*c;
+    if (byte < 0x20 || byte == 0x7f) {
+      at += (size_t)snprintf(shown + at, sizeof shown - at, "\\x%02x", byte);
+    } else {
+      shown[at++] = (char)byte;
+    }
+  }
+  shown[at] = '\0';
+  char line[384];
   int length = snprintf(line, sizeof line,
                         "mptrain: warning: process %d (%s) set a CPU affinity of its own; mptrain leaves it, its "
                         "threads and the processes it starts where the program puts them\n",
-                        (int)getpid(), name);
+                        (int)getpid(), shown);
   if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
 }
 
@@ -351,11 +363,12 @@ static void warn_own_affinity(void) {
  * wins as it is (and is remembered); an OpenMP runtime's is kept inside
  * this process's slice (its CPUs there, or the whole slice when it names
  * none of them). */
-static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t* set, cpu_set_t* room) {
+static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t* set, cpu_set_t* room,
+                                     int* program_call) {
+  *program_call = 0;
   if (!placing) return set;
   if (!called_by_runtime(caller)) {
-    own_affinity = 1;
-    warn_own_affinity();
+    *program_call = 1;
     return set;
   }
   cpu_set_t slice;
@@ -365,19 +378,48 @@ static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t*
   return room;
 }
 
+/* Remembers, and says once, that the program set an affinity of its own —
+ * only after its call succeeded (`result` 0) with a mask other than the
+ * one it had (`before`, of `size` bytes; `known` 0 when it could not be
+ * read): a call that failed, or that re-set the same mask, changed nothing. */
+static void note_program_call(int result, int known, const cpu_set_t* before, size_t size, const cpu_set_t* set) {
+  if (result != 0) return;
+  if (known && CPU_EQUAL_S(size, before, set)) return;
+  own_affinity = 1;
+  warn_own_affinity();
+}
+
+/* Masks larger than this many bytes are not compared (taken as a change). */
+#define COMPARED_MASK_BYTES 1024
+
 VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* set) {
   static int (*real)(pid_t, size_t, const cpu_set_t*);
   if (real == NULL) real = (int (*)(pid_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "sched_setaffinity");
   cpu_set_t room;
   const int self = pid == 0 || pid == getpid();
-  return real(pid, size, self ? allowed_mask(__builtin_return_address(0), size, set, &room) : set);
+  if (!self) return real(pid, size, set);
+  int program_call;
+  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), size, set, &room, &program_call);
+  if (!program_call) return real(pid, size, mask);
+  unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
+  const int known = size <= sizeof before && sched_getaffinity(0, size, (cpu_set_t*)before) == 0;
+  const int result = real(pid, size, mask);
+  note_program_call(result, known, (const cpu_set_t*)before, size, set);
+  return result;
 }
 
 VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t* set) {
   static int (*real)(pthread_t, size_t, const cpu_set_t*);
   if (real == NULL) real = (int (*)(pthread_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
   cpu_set_t room;
-  return real(thread, size, allowed_mask(__builtin_return_address(0), size, set, &room));
+  int program_call;
+  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), size, set, &room, &program_call);
+  if (!program_call) return real(thread, size, mask);
+  unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
+  const int known = size <= sizeof before && pthread_getaffinity_np(thread, size, (cpu_set_t*)before) == 0;
+  const int result = real(thread, size, mask);
+  note_program_call(result, known, (const cpu_set_t*)before, size, set);
+  return result;
 }
 
 /* fork, then the placement of the child: after every handler of

@@ -43,8 +43,9 @@ class RunCgroup {
  public:
   // Makes the cgroup "mptrain-run-PID" under this process's own in the
   // hierarchy `choice` names (automatic: v2, else v1's freezer), and checks
-  // that a process can join it; nullopt when it cannot be made or joined.
-  static std::optional<RunCgroup> create(RunCgroupChoice choice);
+  // that a process can join it; an Error saying why it cannot be made or
+  // joined (the last hierarchy tried), or that `choice` is off.
+  static Result<RunCgroup> create(RunCgroupChoice choice);
 
   RunCgroup(RunCgroup&& other) noexcept = default;
   RunCgroup& operator=(RunCgroup&&) = delete;
@@ -60,8 +61,8 @@ class RunCgroup {
  private:
   RunCgroup(CgroupVersion version, CgroupFiles files, UniqueFd join)
       : version_(version), files_(std::move(files)), join_(std::move(join)) {}
-  // Makes the cgroup in `version`; nullopt when it cannot be made or joined.
-  static std::optional<RunCgroup> make_in(CgroupVersion version);
+  // Makes the cgroup in `version`; an Error saying why it cannot be made or joined.
+  static Result<RunCgroup> make_in(CgroupVersion version);
 
   CgroupVersion version_ = CgroupVersion::none;
   CgroupFiles files_;

@@ -119,28 +119,32 @@ Result<RunCgroupChoice> run_cgroup_choice_from_env() {
   return Error{fmt::format("MPTRAIN_RUN_CGROUP={}: give auto, v2, v1 or off (or unset it)", text)};
 }
 
-std::optional<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
+Result<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
   const auto own = own_cgroup(version);
-  if (!own) return std::nullopt;
+  const std::string_view name = version == CgroupVersion::v2 ? "cgroup v2" : "cgroup v1's freezer";
+  if (!own) return Error{fmt::format("this process is in no {} hierarchy that mptrain can find", name)};
   const std::string dir = fmt::format("{}/mptrain-run-{}", own->levels.front().dir, ::getpid());
   if (::mkdir(dir.c_str(), 0755) < 0) {
     // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
-    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) return std::nullopt;
+    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) {
+      return errno_error("cannot create", dir);
+    }
   }
   auto files = files_of(dir, version);
   UniqueFd join(::open(files.procs.c_str(), O_WRONLY | O_CLOEXEC));
   if (!join.valid() || !can_join(join.get())) {
+    const int err = join.valid() ? EACCES : errno;
     ::rmdir(dir.c_str());
-    return std::nullopt;
+    return errno_error("cannot join", dir, err);
   }
   return RunCgroup(version, std::move(files), std::move(join));
 }
 
-std::optional<RunCgroup> RunCgroup::create(RunCgroupChoice choice) {
-  if (choice == RunCgroupChoice::off) return std::nullopt;
+Result<RunCgroup> RunCgroup::create(RunCgroupChoice choice) {
+  if (choice == RunCgroupChoice::off) return Error{"MPTRAIN_RUN_CGROUP=off: no cgroup for the run"};
   if (choice != RunCgroupChoice::v1) {
-    if (auto made = make_in(CgroupVersion::v2)) return made;
-    if (choice == RunCgroupChoice::v2) return std::nullopt;
+    auto made = make_in(CgroupVersion::v2);
+    if (made.ok() || choice == RunCgroupChoice::v2) return made;
   }
   return make_in(CgroupVersion::v1);
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include "util/file_lock.hpp"
 
@@ -49,12 +50,24 @@ bool still_linked(int fd, const std::filesystem::path& path) {
   return held.st_dev == named.st_dev && held.st_ino == named.st_ino;
 }
 
-// The lock file at `path` opened for locking: read-write when we may, else read-only.
-Result<UniqueFd> open_lock_file(const std::filesystem::path& path) {
+// The lock file at `path` (for `option` `target`) opened for locking:
+// read-write when we may, else read-only; an Error with the first open's
+// errno when neither works (the read-only retry fails with ENOENT whenever
+// the file could not be created, which hides the cause).
+Result<UniqueFd> open_lock_file(const std::filesystem::path& path, const std::filesystem::path& target,
+                                std::string_view option) {
   const int flags = O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
   int fd = ::open(path.c_str(), O_RDWR | flags, 0666);
-  if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | (flags & ~O_CREAT));
-  if (fd < 0) return errno_error("cannot create the lock file", path.string());
+  const int first_error = errno;
+  if (fd < 0 && first_error == EACCES) fd = ::open(path.c_str(), O_RDONLY | (flags & ~O_CREAT));
+  if (fd < 0) {
+    const int err = first_error == EACCES && errno != ENOENT ? errno : first_error;
+    return Error{fmt::format("{} {}: cannot create its lock file in {} ({}): {}; give a path in a directory you "
+                             "can write to",
+                             option, target.string(), path.has_parent_path() ? path.parent_path().string() : ".",
+                             path.filename().string(), std::strerror(err)),
+                 err};
+  }
   UniqueFd owned(fd);
   struct stat info {};
   if (::fstat(fd, &info) != 0) return errno_error("cannot stat the lock file", path.string());
@@ -74,7 +87,7 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::str
   const auto path = lock_path(target);
   // A few tries: each lock file we lock but find removed by the holder before us is a race lost, not a refusal.
   for (int attempt = 0; attempt < 10; ++attempt) {
-    auto fd = open_lock_file(path);
+    auto fd = open_lock_file(path, target, option);
     if (!fd.ok()) return fd.error();
     int locked;
     do {

@@ -56,7 +56,8 @@ Result<std::string> read_all(int fd, const std::filesystem::path& path, std::siz
     if (n == 0) return content;
     content.append(buffer, static_cast<std::size_t>(n));
     if (content.size() > max_bytes) {
-      return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold"};
+      return Error{
+          fmt::format("{} holds more than {} bytes, the most mptrain reads of such a file", path.string(), max_bytes)};
     }
   }
 }
@@ -82,14 +83,12 @@ Error name_too_long(const std::filesystem::path& path, std::string_view name, lo
                   shortened(name), shortened(path.native()), name.size(), name_max)};
 }
 
-// At most the first `size` bytes of regular file `path`, never blocking; an Error naming it otherwise.
-Result<std::string> read_head(const std::filesystem::path& path, std::size_t size) {
-  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-  if (!fd.ok()) return errno_error("cannot check what is in", path.string(), fd.error().code);
+// At most the first `size` bytes of `fd` (opened from `path`); an Error naming it otherwise.
+Result<std::string> read_first(int fd, const std::filesystem::path& path, std::size_t size) {
   std::string head(size, '\0');
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::read(fd->get(), head.data() + done, size - done);
+    const ssize_t n = ::read(fd, head.data() + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error("cannot read", path.string());
     if (n == 0) break;
@@ -97,6 +96,13 @@ Result<std::string> read_head(const std::filesystem::path& path, std::size_t siz
   }
   head.resize(done);
   return head;
+}
+
+// At most the first `size` bytes of regular file `path`, never blocking; an Error naming it otherwise.
+Result<std::string> read_head(const std::filesystem::path& path, std::size_t size) {
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+  if (!fd.ok()) return errno_error("cannot check what is in", path.string(), fd.error().code);
+  return read_first(fd->get(), path, size);
 }
 
 Result<UniqueFd> open_directory(const std::filesystem::path& dir) {
@@ -190,10 +196,19 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::si
   if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
   // Its size, where it has one (kernel files say 0), refuses a huge file before any read.
   if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
-    return Error{path.string() + " is larger than the " + std::to_string(max_bytes) + " bytes it may hold (" +
-                 std::to_string(info.st_size) + " bytes)"};
+    return Error{fmt::format("{} is {} bytes, more than the {} bytes mptrain reads of such a file", path.string(),
+                             info.st_size, max_bytes)};
   }
   return read_all(fd->get(), path, max_bytes);
+}
+
+Result<std::string> read_regular_head(const std::filesystem::path& path, std::size_t size) {
+  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd.ok()) return fd.error();
+  struct stat info {};
+  if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
+  if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
+  return read_first(fd->get(), path, size);
 }
 
 FoundFile check_readable_file(const std::filesystem::path& path) {
@@ -258,17 +273,73 @@ Status check_not_input(const std::filesystem::path& path, const std::vector<RunI
   return ok_status();
 }
 
-Status check_can_create(const std::filesystem::path& path) {
-  const auto dir = directory_of(path);
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    return Error{"cannot write " + path.string() + ": directory " + dir.string() + " does not exist"};
+std::string first_non_directory(const std::filesystem::path& path) {
+  std::filesystem::path part;
+  for (const auto& name : path) {
+    part /= name;
+    struct stat info {};
+    if (::stat(part.c_str(), &info) != 0) return "";
+    if (!S_ISDIR(info.st_mode)) return part.string() + " is " + file_kind(info.st_mode);
   }
+  return "";
+}
+
+Status check_directory_usable(const std::filesystem::path& path, std::string_view option) {
+  const auto dir = directory_of(path);
+  const std::string subject = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) {
+      // The first part of the path that is missing or no directory, as the user wrote it.
+      std::filesystem::path part;
+      for (const auto& name : dir) {
+        part /= name;
+        struct stat on_the_way {};
+        if (::stat(part.c_str(), &on_the_way) != 0) {
+          return Error{
+              fmt::format("{}: directory {} does not exist; create it or give another path", subject, part.string()),
+              ENOENT};
+        }
+        if (!S_ISDIR(on_the_way.st_mode)) break;
+      }
+      if (const auto blocker = first_non_directory(dir); !blocker.empty()) {
+        return Error{fmt::format("{}: {}, not a directory; give a path in an existing directory", subject, blocker),
+                     ENOTDIR};
+      }
+    }
+    return Error{fmt::format("{}: cannot reach directory {}: {}; give a path in a directory you can write to", subject,
+                             dir.string(), std::strerror(err)),
+                 err};
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return Error{fmt::format("{}: {} is {}, not a directory; give a path in an existing directory", subject,
+                             dir.string(), file_kind(info.st_mode)),
+                 ENOTDIR};
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    return Error{fmt::format("{}: cannot create files in {}: {}; choose a directory you can write to", subject,
+                             dir.string(), std::strerror(err)),
+                 err};
+  }
+  return ok_status();
+}
+
+Status check_can_create(const std::filesystem::path& path, std::string_view option) {
+  if (auto usable = check_directory_usable(path, option); !usable.ok()) return usable;
+  const auto dir = directory_of(path);
+  const std::string subject = option.empty() ? path.string() : fmt::format("{} {}", option, path.string());
   auto dir_fd = open_directory(dir);
-  if (!dir_fd.ok()) return dir_fd.error();
+  if (!dir_fd.ok()) return Error{subject + ": " + dir_fd.error().message, dir_fd.error().code};
   const auto existing = stat_at(dir_fd->get(), path.filename());
   auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
-  if (!temp.ok()) return temp.error();
+  if (!temp.ok()) {
+    return Error{fmt::format("{}: cannot create files in {} (mptrain writes a temporary file there first, then "
+                             "renames it): {}; choose a directory you can write to",
+                             subject, dir.string(), std::strerror(temp.error().code)),
+                 temp.error().code};
+  }
   Status kept = existing ? keep_owner(temp->fd.get(), *existing, path) : ok_status();
   ::unlinkat(dir_fd->get(), temp->name.c_str(), 0);
   return kept;

@@ -53,6 +53,10 @@ Result<std::string> read_file(const std::filesystem::path& path);
 // /dev/zero, a FIFO, a directory), is larger, or cannot be read. Never
 // reads more than `max_bytes` + 1 bytes, and never blocks on a FIFO.
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
+// At most the first `size` bytes of regular file `path` (followed through
+// symbolic links), fewer when it is shorter; an Error naming the path when
+// it is not a regular file or cannot be read. Never blocks on a FIFO.
+Result<std::string> read_regular_head(const std::filesystem::path& path, std::size_t size);
 // Whether something is at a path (`found`: false only for ENOENT) and, if so,
 // whether it is a regular file this process may read (`usable`: else an
 // Error saying what it is, "… is a FIFO, not a regular file", or naming errno).
@@ -90,10 +94,20 @@ Status check_replaceable(const std::filesystem::path& path, const FileKind& kind
 // through symbolic links, hard links and other spellings of the same path;
 // an Error naming the input it is otherwise (a usage error for callers).
 Status check_not_input(const std::filesystem::path& path, const std::vector<RunInput>& inputs);
+// The first part of `path`, from its start, that exists but is no directory
+// (followed through symbolic links), as "/etc/passwd is a regular file";
+// "" when every part that exists is a directory.
+std::string first_non_directory(const std::filesystem::path& path);
+// Ok when `path`'s directory exists, is a directory and this process may
+// create files in it (access(2)); an Error (with its errno) starting
+// "`option` `path`: " that names the first part of the path that is
+// missing or no directory, or why it cannot be reached or written.
+Status check_directory_usable(const std::filesystem::path& path, std::string_view option = {});
 // Ok when write_file_atomic can create its temporary file in `path`'s
 // directory — tried for real, then removed — and give it the owner of the
-// file at `path`, if any; an Error saying which fails otherwise.
-Status check_can_create(const std::filesystem::path& path);
+// file at `path`, if any; an Error saying which fails otherwise (starting
+// "`option` `path`: " when the directory is the problem, as above).
+Status check_can_create(const std::filesystem::path& path, std::string_view option = {});
 
 // Writes `content` to `path` atomically: a temporary file beside it, with a
 // short fixed-length name (".mptrain-XXXXXX") so that any name that fits

@@ -339,9 +339,18 @@ TEST_CASE("a reserve on one thread per worker says to leave --reserve out", "[af
   request.threads_per_process = 1;
   request.reserve = 1;
   const std::string message = refusal("package:1 core:2 pu:1", request);
-  CHECK(message.find("of the 1 PU per worker") != std::string::npos);
-  CHECK(message.find("leave out --reserve") != std::string::npos);
+  CHECK(message.find("of each worker's 1 PU") != std::string::npos);
+  CHECK(message.find("use -n 1 (2 PUs per worker), or leave out --reserve") != std::string::npos);
   CHECK(message.find("--reserve 0") == std::string::npos);
+  CHECK(message.find("-t") == std::string::npos);  // a higher -t would be oversubscription
+}
+
+TEST_CASE("a reserve that a higher -t has room for says so", "[affinity][planner]") {
+  PlacementRequest request = processes(2);
+  request.threads_per_process = 1;
+  request.reserve = 1;
+  const std::string message = refusal("package:1 core:4 pu:1", request);
+  CHECK(message.find("use -t 2, or leave out --reserve") != std::string::npos);
 }
 
 TEST_CASE("notes count in the singular where there is one", "[affinity][planner]") {

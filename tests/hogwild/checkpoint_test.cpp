@@ -97,8 +97,24 @@ TEST_CASE("a device or a file larger than any checkpoint is refused without read
   const auto path = temp_path("huge");
   { std::ofstream out(path); }
   fs::resize_file(path, std::uintmax_t{1} << 34);  // 16 GiB, sparse
-  CHECK_THAT(load_error(path, ModelKind::cnn), Catch::Contains("larger than"));
+  CHECK_THAT(load_error(path, ModelKind::cnn), Catch::Contains("not an mptrain checkpoint"));
   fs::remove(path);
+}
+
+TEST_CASE("a file that starts like a checkpoint but is larger than any is refused by its size", "[hogwild]") {
+  const auto path = temp_path("grown");
+  {
+    std::ofstream out(path);
+    out << checkpoint_file.signature;
+  }
+  fs::resize_file(path, std::uintmax_t{1} << 34);  // 16 GiB, sparse
+  CHECK_THAT(load_error(path, ModelKind::cnn), Catch::Contains("17179869184 bytes, more than any mptrain checkpoint"));
+  fs::remove(path);
+}
+
+TEST_CASE("a missing checkpoint's message says what to give instead", "[hogwild]") {
+  CHECK_THAT(load_error("/nonexistent/x.ckpt", ModelKind::cnn),
+             Catch::Contains("No such file or directory; give the path of a checkpoint written by --save-model"));
 }
 
 TEST_CASE("the largest model's checkpoint loads within the bound", "[hogwild]") {

@@ -132,7 +132,9 @@ TEST_CASE("a bad magic number is refused", "[hogwild]") {
   TempDir dir;
   write_set(dir.path, "train", 4, false);
   write_plain(dir.path / "train-labels-idx1-ubyte", "PK\x03\x04 this is a zip file");
-  CHECK_THAT(load_error(dir.path), Catch::Contains("train-labels-idx1-ubyte") && Catch::Contains("magic"));
+  CHECK_THAT(load_error(dir.path),
+             Catch::Contains("train-labels-idx1-ubyte: not an IDX file (it does not start with the bytes 00 00 08 01); "
+                             "give MNIST-format files (compressed ones must end in .gz)"));
 }
 
 TEST_CASE("images with the wrong number of dimensions are refused", "[hogwild]") {

@@ -78,6 +78,13 @@ TEST_CASE("cmdline is joined with spaces", "[monitor]") {
   CHECK(parse_cmdline("") == "");
 }
 
+TEST_CASE("cmdline words a shell would split or expand are quoted, so the fix command can be pasted", "[monitor]") {
+  using namespace std::string_view_literals;
+  CHECK(parse_cmdline("python3\0-c\0import numpy; print(1)\0"sv) == "python3 -c 'import numpy; print(1)'");
+  CHECK(parse_cmdline("/opt/my app/run\0it's\0\0"sv) == "'/opt/my app/run' 'it'\\''s'");
+  CHECK(parse_cmdline("a\0\0b\0"sv) == "a '' b");
+}
+
 TEST_CASE("a thread listed but whose files are gone is an error, not a crash", "[monitor]") {
   auto tids = list_tasks(v1_tree, 100);
   REQUIRE(tids.ok());

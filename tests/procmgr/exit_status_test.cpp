@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include "procmgr/group.hpp"
+#include "temp_files.hpp"
 
 using mptrain::procmgr::ExitStatus;
 using mptrain::procmgr::GroupResult;
@@ -39,4 +42,20 @@ TEST_CASE("a group's exit code is its first failing worker's shell code") {
   result.workers[2].status = ExitStatus{ExitStatus::Kind::signaled, SIGSEGV};
   result.failed_rank = 2;
   CHECK(result.exit_code() == 128 + SIGSEGV);
+}
+
+TEST_CASE("processes SIGKILL did not end are named with their state and the ps command that shows why") {
+  const auto root = mptrain::test::make_temp_dir();
+  std::filesystem::create_directories(root / "proc/4242");
+  std::ofstream(root / "proc/4242/stat") << "4242 (dd (copy)) D 1 4242 4242 0 -1 4194560 0 0 0 0\n";
+  const auto text = mptrain::procmgr::unkilled_warning({4242, 4243}, mptrain::FsRoot(root));
+  CHECK(text ==
+        "processes left by the workers did not end after SIGKILL: 4242 (state D), 4243 (gone or unreadable); a "
+        "process in state D is blocked in the kernel (uninterruptible sleep: a hung NFS mount, a device or a "
+        "driver) and ends only when that call returns; see `ps -o pid,stat,wchan -p 4242,4243`; they are left "
+        "running");
+  const auto one = mptrain::procmgr::unkilled_warning({4242}, mptrain::FsRoot(root));
+  CHECK(one.starts_with("a process left by the workers did not end after SIGKILL: 4242 (state D);"));
+  CHECK(one.ends_with("it is left running"));
+  std::filesystem::remove_all(root);
 }

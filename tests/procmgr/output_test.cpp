@@ -328,7 +328,8 @@ TEST_CASE("a log directory that is a file or under one is an error naming it") {
             " is not a directory; give --log-dir a directory (one that does not exist yet is created)");
   logs = open_logs(dir / "file/logs", LogLayout::per_attempt, 0, {{0, Streams::all}});
   REQUIRE_FALSE(logs.ok());
-  CHECK(logs.error().message.starts_with("cannot create the log directory " + (dir / "file/logs").string() + ": "));
+  CHECK(logs.error().message == "--log-dir " + (dir / "file/logs").string() + ": " + (dir / "file").string() +
+                                    " is a regular file, not a directory; give another path");
   std::filesystem::remove_all(dir);
 }
 

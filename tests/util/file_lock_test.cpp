@@ -1,6 +1,7 @@
 #include "util/file_lock.hpp"
 
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -63,5 +64,43 @@ TEST_CASE("a lock file left by a run that died is taken over", "[util]") {
   auto lock = FileLock::acquire(target, "--trace");
   REQUIRE(lock.ok());
   CHECK(read_file(FileLock::lock_path(target)).value_or("") == std::to_string(::getpid()) + "\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a lock file that cannot be created is refused with the cause, not the retry's ENOENT", "[util]") {
+  // As a user who may not write the directory: the read-write create fails with EACCES, and the
+  // read-only retry (without O_CREAT) with ENOENT, which must not replace it.
+  if (::geteuid() != 0) {
+    WARN("not root: cannot become another user to try a directory it may not write");
+    return;
+  }
+  const auto dir = fresh_dir("mptrain-lock-denied");
+  std::filesystem::permissions(dir, std::filesystem::perms(0755));
+  const auto target = dir / "model.ckpt";
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(2);
+    auto lock = FileLock::acquire(target, "--save-model");
+    const std::string message = lock.ok() ? "locked" : lock.error().message;
+    (void)!::write(pipe_fds[1], message.data(), message.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(message == "--save-model " + target.string() + ": cannot create its lock file in " + dir.string() + " (" +
+                       FileLock::lock_path(target).filename().string() +
+                       "): Permission denied; give a path in a directory you can write to");
   std::filesystem::remove_all(dir);
 }

@@ -16,7 +16,7 @@ refused_fast() {
 
 refused_fast --trace /proc/nope/x.json
 expect_code 1
-expect_stderr '^mptrain: error: .*/proc/nope.*does not exist'
+expect_stderr '^mptrain: error: --trace /proc/nope/x.json: directory /proc/nope does not exist; create it or give another path$'
 
 mkdir "$WORK/dir"
 refused_fast --trace "$WORK/dir"

@@ -41,7 +41,7 @@ expect_code 0
 
 # More working children than threads: refused, unless oversubscribing on purpose.
 run_mptrain run -n 1 -t 1 --children 2 -- "$WORK/omp_children" 2
-expect_usage_error "--children 2: a worker of 1 thread has fewer CPUs than working children; use --children 1 or fewer"
+expect_usage_error "--children 2: each worker has 1 CPU \([0-9]+ usable CPUs?, 1 worker\) and each working child needs one of its own; use --children 1 or fewer"
 run_mptrain run -n 1 --children 2 --descendants leave -- "$WORK/omp_children" 2
 expect_usage_error "--children places the working children"
 

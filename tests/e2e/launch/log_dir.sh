@@ -30,11 +30,11 @@ not_started() {
 }
 
 touch "$WORK/file"
-not_started "cannot create the log directory $WORK/file/logs: Not a directory" -n 2 --log-dir "$WORK/file/logs"
+not_started "--log-dir $WORK/file/logs: $WORK/file is a regular file, not a directory; give another path$" -n 2 --log-dir "$WORK/file/logs"
 not_started "the log directory $WORK/file is not a directory; give --log-dir a directory \\(one that does not exist yet is created\\)" \
   -n 2 --log-dir "$WORK/file"
 not_started "the log directory $WORK/file is not a directory" -n 2 --log-dir "$WORK/file" --max-restarts 1
-not_started "cannot create the log directory /dev/null/logs" -n 1 --log-dir /dev/null/logs --tee 2
+not_started "--log-dir /dev/null/logs: /dev/null is a character device, not a directory" -n 1 --log-dir /dev/null/logs --tee 2
 mkdir -p "$WORK/taken/rank-0.out"
 not_started "cannot write the log file $WORK/taken/rank-0.out: Is a directory" -n 1 --log-dir "$WORK/taken"
 if [[ $(id -u) != 0 ]]; then
@@ -42,5 +42,5 @@ if [[ $(id -u) != 0 ]]; then
   chmod 555 "$WORK/read-only"
   not_started "cannot create the log directory's lock file $WORK/read-only/.mptrain.lock: Permission denied" \
     -n 1 --log-dir "$WORK/read-only"
-  not_started "cannot create the log directory $WORK/read-only/logs" -n 1 --log-dir "$WORK/read-only/logs"
+  not_started "--log-dir $WORK/read-only/logs: cannot create it: Permission denied; give a directory you can write to" -n 1 --log-dir "$WORK/read-only/logs"
 fi

@@ -23,7 +23,7 @@ expect_stderr '^mptrain: error: 2 workers on 1 usable CPU would.*; use -n 1, or 
 # A reserve on one thread per worker: leave --reserve out, not "--reserve 0 or less".
 run_mptrain plan -n 2 -t 1 --reserve 1 --topology-synthetic "package:1 core:2 pu:1"
 expect_code 2
-expect_stderr '^mptrain: error: --reserve 1 leaves no compute thread of the 1 PU per worker; leave out --reserve'
+expect_stderr '^mptrain: error: --reserve 1 leaves no compute thread of each worker.s 1 PU; use -n 1 \(2 PUs per worker\), or leave out --reserve$'
 
 run_mptrain plan -n 1 -t 2 --reserve 1 --topology-synthetic "package:1 core:2 pu:1"
 expect_code 0

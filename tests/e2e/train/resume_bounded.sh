@@ -10,7 +10,7 @@ train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
 run_mptrain "${train[@]}" --resume /dev/zero
 expect_code 1
-expect_stderr '^mptrain: error: /dev/zero is a character device, not a regular file'
+expect_stderr '^mptrain: error: --resume: /dev/zero is a character device, not a regular file; give a checkpoint file written by --save-model'
 
 mkfifo "$WORK/fifo"
 run_mptrain "${train[@]}" --resume "$WORK/fifo"
@@ -20,4 +20,11 @@ expect_stderr 'fifo is a FIFO, not a regular file'
 truncate -s 20G "$WORK/huge.ckpt"
 run_mptrain "${train[@]}" --resume "$WORK/huge.ckpt"
 expect_code 1
-expect_stderr 'huge.ckpt is larger than the [0-9]+ bytes it may hold'
+expect_stderr 'huge.ckpt: not an mptrain checkpoint \(it does not start with MPTRCKPT\)'
+
+# A huge file that starts like a checkpoint: refused by its size, not read.
+{ printf MPTRCKPT; head -c 64 /dev/zero; } >"$WORK/grown.ckpt"
+truncate -s 20G "$WORK/grown.ckpt"
+run_mptrain "${train[@]}" --resume "$WORK/grown.ckpt"
+expect_code 1
+expect_stderr 'grown.ckpt: 21474836480 bytes, more than any mptrain checkpoint holds \(at most [0-9]+\): the file is damaged'

@@ -6,7 +6,7 @@ make_idx_set "$WORK/data" train 64
 make_idx_set "$WORK/data" t10k 16
 run_mptrain run -n 1 --data "$WORK/data" --model logreg --save-model "$WORK/missing/dir/model.ckpt"
 expect_code 1
-expect_stderr "^mptrain: error: cannot write .*missing/dir/model.ckpt: directory .* does not exist"
+expect_stderr "^mptrain: error: --save-model $WORK/missing/dir/model.ckpt: directory $WORK/missing does not exist; create it or give another path$"
 if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing the path"; fi
 
 # A directory is not replaced: a usage error.
