@@ -3,8 +3,6 @@
 // one fails, and report per worker.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -218,22 +216,6 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
 
 namespace {
 
-// True when a socket on this machine holds TCP `port`, so rank 0 of a
-// torch.distributed job could not listen there. SO_REUSEADDR, as a TCP store
-// sets it, so connections in TIME_WAIT do not count.
-bool port_in_use(int port) {
-  const UniqueFd socket_fd(::socket(AF_INET, SOCK_STREAM, 0));
-  if (!socket_fd.valid()) return false;
-  const int yes = 1;
-  ::setsockopt(socket_fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_ANY);
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  return ::bind(socket_fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) < 0 &&
-         errno == EADDRINUSE;
-}
-
 // The rendezvous and thread settings every worker shares.
 procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIdentity& node,
                               const Rendezvous& rendezvous, const LaunchOptions& launch,
@@ -252,7 +234,7 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIde
   world.max_restarts = launch.max_restarts;
   if (world.master_port == 0) {
     world.master_port = value_or_fail(procmgr::find_free_port());
-  } else if (node.rank == 0 && launch.master_port != 0 && port_in_use(world.master_port)) {
+  } else if (node.rank == 0 && launch.master_port != 0 && procmgr::port_in_use(world.master_port)) {
     print_warning(
         fmt::format("--master-port {} is already in use on this machine; unless that is your own "
                     "rendezvous, rank 0 cannot listen there: pick another port or leave --master-port out",
@@ -463,14 +445,13 @@ enum class Descendants { left, library_missing };
 // main thread to its first PU, and a process started from that thread
 // (torch.multiprocessing, a DataLoader worker) inherits that single CPU.
 void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const nlohmann::json& monitor, Descendants why) {
+                            const monitor::Diagnosis& diagnosis, Descendants why) {
   std::vector<pid_t> workers;
   for (const auto& worker : result.workers) workers.push_back(worker.pid);
-  if (!monitor.contains("processes")) return;
-  for (const auto& process : monitor["processes"]) {
-    const pid_t pid = process.value("pid", 0);
+  for (const auto& process : diagnosis.processes) {
+    const pid_t pid = process.pid;
     if (std::find(workers.begin(), workers.end(), pid) != workers.end()) continue;
-    auto cpus = CpuSet::parse(process.value("cpus_allowed", std::string()));
+    auto cpus = CpuSet::parse(process.cpus_allowed);
     if (!cpus.ok() || cpus->size() != 1) continue;
     for (const auto& placement : plan.workers) {
       if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
@@ -483,8 +464,8 @@ void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResu
       print_warning(fmt::format(
           "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
           "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). {}",
-          pid, printable(process.value("comm", std::string("?"))), placement.rank, cpus->to_string(), placement.rank,
-          placement.cpus.to_string(), fix));
+          pid, printable(process.comm), placement.rank, cpus->to_string(), placement.rank, placement.cpus.to_string(),
+          fix));
       break;
     }
   }
@@ -499,15 +480,14 @@ struct ChildrenAdvice {
 };
 
 std::optional<ChildrenAdvice> children_advice(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                                              const nlohmann::json& monitor, int children) {
-  if (children > 0 || !monitor.contains("processes")) return std::nullopt;
+                                              const monitor::Diagnosis& diagnosis, int children) {
+  if (children > 0) return std::nullopt;
   std::vector<pid_t> workers;
   for (const auto& worker : result.workers) workers.push_back(worker.pid);
   int pools = 0;
-  for (const auto& process : monitor["processes"]) {
-    const pid_t pid = process.value("pid", 0);
-    if (std::find(workers.begin(), workers.end(), pid) != workers.end()) continue;
-    if (process.value("pool_threads", 0) >= 2) ++pools;
+  for (const auto& process : diagnosis.processes) {
+    if (std::find(workers.begin(), workers.end(), process.pid) != workers.end()) continue;
+    if (process.pool_threads >= 2) ++pools;
   }
   const int per_worker = (pools + plan.num_processes - 1) / plan.num_processes;
   if (per_worker < 2) return std::nullopt;
@@ -680,7 +660,7 @@ int run_launcher(const RunOptions& options) {
   // 5. Report, and exit with the failing worker's code; a failed node ends
   //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
   for (const auto& warning : result.warnings) print_warning(warning);
-  const auto advice = children_advice(plan, result, monitor.report(), settings.children);
+  const auto advice = children_advice(plan, result, monitor.diagnosis(), settings.children);
   std::vector<TorchrunFailure> torchrun_failed;
   if (options.torchrun) torchrun_failed = torchrun_failures(result, *options.torchrun, node.rank);
   if (options.json) {
@@ -703,7 +683,7 @@ int run_launcher(const RunOptions& options) {
   }
   if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
       settings.place_library.empty()) {
-    warn_inherited_binding(plan, result, monitor.report(),
+    warn_inherited_binding(plan, result, monitor.diagnosis(),
                            launch.descendants == "leave" ? Descendants::left : Descendants::library_missing);
   }
   if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {

@@ -41,6 +41,8 @@ class RunMonitor {
   // The newest verdict that differs from the one before it, as a line to
   // print, or an empty message when it has not changed since the last call.
   VerdictChange verdict_change();
+  // The whole run's diagnosis.
+  monitor::Diagnosis diagnosis() const { return live_.diagnosis(); }
   // The whole run's diagnosis as the report's `monitor` object.
   nlohmann::json report() const;
   // The whole run's diagnosis as text lines for the final report.

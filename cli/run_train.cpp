@@ -5,7 +5,6 @@
 // evaluate and report.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -29,6 +28,7 @@
 #include "hogwild/flops.hpp"
 #include "hogwild/idx.hpp"
 #include "hogwild/model.hpp"
+#include "hogwild/node_training.hpp"
 #include "hogwild/store.hpp"
 #include "hogwild/trainer.hpp"
 #include "procmgr/group.hpp"
@@ -279,26 +279,18 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
 // The figures the progress display shows, from the workers' published counters.
 ProgressFigures progress_figures(const hogwild::ParameterStore& store, std::uint64_t total, double elapsed,
                                  std::string verdict) {
+  const auto totals = store.totals();
   ProgressFigures figures;
   figures.total = total;
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    figures.samples += store.counters(rank).samples.load(std::memory_order_relaxed);
-    figures.loss += store.counters(rank).recent_loss.load(std::memory_order_relaxed);
-  }
-  figures.loss /= std::max(1, store.worker_count());
+  figures.samples = totals.samples;
+  figures.loss = totals.mean_loss;
   figures.rate = elapsed > 0 ? static_cast<double>(figures.samples) / elapsed : 0.0;
   figures.verdict = std::move(verdict);
   return figures;
 }
 
 // Epochs every worker completed.
-int completed_epochs(const hogwild::ParameterStore& store) {
-  int done = std::numeric_limits<int>::max();
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    done = std::min(done, store.counters(rank).epoch.load(std::memory_order_relaxed));
-  }
-  return store.worker_count() > 0 ? done : 0;
-}
+int completed_epochs(const hogwild::ParameterStore& store) { return store.totals().completed_epochs; }
 
 // Evaluates, for --eval-every-epoch, the snapshot of each epoch every worker
 // has completed (the store keeps one per epoch, taken by the last worker to
@@ -423,19 +415,13 @@ bool all_finite(std::span<const float> parameters) {
   return std::all_of(parameters.begin(), parameters.end(), [](float value) { return std::isfinite(value); });
 }
 
-// What diverged: a worker's NaN or infinite loss, or parameters that are not
-// all finite; empty when training did not diverge.
+// What diverged, in words; empty when training did not diverge.
 std::string divergence(hogwild::ParameterStore& store) {
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    const auto& counters = store.counters(rank);
-    if (!counters.diverged.load(std::memory_order_relaxed)) continue;
-    const double loss = counters.recent_loss.load(std::memory_order_relaxed);
-    return fmt::format("the training loss of rank {} became {} in epoch {}, after {} of its samples", rank,
-                       std::isnan(loss) ? "NaN" : "infinite", counters.epoch.load(std::memory_order_relaxed) + 1,
-                       counters.samples.load(std::memory_order_relaxed));
-  }
-  if (!all_finite(store.parameters())) return "the model's parameters are NaN or infinite";
-  return {};
+  const auto diverged = store.divergence();
+  if (!diverged) return {};
+  if (diverged->rank < 0) return "the model's parameters are NaN or infinite";
+  return fmt::format("the training loss of rank {} became {} in epoch {}, after {} of its samples", diverged->rank,
+                     std::isnan(diverged->loss) ? "NaN" : "infinite", diverged->epoch, diverged->samples);
 }
 
 // Stops a run whose model diverged, before anything is saved (exit 1).
@@ -488,11 +474,9 @@ bool save_on_signal(const TrainOptions& options, hogwild::ParameterStore& store,
         fmt::format("SIGUSR1: the model is NaN or infinite; not saved over {}; training goes on", options.save_model));
     return false;
   }
-  std::uint64_t samples = 0;
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    samples += store.counters(rank).samples.load(std::memory_order_relaxed);
-  }
-  const auto epochs = resumed_epochs + static_cast<std::uint64_t>(completed_epochs(store));
+  const auto totals = store.totals();
+  const std::uint64_t samples = totals.samples;
+  const auto epochs = resumed_epochs + static_cast<std::uint64_t>(totals.completed_epochs);
   const auto saved = hogwild::save_checkpoint(options.save_model, hogwild::model_layout(options.settings.model),
                                               parameters, epochs, resumed_samples + samples);
   if (!saved.ok()) {
@@ -527,8 +511,8 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
 
 // The learning rate `node`'s workers step at: --lr, times the node count with --lr-scaling linear.
 float node_learning_rate(const TrainOptions& options, const cluster::NodeIdentity& node) {
-  const float rate = options.settings.learning_rate;
-  return options.lr_scaling == "linear" ? rate * static_cast<float>(node.count) : rate;
+  const auto scaling = options.lr_scaling == "linear" ? hogwild::LrScaling::linear : hogwild::LrScaling::none;
+  return hogwild::node_learning_rate(options.settings.learning_rate, scaling, node.count);
 }
 
 void print_text_report(const affinity::Plan& plan, const TrainOptions& options, const TrainReport& report,
@@ -675,27 +659,11 @@ std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
   return start_mpi(node);
 }
 
-// Restricts `settings` to `node`'s shard of `samples` training samples: contiguous, equal to one sample.
+// Restricts `settings` to `node`'s shard of `samples` training samples.
 void take_shard(const cluster::NodeIdentity& node, int samples, hogwild::TrainSettings& settings) {
-  const auto first = static_cast<long long>(samples) * node.rank / node.count;
-  const auto end = static_cast<long long>(samples) * (node.rank + 1) / node.count;
-  if (end <= first) usage_failure("{} training samples cannot be shared by {} nodes", samples, node.count);
-  settings.first_sample = static_cast<int>(first);
-  settings.sample_count = static_cast<int>(end - first);
-}
-
-// zlib's CRC-32 of the bytes of `parameters`, as 8 hex digits.
-std::string checksum(std::span<const float> parameters) {
-  const auto* bytes = reinterpret_cast<const Bytef*>(parameters.data());
-  uLong crc = crc32(0L, Z_NULL, 0);
-  std::size_t left = parameters.size_bytes();
-  while (left > 0) {
-    const auto piece = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
-    crc = crc32(crc, bytes, piece);
-    bytes += piece;
-    left -= piece;
-  }
-  return fmt::format("{:08x}", crc);
+  const auto shard = value_or_fail(hogwild::node_shard(samples, node.rank, node.count), exit_code::usage_error);
+  settings.first_sample = shard.first;
+  settings.sample_count = shard.count;
 }
 
 // What to do when the model could not be saved for errno `code`.
@@ -788,10 +756,7 @@ int run_training(const RunOptions& options) {
   EpochEvaluator evaluator(store, test_data, settings.model);
   auto node_settings = settings;
   node_settings.learning_rate = node_learning_rate(train_options, node_plan.node);
-  // Worker r of node k shuffles and draws dropout from seed + k·M + r, its
-  // global rank: the nodes' streams differ, as one machine's workers' do.
-  node_settings.seed +=
-      static_cast<std::uint64_t>(node_plan.node.rank) * static_cast<std::uint64_t>(plan.num_processes);
+  node_settings.seed = hogwild::node_seed(settings.seed, node_plan.node.rank, plan.num_processes);
   int signal_checkpoints = 0;
   const auto checkpoint = [&] {
     if (node_plan.node.rank != 0) return;
@@ -801,7 +766,7 @@ int run_training(const RunOptions& options) {
       train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr, checkpoint);
   report.signal_checkpoints = signal_checkpoints;
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
-  report.model_checksum = checksum(store.parameters());
+  report.model_checksum = hogwild::parameters_checksum(store.parameters());
   report.kernels = chosen_kernels().isa;
   // 5. A model whose loss became NaN or infinite is never saved (exit 1).
   refuse_diverged(store, train_options);

@@ -107,17 +107,6 @@ class Reader {
   bool truncated_ = false;
 };
 
-std::uint32_t crc_of(std::string_view bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const auto chunk = static_cast<uInt>(std::min<std::size_t>(bytes.size() - done, 1U << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + done), chunk);
-    done += chunk;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
-
 // The size of a checkpoint of `layout`, as encode_checkpoint writes it.
 std::size_t checkpoint_size(const ModelLayout& layout) {
   std::size_t size = magic.size() + 3 * sizeof(std::uint32_t) + 3 * sizeof(std::uint64_t) +
@@ -150,6 +139,23 @@ Error unreadable(const Error& error) {
 
 }  // namespace
 
+std::uint32_t crc32_of(std::string_view bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const auto chunk = static_cast<uInt>(std::min<std::size_t>(bytes.size() - done, 1U << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + done), chunk);
+    done += chunk;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+std::string parameters_checksum(std::span<const float> parameters) {
+  const auto crc =
+      crc32_of(std::string_view(reinterpret_cast<const char*>(parameters.data()), parameters.size_bytes()));
+  return fmt::format("{:08x}", crc);
+}
+
 std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> parameters, std::uint64_t epochs,
                               std::uint64_t samples) {
   std::string out(magic);
@@ -164,7 +170,7 @@ std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> 
   put(out, epochs);
   put(out, samples);
   put_floats(out, parameters);
-  put(out, crc_of(std::string_view(out).substr(magic.size())));
+  put(out, crc32_of(std::string_view(out).substr(magic.size())));
   return out;
 }
 
@@ -234,7 +240,7 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
   checkpoint.parameters.resize(count);
   get_floats(bytes.data() + payload_at, checkpoint.parameters);
   const auto stored = load<std::uint32_t>(bytes.data() + payload_at + count * float_bytes);
-  const auto computed = crc_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
+  const auto computed = crc32_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
   if (stored != computed) return bad(path, "checksum mismatch: the checkpoint is corrupt");
   return checkpoint;
 }

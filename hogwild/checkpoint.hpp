@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "hogwild/model.hpp"
@@ -42,6 +44,12 @@ std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> 
 // Error naming the path and step otherwise.
 Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& layout, std::span<const float> parameters,
                        std::uint64_t epochs, std::uint64_t samples);
+
+// zlib's CRC-32 of `bytes` (a checkpoint's checksum field).
+std::uint32_t crc32_of(std::string_view bytes);
+// The CRC-32 of `parameters`' bytes as 8 hex digits: the report's model
+// checksum, the same on every machine that computed the same bits.
+std::string parameters_checksum(std::span<const float> parameters);
 
 // Reads and verifies the checkpoint at `path` for a model of `expected`
 // kind; an Error naming the path and the problem (not a checkpoint, another

@@ -1,6 +1,8 @@
 #include "hogwild/store.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <new>
 
 namespace mptrain::hogwild {
@@ -79,6 +81,32 @@ void hogwild_apply_update(float* shared, const float* step, std::size_t count) {
     std::atomic_ref<float> element(shared[i]);
     element.store(element.load(std::memory_order_relaxed) - step[i], std::memory_order_relaxed);
   }
+}
+
+ParameterStore::Totals ParameterStore::totals() const {
+  Totals totals;
+  totals.completed_epochs = workers_ > 0 ? std::numeric_limits<int>::max() : 0;
+  for (int rank = 0; rank < workers_; ++rank) {
+    const auto& worker = counters(rank);
+    totals.samples += worker.samples.load(std::memory_order_relaxed);
+    totals.flops += worker.flops.load(std::memory_order_relaxed);
+    totals.mean_loss += worker.recent_loss.load(std::memory_order_relaxed);
+    totals.completed_epochs = std::min(totals.completed_epochs, worker.epoch.load(std::memory_order_relaxed));
+  }
+  if (workers_ > 0) totals.mean_loss /= workers_;
+  return totals;
+}
+
+std::optional<ParameterStore::Divergence> ParameterStore::divergence() {
+  for (int rank = 0; rank < workers_; ++rank) {
+    const auto& worker = counters(rank);
+    if (!worker.diverged.load(std::memory_order_relaxed)) continue;
+    return Divergence{rank, worker.recent_loss.load(std::memory_order_relaxed),
+                      worker.epoch.load(std::memory_order_relaxed) + 1, worker.samples.load(std::memory_order_relaxed)};
+  }
+  const auto values = parameters();
+  if (!std::all_of(values.begin(), values.end(), [](float value) { return std::isfinite(value); })) return Divergence{};
+  return std::nullopt;
 }
 
 }  // namespace mptrain::hogwild

@@ -10,11 +10,11 @@
 // Everything else in the segment is a proper atomic, or written by one
 // worker and published to the parent with release/acquire (the snapshots).
 //
-// Beyond one machine: the parameters are one contiguous float vector, so a
-// node leader can later average the store across nodes in place with one
-// MPI_Allreduce (sum, then scale by 1/nodes) between epochs or every K
-// batches, while its local workers keep updating it; nothing here assumes a
-// single node.
+// Beyond one machine: the parameters are one contiguous float vector, so
+// each node's leader averages the store across nodes in place with one
+// MPI_Allreduce (cli/node_sync.cpp: sum, then scale by 1/nodes) every
+// --sync-every batches, while its local workers keep updating it; nothing
+// here assumes a single node.
 #pragma once
 
 #include <atomic>
@@ -78,6 +78,26 @@ class ParameterStore {
   // Worker `rank`'s counters.
   WorkerCounters& counters(int rank) const { return counters_[rank]; }
   int worker_count() const { return workers_; }
+
+  // The workers' counters summed (loss: their mean), read while they run.
+  struct Totals {
+    std::uint64_t samples = 0;
+    std::uint64_t flops = 0;
+    double mean_loss = 0;
+    int completed_epochs = 0;  // epochs every worker has completed
+  };
+  Totals totals() const;
+
+  // How training diverged: a worker whose loss became NaN or infinite (the
+  // first such rank), or parameters that are not all finite.
+  struct Divergence {
+    int rank = -1;  // -1: no worker's loss did, but the parameters are not finite
+    double loss = 0;
+    int epoch = 0;  // the epoch it happened in, from 1
+    std::uint64_t samples = 0;
+  };
+  // Reads the counters and then the parameters; call once the workers have ended.
+  std::optional<Divergence> divergence();
 
  private:
   SharedMemory memory_;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 using namespace mptrain::hogwild;
@@ -84,4 +86,34 @@ TEST_CASE("epochs beyond those kept have no snapshot", "[hogwild]") {
   CHECK_FALSE(store->epoch_snapshot(2).has_value());
   CHECK_FALSE(store->epoch_snapshot(0).has_value());
   CHECK(store->counters(0).epoch.load() == 2);
+}
+
+TEST_CASE("the store sums its workers' counters and says how training diverged") {
+  const auto layout = model_layout(ModelKind::logreg);
+  auto store = ParameterStore::create(layout, 2).value();
+  store.counters(0).samples = 10;
+  store.counters(1).samples = 32;
+  store.counters(0).flops = 100;
+  store.counters(1).flops = 5;
+  store.counters(0).recent_loss = 1.0;
+  store.counters(1).recent_loss = 3.0;
+  store.counters(0).epoch = 2;
+  store.counters(1).epoch = 1;
+  const auto totals = store.totals();
+  CHECK(totals.samples == 42);
+  CHECK(totals.flops == 105);
+  CHECK(totals.mean_loss == 2.0);
+  CHECK(totals.completed_epochs == 1);
+  CHECK_FALSE(store.divergence());
+  store.parameters()[3] = std::numeric_limits<float>::infinity();
+  REQUIRE(store.divergence());
+  CHECK(store.divergence()->rank == -1);
+  store.counters(1).diverged = true;
+  store.counters(1).recent_loss = std::numeric_limits<double>::quiet_NaN();
+  const auto diverged = store.divergence();
+  REQUIRE(diverged);
+  CHECK(diverged->rank == 1);
+  CHECK(std::isnan(diverged->loss));
+  CHECK(diverged->epoch == 2);
+  CHECK(diverged->samples == 32);
 }
