@@ -384,7 +384,7 @@ double outside_cpus(const Context& c) {
 bool leaves_cpus_idle(const Context& c) {
   const Thresholds& t = c.t;
   const BusyThreads busy = busy_threads(c);
-  if (queue_severity(c.queued_share(), t)) return false;
+  if (ratio(c.queued, c.working) >= t.warn_queued_share) return false;  // its threads queue: the CPUs are not idle
   if (busy.cpu_seconds < t.idle_min_cpu_seconds || busy.demand < t.idle_min_busy_share * c.working) return false;
   const double spare = c.n - c.working;
   if (c.working > t.idle_max_demand_share * c.n || spare < t.idle_min_spare_cpus) return false;
@@ -593,7 +593,8 @@ std::vector<Finding> find_causes(const Context& c, Subject subject) {
   for (auto& f : check_throttling(c)) findings.push_back(std::move(f));
   add(check_outside_load(c));
   add(check_queueing(c, findings));
-  if (subject == Subject::job) add(check_idle_capacity(c));
+  // Idle CPUs are advice for a job with nothing worse: never beside a cause of queueing or throttling.
+  if (subject == Subject::job && findings.empty()) add(check_idle_capacity(c));
   return findings;
 }
 

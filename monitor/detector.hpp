@@ -74,13 +74,14 @@
 //   - far fewer: R_w ≤ idle_max_demand_share × N and N − R_w ≥
 //     idle_min_spare_cpus (about half the CPUs and a whole one left: a
 //     one-thread job on 2 CPUs has it, 3 threads on 4 do not), and for the
-//     whole window: no interval's demand above idle_peak_demand_share × N
+//     whole window: no interval's demand above idle_peak_demand_share (0.75) × N
 //     (a job that ran wide for a while is sized right);
 //   - the pools are below the plan: some busy process's pool < ⌊N/M⌋ (a
 //     pool of ⌊N/M⌋ threads that mostly wait is sized right);
-//   - nobody else wants those CPUs: the job's threads do not queue (Q ÷ N <
-//     warn_queued_share) and other load takes at most idle_outside_share of
-//     the CPUs the job leaves.
+//   - nobody else wants those CPUs: no other finding, the job's threads do
+//     not queue (Q ÷ R_w < warn_queued_share: they lose under 10% to others)
+//     and other load takes at most half (idle_outside_share) of the CPUs the
+//     job leaves.
 // The finding names what limits each busy process — a thread-count variable
 // of its runtime in its environment (OMP_NUM_THREADS=1 and GNU OpenMP), a
 // runtime's own knob (torch.set_num_threads), or none (a program that runs
