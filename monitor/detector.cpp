@@ -392,11 +392,11 @@ bool leaves_cpus_idle(const Context& c) {
   return outside_cpus(c) <= idle_outside_share * spare;
 }
 
-// What sizes the pools of `processes`, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", ….
-std::string pool_limits(const std::vector<const ProcessEvidence*>& processes) {
+// What sizes the busy pools, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", ….
+std::string pool_limits(const Context& c) {
   std::vector<std::string> limits;
-  for (const auto* process : processes) {
-    auto limit = pool_limit(*process);
+  for (const auto& [pid, pool] : c.busy_pools) {
+    auto limit = pool_limit(c.evidence.processes.at(pid), pool);
     if (!limit.empty() && std::find(limits.begin(), limits.end(), limit) == limits.end()) limits.push_back(limit);
   }
   return fmt::format("{}", fmt::join(limits, "; "));
@@ -416,7 +416,7 @@ std::optional<Finding> check_idle_capacity(const Context& c) {
   const double spare = c.n - c.working;
   const double outside = outside_cpus(c);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
-  const std::string limits = pool_limits(processes);
+  const std::string limits = pool_limits(c);
   Finding f = finding(FindingKind::idle_capacity, Verdict::healthy);
   f.message = fmt::format(
       "{} × {} busy thread{} on {} usable CPUs: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "

@@ -87,12 +87,13 @@ std::optional<int> env_count(const ThreadEnv& env, std::string_view name) {
   return std::nullopt;
 }
 
-// The thread-count variables set in the environment of any of `processes`, each once, in the list's order.
-std::vector<std::string> variables_set(const std::vector<const ProcessEvidence*>& processes) {
+// The thread-count variables that some of `processes` sets to at most `most` (so they may be what limits its pool),
+// each once, in the list's order.
+std::vector<std::string> variables_at_most(const std::vector<const ProcessEvidence*>& processes, int most) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
-    const auto set = [i](const ProcessEvidence* p) { return p->env.counts[i].has_value(); };
-    if (std::any_of(processes.begin(), processes.end(), set)) names.emplace_back(thread_count_variables[i]);
+    const auto limits = [i, most](const ProcessEvidence* p) { return p->env.counts[i].value_or(most + 1) <= most; };
+    if (std::any_of(processes.begin(), processes.end(), limits)) names.emplace_back(thread_count_variables[i]);
   }
   return names;
 }
@@ -148,10 +149,10 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
       per == 1 ? std::string("CPU") : counted(per, "CPU"));
 }
 
-std::string pool_limit(const ProcessEvidence& process) {
+std::string pool_limit(const ProcessEvidence& process, int pool) {
   for (const auto& runtime : process.runtimes) {
     const auto name = variable(runtime.kind);
-    if (const auto value = env_count(process.env, name)) {
+    if (const auto value = env_count(process.env, name); value && *value <= pool) {
       return fmt::format("{}={} ({}, {})", name, *value, to_string(runtime.kind), runtime.library);
     }
   }
@@ -160,7 +161,7 @@ std::string pool_limit(const ProcessEvidence& process) {
     return fmt::format("{} ({}), sized by {}", to_string(runtime.kind), runtime.library, knob(runtime.kind));
   }
   for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
-    if (const auto value = process.env.counts[i]) {
+    if (const auto value = process.env.counts[i]; value && *value <= pool) {
       return fmt::format("{}={} in its environment (no threading runtime mapped)", thread_count_variables[i], *value);
     }
   }
@@ -175,7 +176,7 @@ std::string widening_fix(const std::vector<const ProcessEvidence*>& processes, i
   const std::string shared = command_of(processes, all);
   const std::string command = shared.empty() ? "CMD" : shared;
   const auto runtimes = runtimes_of(processes);
-  std::vector<std::string> names = runtimes.empty() ? variables_set(processes) : sizing_variables(runtimes);
+  std::vector<std::string> names = runtimes.empty() ? variables_at_most(processes, most) : sizing_variables(runtimes);
   const std::string as_ranks =
       fmt::format("`mptrain run -n {} -- {}` ({} of {} on CPUs of {})", ranks, command, counted(ranks, "rank"),
                   counted(n / ranks, "thread"), ranks == 1 ? "its own" : "their own");

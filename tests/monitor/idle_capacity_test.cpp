@@ -185,3 +185,21 @@ TEST_CASE("idle-max-demand-share and idle-min-spare-cpus bound the finding at th
   CHECK_FALSE(find(run(m, t), FindingKind::idle_capacity));
   CHECK(to_string(FindingKind::idle_capacity) == "idle_capacity");
 }
+
+TEST_CASE("a thread-count variable set above the pool is not what limits it", "[monitor]") {
+  // `mptrain run -n 1` set OMP_NUM_THREADS=2, but the program maps no runtime and runs one thread by itself.
+  Machine m;
+  m.threads = {{1, 1, 0, 0.99, 0.01}};
+  m.env[1] = omp_threads(2);
+  m.cmdline[1] = "./spin";
+  const auto idle = find(run(on_cpus(m, 2)), FindingKind::idle_capacity);
+  REQUIRE(idle.has_value());
+  CHECK_FALSE(contains(idle->message, "OMP_NUM_THREADS"));
+  CHECK_FALSE(contains(idle->fix, "OMP_NUM_THREADS"));
+  CHECK(contains(idle->fix, "`mptrain run -n 2 -- ./spin`"));
+  m.env[1] = omp_threads(1);  // set to the pool's size: named, with the value that would use the CPUs
+  const auto named = find(run(on_cpus(m, 2)), FindingKind::idle_capacity);
+  REQUIRE(named.has_value());
+  CHECK(contains(named->message, "OMP_NUM_THREADS=1 in its environment (no threading runtime mapped)"));
+  CHECK(contains(named->fix, "`OMP_NUM_THREADS=2 ./spin`"));
+}
