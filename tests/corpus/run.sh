@@ -86,6 +86,8 @@ echo "$name $variant expected=$expected got=$got exit=$code idle=$idle_expected/
 if [[ $verdict == WRONG ]]; then
   # Show why: the findings, and the run's stderr when the doctor did not report.
   jq -r '.findings[]? | "  finding \(.kind): \(.message)"' "$work/report.json" 2>/dev/null || true
+  # An idle_capacity finding that did not come: the figures it looks at.
+  [[ $idle_expected != yes || $idle_got != no ]] || jq -r '"  no idle_capacity: the job wanted \(.working_threads_avg) of \(.usable_cpus) CPUs, others used \((.machine_cpu_utilization - .cpu_utilization) * .usable_cpus | . * 100 | round / 100), \(.queued_threads_avg) of its threads queued"' "$work/report.json" 2>/dev/null || true
   [[ $got != none ]] || sed 's/^/  stderr: /' "$work/stderr" | tail -20
   exit 1
 fi
