@@ -379,16 +379,28 @@ double outside_cpus(const Context& c) {
   return std::max(0.0, ratio(busy - c.evidence.on_cpu_s, c.duration));
 }
 
-// True when the job is CPU-bound, wants far fewer than N CPUs over the whole
-// window and nobody else wants the rest (every condition but the pools').
-bool leaves_cpus_idle(const Context& c) {
+// The CPUs the job may use: N, capped as N is by the smallest CPU quota of
+// the watched cgroups (quota ÷ period rounded down, at least 1) — a job in a
+// cgroup held to 1 CPU that runs one thread uses what it may.
+int job_cpus(const Context& c) {
+  int cpus = c.n;
+  for (const auto& [key, group] : c.evidence.cgroups) {
+    if (group.quota.cpus) cpus = std::min(cpus, std::max(1, static_cast<int>(std::floor(*group.quota.cpus))));
+  }
+  return cpus;
+}
+
+// True when the job is CPU-bound, wants far fewer than the `n` CPUs it may
+// use over the whole window and nobody else wants the rest (every condition
+// but the pools').
+bool leaves_cpus_idle(const Context& c, int n) {
   const Thresholds& t = c.t;
   const BusyThreads busy = busy_threads(c);
   if (ratio(c.queued, c.working) >= t.warn_queued_share) return false;  // its threads queue: the CPUs are not idle
   if (busy.cpu_seconds < t.idle_min_cpu_seconds || busy.demand < t.idle_min_busy_share * c.working) return false;
-  const double spare = c.n - c.working;
-  if (c.working > t.idle_max_demand_share * c.n || spare < t.idle_min_spare_cpus) return false;
-  if (c.evidence.peak_working > idle_peak_demand_share * c.n) return false;
+  const double spare = n - c.working;
+  if (c.working > t.idle_max_demand_share * n || spare < t.idle_min_spare_cpus) return false;
+  if (c.evidence.peak_working > idle_peak_demand_share * n) return false;
   return outside_cpus(c) <= idle_outside_share * spare;
 }
 
@@ -403,17 +415,18 @@ std::string pool_limits(const Context& c) {
 }
 
 std::optional<Finding> check_idle_capacity(const Context& c) {
-  if (c.busy_pools.empty() || !leaves_cpus_idle(c)) return std::nullopt;
+  const int n = job_cpus(c);
+  if (c.busy_pools.empty() || !leaves_cpus_idle(c, n)) return std::nullopt;
   const int m = static_cast<int>(c.busy_pools.size());
-  const int per = c.n / m;
-  int most = 0, least = c.n;
+  const int per = n / m;
+  int most = 0, least = n;
   for (const auto& [pid, pool] : c.busy_pools) {
     most = std::max(most, pool);
     least = std::min(least, pool);
   }
   if (least >= per) return std::nullopt;  // the pools are the plan's size: they wait, they are not too small
   const auto processes = pool_processes(c);
-  const double spare = c.n - c.working;
+  const double spare = n - c.working;
   const double outside = outside_cpus(c);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
   const std::string limits = pool_limits(c);
@@ -421,13 +434,13 @@ std::optional<Finding> check_idle_capacity(const Context& c) {
   f.message = fmt::format(
       "{} × {} busy thread{} on {} usable CPUs: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "
       "at most {:.2f} in any interval; others used {:.2f} of the rest); the plan for {} usable CPUs is {} × {}",
-      counted(m, "process"), each, most == 1 ? "" : "s", c.n,
+      counted(m, "process"), each, most == 1 ? "" : "s", n,
       limits.empty() ? std::string("its program, not a runtime or a thread-count variable,") : limits, spare, c.working,
-      c.evidence.peak_working, outside, c.n, counted(m, "process"), counted(per, "thread"));
-  f.fix = widening_fix(processes, most, c.n, c.evidence.processes);
+      c.evidence.peak_working, outside, n, counted(m, "process"), counted(per, "thread"));
+  f.fix = widening_fix(processes, most, n, c.evidence.processes);
   f.numbers = {{"processes", m},
                {"busy_threads_max", most},
-               {"usable_cpus", c.n},
+               {"usable_cpus", n},
                {"demand_cpus", c.working},
                {"peak_demand_cpus", c.evidence.peak_working},
                {"idle_cpus", spare},

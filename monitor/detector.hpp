@@ -63,7 +63,9 @@
 //
 // IDLE CAPACITY. A job of M busy processes whose pools are smaller than the
 // plan's ⌊N/M⌋ threads, CPU-bound, and leaving CPUs nobody else uses: one
-// rank with OMP_NUM_THREADS=1 on 16 usable CPUs. Every condition must hold
+// rank with OMP_NUM_THREADS=1 on 16 usable CPUs. N here is also capped by
+// the smallest CPU quota of the watched cgroups (rounded down, at least 1),
+// as usable CPUs are: one thread in a cgroup held to 1 CPU uses it all. Every condition must hold
 // (only for a watched job, Subject::job: the whole machine is no job with a
 // knob):
 //   - evidence: the job's CPU-bound threads ran ≥ idle_min_cpu_seconds (a

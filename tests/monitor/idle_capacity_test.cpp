@@ -173,7 +173,7 @@ TEST_CASE("the whole machine is no job: no idle_capacity without --pid or a comm
 
 TEST_CASE("idle-max-demand-share and idle-min-spare-cpus bound the finding at their edges", "[monitor]") {
   const Machine m = openmp_job(1, 4, 8);  // 4 busy threads on 8 CPUs: wants ~4.0
-  CHECK_FALSE(find(run(m), FindingKind::idle_capacity) == std::nullopt);
+  CHECK(find(run(m), FindingKind::idle_capacity));
   Thresholds t;
   t.idle_max_demand_share = 0.45;
   CHECK_FALSE(find(run(m, t), FindingKind::idle_capacity));
@@ -202,4 +202,15 @@ TEST_CASE("a thread-count variable set above the pool is not what limits it", "[
   REQUIRE(named.has_value());
   CHECK(contains(named->message, "OMP_NUM_THREADS=1 in its environment (no threading runtime mapped)"));
   CHECK(contains(named->fix, "`OMP_NUM_THREADS=2 ./spin`"));
+}
+
+TEST_CASE("one thread in a cgroup held to 1 CPU uses what it may: no idle_capacity", "[monitor]") {
+  // The corpus's cgroup_quota fixed case: N is 2 for the doctor, but the job's cgroup has a quota of 1 CPU.
+  Machine m = openmp_job(1, 1, 2);
+  m.throttled_fraction = 0.0;  // the cgroup and its quota are seen; it is never throttled
+  m.quota_cpus = 1.0;
+  CHECK_FALSE(find(run(m), FindingKind::idle_capacity));
+  m.quota_cpus = 8.0;  // a quota above N leaves N as it is
+  m = on_cpus(m, 16);
+  CHECK(find(run(m), FindingKind::idle_capacity));
 }
