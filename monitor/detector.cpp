@@ -404,28 +404,12 @@ bool leaves_cpus_idle(const Context& c, int n) {
   return outside_cpus(c) <= idle_outside_share * spare;
 }
 
-// "its CPU affinity (Cpus_allowed_list 1)" when the pool threads of `pid` may run on fewer than `n` CPUs, else "".
-std::string affinity_limit(const Context& c, pid_t pid, int n) {
-  CpuSet allowed;
-  for (const auto& [tid, thread] : c.evidence.threads) {
-    if (thread.pid != pid || !c.is_pool_thread(thread)) continue;
-    auto set = CpuSet::parse(thread.cpus_allowed);
-    if (!set.ok()) return "";
-    allowed = allowed.unite(*set);
-  }
-  if (allowed.empty() || allowed.size() >= n) return "";
-  return fmt::format("its CPU affinity (Cpus_allowed_list {})", allowed.to_string());
-}
-
-// What sizes the busy pools, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", "its CPU affinity (…)", ….
-std::string pool_limits(const Context& c, int n) {
+// What sizes the busy pools, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", ….
+std::string pool_limits(const Context& c) {
   std::vector<std::string> limits;
-  const auto add = [&limits](std::string limit) {
-    if (!limit.empty() && std::find(limits.begin(), limits.end(), limit) == limits.end()) limits.push_back(limit);
-  };
   for (const auto& [pid, pool] : c.busy_pools) {
-    add(pool_limit(c.evidence.processes.at(pid), pool));
-    add(affinity_limit(c, pid, n));
+    auto limit = pool_limit(c.evidence.processes.at(pid), pool);
+    if (!limit.empty() && std::find(limits.begin(), limits.end(), limit) == limits.end()) limits.push_back(limit);
   }
   return fmt::format("{}", fmt::join(limits, "; "));
 }
@@ -445,7 +429,7 @@ std::optional<Finding> check_idle_capacity(const Context& c) {
   const double spare = n - c.working;
   const double outside = outside_cpus(c);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
-  const std::string limits = pool_limits(c, n);
+  const std::string limits = pool_limits(c);
   Finding f = finding(FindingKind::idle_capacity, Verdict::healthy);
   f.message = fmt::format(
       "{} × {} busy thread{} on {} usable CPUs: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "

@@ -86,8 +86,8 @@
 //     job leaves.
 // The finding names what limits each busy process — a thread-count variable
 // of its runtime in its environment (OMP_NUM_THREADS=1 and GNU OpenMP), a
-// runtime's own knob (torch.set_num_threads), a CPU affinity narrower than
-// N (taskset), or none (a program that runs one thread by itself) — and the plan that uses the CPUs: ⌊N/M⌋ threads
+// runtime's own knob (torch.set_num_threads), or none (a program that runs
+// one thread by itself) — and the plan that uses the CPUs: ⌊N/M⌋ threads
 // each, or `mptrain run -n K` ranks.
 #pragma once
 

@@ -214,13 +214,3 @@ TEST_CASE("one thread in a cgroup held to 1 CPU uses what it may: no idle_capaci
   m = on_cpus(m, 16);
   CHECK(find(run(m), FindingKind::idle_capacity));
 }
-
-TEST_CASE("a pool held to fewer CPUs by its affinity names the affinity as what limits it", "[monitor]") {
-  // `taskset -c 1 ./spin`: one busy thread allowed on CPU 1 of 2.
-  Machine m;
-  m.threads = {{1, 1, 1, 0.99, 0.01, "1"}};
-  m.cmdline[1] = "./spin";
-  const auto idle = find(run(on_cpus(m, 2)), FindingKind::idle_capacity);
-  REQUIRE(idle.has_value());
-  CHECK(contains(idle->message, "its CPU affinity (Cpus_allowed_list 1) keeps 1.0 CPUs idle"));
-}
