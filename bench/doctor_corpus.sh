@@ -2,7 +2,8 @@
 # The doctor's diagnosis bar (SPEC "Performance bar"): every corpus case and
 # variant (tests/corpus/cases) run REPS times, interleaved (rep 1 of every
 # case, then rep 2, ...), then in Markdown: right out of REPS per case, the
-# confusion matrix, the false-alarm and miss rates.
+# confusion matrix, the false-alarm and miss rates, and the idle_capacity
+# findings: found where a case expects them, and in no other case.
 #   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load]
 # --outside-load keeps one CPU about half busy for the whole benchmark with a
 # duty-cycled burner the doctor does not watch: it may turn healthy into
@@ -35,7 +36,7 @@ else
 fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
-# Run: one line per run in $results, "NAME VARIANT expected=X got=Y exit=Z ok|WRONG SECONDS".
+# Run: one line per run in $results, "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG SECONDS".
 for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
@@ -54,9 +55,11 @@ done
 echo "**Mode:** $mode. $reps repetitions, $N usable CPUs."
 echo
 awk '
-  { split($3, e, "="); split($4, g, "="); split($5, x, "=")
+  { split($3, e, "="); split($4, g, "="); split($5, x, "="); split($6, idle, "[=/]")
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-    expected[key] = e[2]; runs[key]++; right[key] += ($6 == "ok"); secs[key] += $7
+    expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $8
+    if (idle[2] == "yes") { idle_expected++; idle_found += (idle[3] == "yes") }
+    else { idle_other++; idle_unexpected += (idle[3] == "yes") }
     got[key, g[2]]++; matrix[e[2], g[2]]++; rows[e[2]]++
     if (e[2] == "healthy") { healthy++; alarm += (g[2] == "oversubscribed"); exit3 += (x[2] == 3) }
     if (e[2] == "oversubscribed") { over++; miss += (g[2] != "oversubscribed") } }
@@ -78,6 +81,8 @@ awk '
       alarm, healthy, 100 * alarm / healthy, exit3, 100 * exit3 / healthy
     if (over) printf "Misses: %d of %d expected-oversubscribed runs got another verdict (%.1f%%).\n",
       miss, over, 100 * miss / over
+    if (idle_expected) printf "Idle capacity: found in %d of %d runs that expect it; ", idle_found, idle_expected
+    printf "%d of %d other runs got an idle_capacity finding (must be 0).\n", idle_unexpected, idle_other
   }' "$results"
 # Cases that could not run, with the reason and how often.
 [[ ! -s $skipped ]] || sed -E "s/[0-9]+% busy/busy/" "$skipped" | sort | uniq -c | awk '{ n = $1; $1 = ""; printf "Skipped %d×:%s\n", n, $0 }'

@@ -1,7 +1,8 @@
 // `mptrain doctor`: oversubscription diagnosis of the whole machine, of given
 // processes, or of a command run under it (SPEC "mptrain doctor").
 //
-// Exit code: 3 when the verdict reaches --fail-on; with `-- CMD`, a failing
+// Exit code: 3 when the verdict reaches --fail-on (`--fail-on idle`: an
+// idle_capacity finding, or an oversubscribed verdict); with `-- CMD`, a failing
 // CMD's own code (128+signal) takes precedence over 3, so a crash is never
 // reported as a performance problem; otherwise 0. SIGINT, SIGTERM, SIGHUP
 // and the other stop signals (procmgr/signals.hpp) stop the sampling (with
@@ -134,6 +135,14 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
   add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
   add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
+  add_threshold(command, "idle-min-cpu-seconds", t.idle_min_cpu_seconds,
+                "CPU-seconds the job's CPU-bound threads must run for an idle_capacity finding");
+  add_threshold(command, "idle-max-demand-share", t.idle_max_demand_share,
+                "Most CPUs the job may want, as a share of N, for an idle_capacity finding");
+  add_threshold(command, "idle-min-spare-cpus", t.idle_min_spare_cpus,
+                "Fewest usable CPUs the job must leave for an idle_capacity finding");
+  add_threshold(command, "idle-min-busy-share", t.idle_min_busy_share,
+                "Share of the job's demand its CPU-bound threads must carry for an idle_capacity finding");
 }
 
 // --interval: seconds ("0.5") or a duration with a unit ("250ms", "1s"), stored in `seconds`.
@@ -293,13 +302,17 @@ void write_trace(const IntervalObservers& observers, const DoctorOptions& o, con
                                   written.error().message, advice));
 }
 
-// The exit code for verdict `verdict` under --fail-on `fail_on` and how the watch ended, `outcome`.
-int exit_code_for(monitor::Verdict verdict, const std::string& fail_on, const WatchOutcome& outcome) {
+// The exit code for `diagnosis` under --fail-on `fail_on` and how the watch ended, `outcome`.
+// `idle` is at least as strict as the default: an idle_capacity finding or an
+// oversubscribed verdict (a gate that asks for the CPUs to be used wants them used right).
+int exit_code_for(const monitor::Diagnosis& diagnosis, const std::string& fail_on, const WatchOutcome& outcome) {
   if (outcome.command_code != 0) return outcome.command_code;
   if (outcome.signal != 0) return 128 + outcome.signal;
   if (fail_on == "never") return exit_code::success;
-  const auto threshold = value_or_fail(monitor::parse_verdict(fail_on), exit_code::usage_error);
-  return verdict >= threshold ? exit_code::doctor_found : exit_code::success;
+  if (fail_on == "idle" && monitor::has_idle_capacity(diagnosis)) return exit_code::doctor_found;
+  const auto threshold = fail_on == "idle" ? monitor::Verdict::oversubscribed
+                                           : value_or_fail(monitor::parse_verdict(fail_on), exit_code::usage_error);
+  return diagnosis.verdict >= threshold ? exit_code::doctor_found : exit_code::success;
 }
 
 // Refuses a warning threshold above its maximum, naming both options.
@@ -422,7 +435,7 @@ int run_doctor(const DoctorOptions& o) {
   print_diagnosis(diagnosis, outcome, o);
   say_command_failed(outcome, o);
   write_trace(observers, o, outcome);
-  return exit_code_for(diagnosis.verdict, o.fail_on, outcome);
+  return exit_code_for(diagnosis, o.fail_on, outcome);
 }
 
 }  // namespace
@@ -442,8 +455,11 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--trace", o->trace, "Write the samples to FILE as a Chrome trace (Perfetto, chrome://tracing)")
       ->type_name("FILE")
       ->check(non_empty());
-  command->add_option("--fail-on", o->fail_on, "Exit 3 from this verdict on: oversubscribed, warning or never")
-      ->check(one_of({"oversubscribed", "warning", "never"}));
+  command
+      ->add_option("--fail-on", o->fail_on,
+                   "Exit 3 from this verdict on: oversubscribed, warning or never; idle: on an idle_capacity finding "
+                   "or oversubscribed")
+      ->check(one_of({"oversubscribed", "warning", "idle", "never"}));
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
       ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");

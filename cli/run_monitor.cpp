@@ -22,10 +22,12 @@ monitor::MonitorOptions options_for(const affinity::Plan& plan) {
   return options;
 }
 
-// The most severe finding of `diagnosis`, or nullptr when there is none.
+// The most severe finding of `diagnosis` that sets the verdict, or nullptr when
+// there is none (advice such as idle_capacity never explains a verdict change).
 const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
   const monitor::Finding* worst = nullptr;
   for (const auto& finding : diagnosis.findings) {
+    if (finding.severity == monitor::Verdict::healthy) continue;
     if (worst == nullptr || finding.severity > worst->severity) worst = &finding;
   }
   return worst;

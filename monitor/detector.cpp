@@ -348,6 +348,107 @@ std::optional<Finding> check_queueing(const Context& c, const std::vector<Findin
   return f;
 }
 
+// IDLE CAPACITY (detector.hpp): no interval's demand above this share of N, and
+// other load on at most this share of the CPUs the job leaves.
+constexpr double idle_peak_demand_share = 0.75;
+constexpr double idle_outside_share = 0.5;
+
+// The job's CPU-bound threads over the window: what they wanted (CPUs, on
+// average) and what they ran (CPU-seconds).
+struct BusyThreads {
+  double demand = 0;
+  double cpu_seconds = 0;
+};
+
+BusyThreads busy_threads(const Context& c) {
+  BusyThreads busy;
+  for (const auto& [tid, thread] : c.evidence.threads) {
+    if (thread.demand() < c.t.cpu_bound_demand) continue;
+    busy.demand += ratio(thread.on_cpu_s + thread.wait_s, c.duration);
+    busy.cpu_seconds += thread.on_cpu_s;
+  }
+  return busy;
+}
+
+// The CPUs others used on the usable CPUs, on average: all load (/proc/stat) less the job's.
+double outside_cpus(const Context& c) {
+  double busy = 0;
+  for (const auto& [cpu, e] : c.evidence.cpus) {
+    if (c.usable.contains(cpu)) busy += e.busy_s;
+  }
+  return std::max(0.0, ratio(busy - c.evidence.on_cpu_s, c.duration));
+}
+
+// The CPUs the job may use: N, capped as N is by the smallest CPU quota of
+// the watched cgroups (quota ÷ period rounded down, at least 1) — a job in a
+// cgroup held to 1 CPU that runs one thread uses what it may.
+int job_cpus(const Context& c) {
+  int cpus = c.n;
+  for (const auto& [key, group] : c.evidence.cgroups) {
+    if (group.quota.cpus) cpus = std::min(cpus, std::max(1, static_cast<int>(std::floor(*group.quota.cpus))));
+  }
+  return cpus;
+}
+
+// True when the job is CPU-bound, wants far fewer than the `n` CPUs it may
+// use over the whole window and nobody else wants the rest (every condition
+// but the pools').
+bool leaves_cpus_idle(const Context& c, int n) {
+  const Thresholds& t = c.t;
+  const BusyThreads busy = busy_threads(c);
+  if (ratio(c.queued, c.working) >= t.warn_queued_share) return false;  // its threads queue: the CPUs are not idle
+  if (busy.cpu_seconds < t.idle_min_cpu_seconds || busy.demand < t.idle_min_busy_share * c.working) return false;
+  const double spare = n - c.working;
+  if (c.working > t.idle_max_demand_share * n || spare < t.idle_min_spare_cpus) return false;
+  if (c.evidence.peak_working > idle_peak_demand_share * n) return false;
+  return outside_cpus(c) <= idle_outside_share * spare;
+}
+
+// What sizes the busy pools, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", ….
+std::string pool_limits(const Context& c) {
+  std::vector<std::string> limits;
+  for (const auto& [pid, pool] : c.busy_pools) {
+    auto limit = pool_limit(c.evidence.processes.at(pid), pool);
+    if (!limit.empty() && std::find(limits.begin(), limits.end(), limit) == limits.end()) limits.push_back(limit);
+  }
+  return fmt::format("{}", fmt::join(limits, "; "));
+}
+
+std::optional<Finding> check_idle_capacity(const Context& c) {
+  const int n = job_cpus(c);
+  if (c.busy_pools.empty() || !leaves_cpus_idle(c, n)) return std::nullopt;
+  const int m = static_cast<int>(c.busy_pools.size());
+  const int per = n / m;
+  int most = 0, least = n;
+  for (const auto& [pid, pool] : c.busy_pools) {
+    most = std::max(most, pool);
+    least = std::min(least, pool);
+  }
+  if (least >= per) return std::nullopt;  // the pools are the plan's size: they wait, they are not too small
+  const auto processes = pool_processes(c);
+  const double spare = n - c.working;
+  const double outside = outside_cpus(c);
+  const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
+  const std::string limits = pool_limits(c);
+  Finding f = finding(FindingKind::idle_capacity, Verdict::healthy);
+  f.message = fmt::format(
+      "{} × {} busy thread{} on {} usable CPUs: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "
+      "at most {:.2f} in any interval; others used {:.2f} of the rest); the plan for {} usable CPUs is {} × {}",
+      counted(m, "process"), each, most == 1 ? "" : "s", n,
+      limits.empty() ? std::string("its program, not a runtime or a thread-count variable,") : limits, spare, c.working,
+      c.evidence.peak_working, outside, n, counted(m, "process"), counted(per, "thread"));
+  f.fix = widening_fix(processes, most, n, c.evidence.processes);
+  f.numbers = {{"processes", m},
+               {"busy_threads_max", most},
+               {"usable_cpus", n},
+               {"demand_cpus", c.working},
+               {"peak_demand_cpus", c.evidence.peak_working},
+               {"idle_cpus", spare},
+               {"outside_load_cpus", outside},
+               {"threads_per_process_fit", per}};
+  return f;
+}
+
 std::vector<ProcessSummary> summarize_processes(const Context& c) {
   std::vector<ProcessSummary> out;
   for (const auto& [pid, p] : c.evidence.processes) {
@@ -455,8 +556,19 @@ std::string_view to_string(FindingKind kind) {
       return "outside_load";
     case FindingKind::queueing:
       return "queueing";
+    case FindingKind::idle_capacity:
+      return "idle_capacity";
   }
   return "queueing";
+}
+
+std::string_view severity_name(const Finding& finding) {
+  return finding.severity == Verdict::healthy ? "info" : to_string(finding.severity);
+}
+
+bool has_idle_capacity(const Diagnosis& diagnosis) {
+  return std::any_of(diagnosis.findings.begin(), diagnosis.findings.end(),
+                     [](const Finding& f) { return f.kind == FindingKind::idle_capacity; });
 }
 
 namespace {
@@ -482,8 +594,8 @@ void measure(Diagnosis& d, const Context& c) {
   if (e.pressure_some_s && c.duration > 0) d.cpu_pressure = *e.pressure_some_s / c.duration;
 }
 
-// The findings: the job's own causes, then outside load, then what the queueing cost.
-std::vector<Finding> find_causes(const Context& c) {
+// The findings: the job's own causes, then outside load, then what the queueing cost, then (for a job) idle CPUs.
+std::vector<Finding> find_causes(const Context& c, Subject subject) {
   std::vector<Finding> findings;
   auto add = [&findings](std::optional<Finding> f) {
     if (f) findings.push_back(std::move(*f));
@@ -494,16 +606,18 @@ std::vector<Finding> find_causes(const Context& c) {
   for (auto& f : check_throttling(c)) findings.push_back(std::move(f));
   add(check_outside_load(c));
   add(check_queueing(c, findings));
+  // Idle CPUs are advice for a job with nothing worse: never beside a cause of queueing or throttling.
+  if (subject == Subject::job && findings.empty()) add(check_idle_capacity(c));
   return findings;
 }
 
 }  // namespace
 
-Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds) {
+Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds, Subject subject) {
   const Context c = make_context(evidence, capacity, thresholds);
   Diagnosis d;
   measure(d, c);
-  if (d.evidence.sufficient) d.findings = find_causes(c);
+  if (d.evidence.sufficient) d.findings = find_causes(c, subject);
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   d.cgroups = summarize_cgroups(c);

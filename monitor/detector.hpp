@@ -56,7 +56,39 @@
 //   queueing               Q ÷ N ≥ warn_queued_share: what the threads lost;
 //                          as severe as the worst job-caused finding, a
 //                          warning without one
+//   idle_capacity          the job's threads want far fewer CPUs than it may
+//                          use (IDLE CAPACITY below); severity healthy
+//                          ("info"): it never changes the verdict
 // The verdict is the worst severity among the findings.
+//
+// IDLE CAPACITY. A job of M busy processes whose pools are smaller than the
+// plan's ⌊N/M⌋ threads, CPU-bound, and leaving CPUs nobody else uses: one
+// rank with OMP_NUM_THREADS=1 on 16 usable CPUs. N here is also capped by
+// the smallest CPU quota of the watched cgroups (rounded down, at least 1),
+// as usable CPUs are: one thread in a cgroup held to 1 CPU uses it all. Every condition must hold
+// (only for a watched job, Subject::job: the whole machine is no job with a
+// knob):
+//   - evidence: the job's CPU-bound threads ran ≥ idle_min_cpu_seconds (a
+//     second of CPU: a few intervals of a busy thread, not a start-up);
+//   - CPU-bound: threads that wanted a CPU ≥ cpu_bound_demand of the time
+//     they lived carry ≥ idle_min_busy_share of the job's demand R_w — a
+//     service or a job waiting on I/O would not use more CPUs if it had them;
+//   - far fewer: R_w ≤ idle_max_demand_share × N and N − R_w ≥
+//     idle_min_spare_cpus (about half the CPUs and a whole one left: a
+//     one-thread job on 2 CPUs has it, 3 threads on 4 do not), and for the
+//     whole window: no interval's demand above idle_peak_demand_share (0.75) × N
+//     (a job that ran wide for a while is sized right);
+//   - the pools are below the plan: some busy process's pool < ⌊N/M⌋ (a
+//     pool of ⌊N/M⌋ threads that mostly wait is sized right);
+//   - nobody else wants those CPUs: no other finding, the job's threads do
+//     not queue (Q ÷ R_w < warn_queued_share: they lose under 10% to others)
+//     and other load takes at most half (idle_outside_share) of the CPUs the
+//     job leaves.
+// The finding names what limits each busy process — a thread-count variable
+// of its runtime in its environment (OMP_NUM_THREADS=1 and GNU OpenMP), a
+// runtime's own knob (torch.set_num_threads), or none (a program that runs
+// one thread by itself) — and the plan that uses the CPUs: ⌊N/M⌋ threads
+// each, or `mptrain run -n K` ranks.
 #pragma once
 
 #include <cstdint>
@@ -112,6 +144,14 @@ struct Thresholds {
   static constexpr double default_spare_cpu_demand = 0.50;
   // CPUs of others' load on the job's CPUs that count as outside load.
   static constexpr double default_outside_load_cpus = 0.25;
+  // idle_capacity (IDLE CAPACITY above). A second of CPU from the job's CPU-bound threads.
+  static constexpr double default_idle_min_cpu_seconds = 1.0;
+  // The job wants at most about half of N (0.55: a one-thread job measures up to ~1.05 on 2 CPUs) …
+  static constexpr double default_idle_max_demand_share = 0.55;
+  // … and leaves a whole CPU (0.9: less measuring noise and the doctor's own sampling).
+  static constexpr double default_idle_min_spare_cpus = 0.9;
+  // CPU-bound threads carry at least half the job's demand: not a service, not a job waiting on I/O.
+  static constexpr double default_idle_min_busy_share = 0.5;
 
   double min_cpu_seconds = default_min_cpu_seconds;
   double queue_wait_per_slice_ms = default_queue_wait_per_slice_ms;
@@ -128,7 +168,15 @@ struct Thresholds {
   double contended_cpu_demand = default_contended_cpu_demand;
   double spare_cpu_demand = default_spare_cpu_demand;
   double outside_load_cpus = default_outside_load_cpus;
+  double idle_min_cpu_seconds = default_idle_min_cpu_seconds;
+  double idle_max_demand_share = default_idle_max_demand_share;
+  double idle_min_spare_cpus = default_idle_min_spare_cpus;
+  double idle_min_busy_share = default_idle_min_busy_share;
 };
+
+// What the watched set is: a job (--pid, `-- CMD`, a run's workers), or the
+// whole machine, which is no job and gets no idle_capacity finding.
+enum class Subject { job, machine };
 
 // What the job may use: N and which CPUs.
 struct Capacity {
@@ -144,6 +192,7 @@ enum class FindingKind {
   cgroup_throttling,
   outside_load,
   queueing,
+  idle_capacity,
 };
 
 // "demand_above_capacity", "thread_pool_too_large", … (the JSON `kind`).
@@ -152,9 +201,9 @@ std::string_view to_string(FindingKind kind);
 // One cause found, with its numbers and what to do.
 struct Finding {
   FindingKind kind = FindingKind::queueing;
-  Verdict severity = Verdict::warning;
-  std::string message;  // what was measured
-  std::string fix;      // what to do, with numbers
+  Verdict severity = Verdict::warning;  // healthy for advice that sets no verdict (idle_capacity)
+  std::string message;                  // what was measured
+  std::string fix;                      // what to do, with numbers
   std::map<std::string, double> numbers;
 };
 
@@ -233,7 +282,15 @@ struct Diagnosis {
 // The rule that tells queueing from wake-up latency under `thresholds`, for building Evidence.
 QueueRule queue_rule(const Thresholds& thresholds);
 
-// Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`.
-Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds = {});
+// The severity `finding` shows (text and JSON): its verdict's name, or "info" for one that sets no verdict.
+std::string_view severity_name(const Finding& finding);
+
+// True when `diagnosis` has an idle_capacity finding (what `--fail-on idle` looks for).
+bool has_idle_capacity(const Diagnosis& diagnosis);
+
+// Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`;
+// `subject` says whether the evidence is a job's or the whole machine's.
+Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thresholds& thresholds = {},
+                   Subject subject = Subject::job);
 
 }  // namespace mptrain::monitor

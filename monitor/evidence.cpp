@@ -185,6 +185,7 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
     }
   }
   add_machine(evidence, before.machine, after.machine);
+  evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
   return evidence;
 }
 
@@ -195,6 +196,7 @@ void merge(Evidence& into, const Evidence& more) {
   into.wait_s += more.wait_s;
   into.queued_s += more.queued_s;
   into.working_s += more.working_s;
+  into.peak_working = std::max(into.peak_working, more.peak_working);
   into.timeslices += more.timeslices;
   into.slice_waits.merge(more.slice_waits);
   into.voluntary_switches += more.voluntary_switches;

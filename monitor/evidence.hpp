@@ -123,6 +123,7 @@ struct Evidence {
   double wait_s = 0;               // Σ over watched threads
   double queued_s = 0;             // Σ over watched threads
   double working_s = 0;            // Σ over watched threads
+  double peak_working = 0;         // the most working threads wanting a CPU in one interval (working_s ÷ its length)
   std::uint64_t timeslices = 0;    // Σ over watched threads
   SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;

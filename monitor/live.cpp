@@ -45,16 +45,16 @@ double LiveMonitor::seconds_until_due() const {
 Diagnosis LiveMonitor::recent() const {
   Evidence window;
   for (const auto& e : recent_) merge(window, e);
-  return diagnose(window, options_.capacity, options_.thresholds);
+  return diagnose(window, options_.capacity, options_.thresholds, subject());
 }
 
 Diagnosis LiveMonitor::judge(const Evidence& evidence) const {
-  return diagnose(evidence, options_.capacity, options_.thresholds);
+  return diagnose(evidence, options_.capacity, options_.thresholds, subject());
 }
 
 Verdict LiveMonitor::current_verdict() const { return recent().verdict; }
 
-Diagnosis LiveMonitor::diagnosis() const { return diagnose(total_, options_.capacity, options_.thresholds); }
+Diagnosis LiveMonitor::diagnosis() const { return diagnose(total_, options_.capacity, options_.thresholds, subject()); }
 
 nlohmann::json LiveMonitor::report() const { return to_json(diagnosis()); }
 

@@ -76,6 +76,8 @@ class LiveMonitor {
   nlohmann::json report() const;
 
  private:
+  // What the detector is told it judges: the whole machine for Scope::machine, a job otherwise.
+  Subject subject() const { return options_.scope == Scope::machine ? Subject::machine : Subject::job; }
   MonitorOptions options_;
   Sampler sampler_;
   std::optional<Snapshot> last_;

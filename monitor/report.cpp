@@ -25,7 +25,7 @@ nlohmann::json finding_json(const Finding& f) {
   nlohmann::json numbers = nlohmann::json::object();
   for (const auto& [name, value] : f.numbers) numbers[name] = rounded(value);
   return {{"kind", to_string(f.kind)},
-          {"severity", to_string(f.severity)},
+          {"severity", severity_name(f)},
           {"message", f.message},
           {"fix", f.fix},
           {"numbers", numbers}};
@@ -148,7 +148,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (const auto& f : d.findings) {
-    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", to_string(f.severity), to_string(f.kind), f.message, f.fix);
+    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", severity_name(f), to_string(f.kind), f.message, f.fix);
   }
   if (d.processes.empty()) return out;
   out += "processes (busiest first):\n";

@@ -13,8 +13,8 @@ namespace mptrain::monitor {
 // run_delay_ratio, nonvoluntary_switches_per_second, cpu_utilization,
 // intervals and measured (false when no whole interval was sampled: the
 // verdict then rests on no evidence),
-// findings [{kind, severity, message, fix, numbers}], processes [{pid, comm,
-// threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
+// findings [{kind, severity ("info" for one that sets no verdict: idle_capacity), message, fix, numbers}], processes
+// [{pid, comm, threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
 nlohmann::json to_json(const Diagnosis& diagnosis);
 // The diagnosis as a human report (several lines, newline-terminated);
 // at most `max_processes` processes are listed. Its first line is "verdict:

@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "util/text.hpp"
 #include "util/thread_variables.hpp"
@@ -77,6 +79,25 @@ bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {
   return std::any_of(runtimes.begin(), runtimes.end(), [kind](const Runtime& r) { return r.kind == kind; });
 }
 
+// The count `env` gives the thread-count variable `name`; nullopt when unset or not one of them.
+std::optional<int> env_count(const ThreadEnv& env, std::string_view name) {
+  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+    if (thread_count_variables[i] == name) return env.counts[i];
+  }
+  return std::nullopt;
+}
+
+// The thread-count variables that some of `processes` sets to at most `most` (so they may be what limits its pool),
+// each once, in the list's order.
+std::vector<std::string> variables_at_most(const std::vector<const ProcessEvidence*>& processes, int most) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+    const auto limits = [i, most](const ProcessEvidence* p) { return p->env.counts[i].value_or(most + 1) <= most; };
+    if (std::any_of(processes.begin(), processes.end(), limits)) names.emplace_back(thread_count_variables[i]);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes) {
@@ -126,6 +147,58 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
       "each process to its own {}",
       counted(per, "thread"), env, command, torch, m, command, fmt::join(thread_count_variables, ", "),
       per == 1 ? std::string("CPU") : counted(per, "CPU"));
+}
+
+std::string pool_limit(const ProcessEvidence& process, int pool) {
+  for (const auto& runtime : process.runtimes) {
+    const auto name = variable(runtime.kind);
+    if (const auto value = env_count(process.env, name); value && *value <= pool) {
+      return fmt::format("{}={} ({}, {})", name, *value, to_string(runtime.kind), runtime.library);
+    }
+  }
+  if (!process.runtimes.empty()) {
+    const auto& runtime = process.runtimes.front();
+    return fmt::format("{} ({}), sized by {}", to_string(runtime.kind), runtime.library, knob(runtime.kind));
+  }
+  for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
+    if (const auto value = process.env.counts[i]; value && *value <= pool) {
+      return fmt::format("{}={} in its environment (no threading runtime mapped)", thread_count_variables[i], *value);
+    }
+  }
+  return "";
+}
+
+std::string widening_fix(const std::vector<const ProcessEvidence*>& processes, int most, int n,
+                         const std::map<pid_t, ProcessEvidence>& all) {
+  const int m = std::max<int>(1, static_cast<int>(processes.size()));
+  const int per = std::max(1, n / m);
+  const int ranks = std::max(1, n / std::max(1, most));
+  const std::string shared = command_of(processes, all);
+  const std::string command = shared.empty() ? "CMD" : shared;
+  const auto runtimes = runtimes_of(processes);
+  std::vector<std::string> names = runtimes.empty() ? variables_at_most(processes, most) : sizing_variables(runtimes);
+  const std::string as_ranks =
+      fmt::format("`mptrain run -n {} -- {}` ({} of {} on CPUs of {})", ranks, command, counted(ranks, "rank"),
+                  counted(n / ranks, "thread"), ranks == 1 ? "its own" : "their own");
+  if (names.empty()) {
+    return fmt::format(
+        "no threading runtime or thread-count variable sizes its work, so the program itself runs {}: run it as "
+        "{} of a data-parallel job, {}, or use a threaded library",
+        counted(most, "busy thread"), counted(ranks, "rank"), as_ranks);
+  }
+  std::vector<std::string> assignments;
+  for (const auto& name : names) assignments.push_back(fmt::format("{}={}", name, per));
+  const std::string env = fmt::format("{}", fmt::join(assignments, " "));
+  const std::string torch = maps(runtimes, RuntimeKind::pytorch)
+                                ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per)
+                                : "";
+  const std::string each = m == 1 ? "" : fmt::format(" in each of the {}", counted(m, "process"));
+  const std::string placed =
+      m == 1 ? std::string()
+             : fmt::format(", or start them with `mptrain run -n {} -- {}`, which gives each {} on CPUs of its own", m,
+                           command, counted(per, "thread"));
+  return fmt::format("set {}{}: `{} {}`{}{}; or, for a data-parallel job, run {}", env, each, env, command, torch,
+                     placed, as_ranks);
 }
 
 }  // namespace mptrain::monitor

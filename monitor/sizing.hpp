@@ -1,7 +1,7 @@
-// The fixes the detector prints for too many threads: which threading
-// runtimes own the pools, the knob that sizes each, and the exact command
-// that runs the job right-sized — with the variables set, or under
-// `mptrain run -n M`.
+// The fixes the detector prints for too many threads, and for too few
+// (idle_capacity): which threading runtimes own the pools, the knob that
+// sizes each, and the exact command that runs the job right-sized — with
+// the variables set, or under `mptrain run -n M`.
 #pragma once
 
 #include <string>
@@ -23,5 +23,23 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 // `mptrain run -n 1 --children M -- …` instead.
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
                        const std::map<pid_t, ProcessEvidence>& all);
+
+// What sizes `process`'s pool of `pool` threads, as the idle_capacity
+// finding names it: the thread-count variable of a runtime it maps, set to
+// at most `pool` ("OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)"); else a
+// mapped runtime and its knob ("PyTorch (libtorch_cpu.so), sized by
+// torch.set_num_threads"); else a thread-count variable in its environment
+// set to at most `pool`; "" when none of these is known (a variable set
+// higher than the pool is not what limits it).
+std::string pool_limit(const ProcessEvidence& process, int pool);
+
+// What to run instead so that `processes` (the busy ones, pools of at most
+// `most` threads, sized by what pool_limit names) use `n` usable CPUs:
+// ⌊n/M⌋ threads each through their knob — the variables of the runtimes
+// they map, else those set to at most `most` —, or ⌊n/most⌋ ranks under
+// `mptrain run`; a program that sizes no pool gets the ranks alone. The
+// command is found as sizing_fix finds it.
+std::string widening_fix(const std::vector<const ProcessEvidence*>& processes, int most, int n,
+                         const std::map<pid_t, ProcessEvidence>& all);
 
 }  // namespace mptrain::monitor

@@ -27,7 +27,8 @@ need_python_module() {
 }
 
 # compiled NAME: the path of workloads/NAME.c (or burn.cpp for "burn") built
-# with -O2, compiled on first use and whenever the source is newer.
+# with -O2 (and -fopenmp for NAME omp_*), compiled on first use and whenever
+# the source is newer.
 compiled() {
   local name=$1 src out
   if [[ $name == burn ]]; then
@@ -42,7 +43,9 @@ compiled() {
     if [[ $src == *.cpp ]]; then
       c++ -O2 -std=c++20 -pthread -o "$out.$$" "$src" >&2 || return 1
     else
-      cc -O2 -pthread -o "$out.$$" "$src" >&2 || return 1
+      local openmp=()
+      [[ $name != omp_* ]] || openmp=(-fopenmp)
+      cc -O2 -pthread "${openmp[@]}" -o "$out.$$" "$src" >&2 || return 1
     fi
     mv -f "$out.$$" "$out"
   fi

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # run.sh CASE VARIANT [--json-out FILE]: runs one corpus case once under
 # `mptrain doctor --json --interval 0.25` and prints one line
-#   CASE VARIANT expected=X got=Y exit=Z ok|WRONG
-# Exit 0 when right (the verdict is the expected one, and a case not expected
-# oversubscribed did not exit 3), 1 when wrong, 77 when the case cannot run
-# here (after printing why), 2 on a usage error. MPTRAIN names the binary
+#   CASE VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG
+# (idle: whether an idle_capacity finding was expected / got, yes or no).
+# Exit 0 when right (the verdict is the expected one, a case not expected
+# oversubscribed did not exit 3, the case's findings_VARIANT were found and
+# no idle_capacity finding came where none was expected), 1 when wrong, 77
+# when the case cannot run here (after printing why), 2 on a usage error. MPTRAIN names the binary
 # (default build/mptrain); --json-out keeps the doctor's JSON report.
 set -euo pipefail
 source "$(dirname "$0")/lib.bash"
@@ -19,6 +21,8 @@ source "$case_file"
 [[ " ${variants[*]} " == *" $variant "* ]] || { echo "run.sh: $name has variants ${variants[*]}, not $variant" >&2; exit 2; }
 expected_var="expected_$variant"
 expected=${!expected_var}
+findings_var="findings_$variant"
+expected_findings=${!findings_var:-}
 
 # Set up, run the doctor, clean up whatever happens.
 work=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-corpus-run.XXXXXX")
@@ -63,10 +67,27 @@ outside_warning() {
 [[ $got == "$expected" ]] || outside_warning || verdict=WRONG
 [[ $expected == oversubscribed || $code -ne 3 ]] || verdict=WRONG
 [[ $code -eq 0 || $code -eq 3 ]] || verdict=WRONG  # anything else is a failure of the run
-echo "$name $variant expected=$expected got=$got exit=$code $verdict"
+# Idle capacity: expected where the case names it, never elsewhere. Other
+# load on the CPUs the job leaves rightly keeps it away (the CPUs are not
+# idle then): where outside load may be present, its absence is right when
+# the report shows others took over half of the idle CPUs or the job queued.
+has_finding() { jq -e --arg k "$1" '[.findings[].kind] | index($k) != null' "$work/report.json" >/dev/null 2>&1; }
+idle_expected=no idle_got=no
+[[ " $expected_findings " != *" idle_capacity "* ]] || idle_expected=yes
+! has_finding idle_capacity || idle_got=yes
+load_took_idle_cpus() {
+  [[ ${CORPUS_OUTSIDE_LOAD:-0} == 1 ]] && jq -e '(.machine_cpu_utilization - .cpu_utilization) * .usable_cpus
+    > 0.5 * (.usable_cpus - .working_threads_avg) or .queued_threads_avg >= 0.1 * .working_threads_avg' \
+    "$work/report.json" >/dev/null
+}
+if [[ $idle_expected == yes && $idle_got == no ]]; then load_took_idle_cpus || verdict=WRONG; fi
+[[ $idle_expected == yes || $idle_got == no ]] || verdict=WRONG
+echo "$name $variant expected=$expected got=$got exit=$code idle=$idle_expected/$idle_got $verdict"
 if [[ $verdict == WRONG ]]; then
   # Show why: the findings, and the run's stderr when the doctor did not report.
   jq -r '.findings[]? | "  finding \(.kind): \(.message)"' "$work/report.json" 2>/dev/null || true
+  # An idle_capacity finding that did not come: the figures it looks at.
+  [[ $idle_expected != yes || $idle_got != no ]] || jq -r '"  no idle_capacity: the job wanted \(.working_threads_avg) of \(.usable_cpus) CPUs, others used \((.machine_cpu_utilization - .cpu_utilization) * .usable_cpus | . * 100 | round / 100), \(.queued_threads_avg) of its threads queued"' "$work/report.json" 2>/dev/null || true
   [[ $got != none ]] || sed 's/^/  stderr: /' "$work/stderr" | tail -20
   exit 1
 fi

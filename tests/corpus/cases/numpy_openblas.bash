@@ -2,6 +2,9 @@
 #   description        one line: what the workload is
 #   variants           naive and/or fixed
 #   expected_VARIANT   the right verdict: healthy | warning | oversubscribed
+#   findings_VARIANT   optional: finding kinds that set no verdict and must be
+#                      found (idle_capacity); a variant without it must not
+#                      get an idle_capacity finding
 #   requires           what the case needs, for people; check_requires tests it
 #   scope_VARIANT      sets the array `scope`: the doctor's arguments after its
 #                      options, "-- CMD…" or "--duration S" (whole machine)

@@ -15,3 +15,15 @@ findings() { jq -r '.findings[].kind' "$WORK/out"; }
 expect_finding() {
   findings | grep -qx "$1" || { cat "$WORK/out" >&2; fail "no $1 finding"; }
 }
+# idle_or_load [OBJECT]: 0 when the last report (or its OBJECT, e.g. .monitor)
+# has an idle_capacity finding; 1 when it has none because other load took
+# over half of the CPUs the job left, or the job's threads queued (the
+# finding's documented absence on a busy machine); fails the test otherwise.
+idle_or_load() {
+  local report=${1:-.}
+  jq -e "$report | [.findings[].kind] | index(\"idle_capacity\") != null" "$WORK/out" >/dev/null && return 0
+  jq -e "$report | (.machine_cpu_utilization - .cpu_utilization) * .usable_cpus > 0.5 * (.usable_cpus -
+    .working_threads_avg) or .queued_threads_avg >= 0.1 * .working_threads_avg" "$WORK/out" >/dev/null && return 1
+  cat "$WORK/out" >&2
+  fail "no idle_capacity finding, and no other load or queueing to explain its absence"
+}
