@@ -47,7 +47,7 @@ struct IsaChoice {
 // process; the Error when MPTRAIN_ISA names a build it cannot use.
 const Result<IsaChoice>& isa_choice();
 
-// "avx512 (this CPU runs avx512, avx2, sse2)", with ", forced by MPTRAIN_ISA" when forced.
+// "avx512 (this CPU runs avx512, avx2, sse2)", with "; forced by MPTRAIN_ISA" when forced.
 std::string describe(const IsaChoice& choice);
 
 }  // namespace mptrain::hogwild

@@ -13,7 +13,9 @@
 
 namespace mptrain::hogwild {
 
-// Samples per group: the kernels' lane count.
+// Samples per group: the widest kernels' lane count (16 floats with
+// AVX-512); narrower kernels take a group as several lane vectors
+// (kernel_entry.cpp checks that group_size is a multiple of lane_count).
 inline constexpr int group_size = 16;
 
 // One group's input.
