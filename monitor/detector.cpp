@@ -255,6 +255,16 @@ int pool_threads_in_cgroup(const Context& c, const std::string& key) {
   return threads;
 }
 
+// The pool processes inside cgroup `key` (or below it).
+std::vector<const ProcessEvidence*> pool_processes_in_cgroup(const Context& c, const std::string& key) {
+  std::vector<const ProcessEvidence*> processes;
+  for (const auto& [pid, pool] : c.pools) {
+    const auto& process = c.evidence.processes.at(pid);
+    if (process.cgroup == key || starts_with_path(process.cgroup, key)) processes.push_back(&process);
+  }
+  return processes;
+}
+
 std::vector<Finding> check_throttling(const Context& c) {
   std::vector<Finding> findings;
   for (const auto& [key, group] : c.evidence.cgroups) {
@@ -271,10 +281,11 @@ std::vector<Finding> check_throttling(const Context& c) {
         key, 100 * r, group.periods, group.throttled_s, c.duration, quota, group.quota.quota_us, group.quota.period_us);
     const int fit = std::max(1, static_cast<int>(std::floor(quota)));
     f.fix = fmt::format(
-        "{} want more than the quota allows: run at most {} (set OMP_NUM_THREADS={}, "
-        "`mptrain run -n 1 -t {}`), or raise the quota to {} CPUs ({} µs per {} µs period)",
-        counted(threads, "thread"), counted(fit, "thread"), fit, fit, threads,
-        static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us), group.quota.period_us);
+        "{} want more than the quota allows: run at most {} ({}, or `mptrain run -n 1 -t {}`), or raise the "
+        "quota to {} CPUs ({} µs per {} µs period)",
+        counted(threads, "thread"), counted(fit, "thread"), knob_settings(pool_processes_in_cgroup(c, key), fit), fit,
+        threads, static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
+        group.quota.period_us);
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},
                  {"throttled_seconds", group.throttled_s},

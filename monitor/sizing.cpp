@@ -149,6 +149,33 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
       per == 1 ? std::string("CPU") : counted(per, "CPU"));
 }
 
+std::string knob_settings(const std::vector<const ProcessEvidence*>& processes, int threads) {
+  std::vector<std::string> variables;
+  std::vector<std::string> calls;
+  for (const auto* process : processes) {
+    for (const auto& runtime : process->runtimes) {
+      const auto variable_name = monitor::variable(runtime.kind);
+      const auto knob_name = knob(runtime.kind);
+      std::string setting;
+      if (knob_name == variable_name) {
+        setting = fmt::format("{}={}", variable_name, threads);
+        if (std::find(variables.begin(), variables.end(), setting) == variables.end()) variables.push_back(setting);
+      } else if (knob_name == "torch.set_num_threads") {
+        setting = fmt::format("call torch.set_num_threads({})", threads);
+        if (std::find(calls.begin(), calls.end(), setting) == calls.end()) calls.push_back(setting);
+      } else {
+        setting = fmt::format("limit {} to {}", knob_name, counted(threads, "CPU"));
+        if (std::find(calls.begin(), calls.end(), setting) == calls.end()) calls.push_back(setting);
+      }
+    }
+  }
+  if (variables.empty() && calls.empty()) return fmt::format("set OMP_NUM_THREADS={}", threads);
+  std::vector<std::string> parts;
+  if (!variables.empty()) parts.push_back(fmt::format("set {}", fmt::join(variables, " ")));
+  parts.insert(parts.end(), calls.begin(), calls.end());
+  return fmt::format("{}", fmt::join(parts, " and "));
+}
+
 std::string pool_limit(const ProcessEvidence& process, int pool) {
   for (const auto& runtime : process.runtimes) {
     const auto name = variable(runtime.kind);

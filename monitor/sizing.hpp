@@ -24,6 +24,12 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
                        const std::map<pid_t, ProcessEvidence>& all);
 
+// How to give the pools of `processes` `threads` threads each, through the
+// knob of every runtime they map, each once: "set OPENBLAS_NUM_THREADS=1",
+// "set OMP_NUM_THREADS=1 and call torch.set_num_threads(1)"; "set
+// OMP_NUM_THREADS=N" when no runtime is known (the knob most runtimes read).
+std::string knob_settings(const std::vector<const ProcessEvidence*>& processes, int threads);
+
 // What sizes `process`'s pool of `pool` threads, as the idle_capacity
 // finding names it: the thread-count variable of a runtime it maps, set to
 // at most `pool` ("OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)"); else a

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <string>
 
+#include "monitor/sizing.hpp"
 #include "util/fd.hpp"
 
 using namespace mptrain;
@@ -287,4 +288,20 @@ TEST_CASE("read_runtimes finds the OpenMP runtime a real child process loaded", 
   CHECK(((runtime.kind == RuntimeKind::gnu_openmp && runtime.library.starts_with("libgomp")) ||
          (runtime.kind == RuntimeKind::llvm_openmp && runtime.library.starts_with("libomp"))));
 #endif
+}
+
+TEST_CASE("a fix sizes each pool through the knob of the runtimes its process maps", "[monitor]") {
+  ProcessEvidence numpy;
+  numpy.runtimes = {Runtime{RuntimeKind::openblas_pthreads, "libopenblasp-r0.3.21.so"}};
+  ProcessEvidence torch;
+  torch.runtimes = {Runtime{RuntimeKind::gnu_openmp, "libgomp.so.1"}, Runtime{RuntimeKind::pytorch, "libtorch_cpu.so"}};
+  ProcessEvidence tbb;
+  tbb.runtimes = {Runtime{RuntimeKind::onetbb, "libtbb.so.12"}};
+  const ProcessEvidence plain;
+  CHECK(knob_settings({&numpy}, 1) == "set OPENBLAS_NUM_THREADS=1");
+  CHECK(knob_settings({&torch}, 2) == "set OMP_NUM_THREADS=2 and call torch.set_num_threads(2)");
+  CHECK(knob_settings({&numpy, &numpy}, 3) == "set OPENBLAS_NUM_THREADS=3");
+  CHECK(knob_settings({&tbb}, 1) == "limit CPU affinity (taskset) or tbb::global_control to 1 CPU");
+  CHECK(knob_settings({&plain}, 4) == "set OMP_NUM_THREADS=4");
+  CHECK(knob_settings({}, 1) == "set OMP_NUM_THREADS=1");
 }
