@@ -110,39 +110,14 @@ monitor::Capacity usable_capacity(const FsRoot& root, int override_count) {
   return capacity;
 }
 
-void add_threshold(CLI::App& command, const std::string& name, double& value, const std::string& what) {
-  command.add_option("--" + name, value, what)->transform(at_least(0))->group("Thresholds");
-}
-
+// One option per row of the detector's threshold table.
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
-  add_threshold(command, "min-cpu-seconds", t.min_cpu_seconds, "CPU-seconds the job must run before any judgement");
-  add_threshold(command, "queue-wait-per-slice-ms", t.queue_wait_per_slice_ms,
-                "Wait per time slice (ms) that counts as queueing behind others");
-  add_threshold(command, "cpu-bound-demand", t.cpu_bound_demand,
-                "Share of an interval a thread wants a CPU from which all its wait is queueing");
-  add_threshold(command, "warn-queued-share", t.warn_queued_share, "Queued threads per usable CPU for a warning");
-  add_threshold(command, "max-queued-share", t.max_queued_share, "Queued threads per usable CPU for oversubscribed");
-  add_threshold(command, "warn-demand-ratio", t.warn_demand_ratio, "Runnable threads ÷ N for a warning");
-  add_threshold(command, "max-demand-ratio", t.max_demand_ratio, "Runnable threads ÷ N for oversubscribed");
-  add_threshold(command, "warn-throttle-ratio", t.warn_throttle_ratio, "Throttled ÷ CFS periods for a warning");
-  add_threshold(command, "max-throttle-ratio", t.max_throttle_ratio, "Throttled ÷ CFS periods for oversubscribed");
-  add_threshold(command, "min-throttled-share", t.min_throttled_share,
-                "Throttled time ÷ time watched below which throttling is no finding");
-  add_threshold(command, "working-cpu-share", t.working_cpu_share,
-                "Share of an interval on a CPU from which a thread is working (not a sleeper)");
-  add_threshold(command, "busy-process-demand", t.busy_process_demand,
-                "CPUs a process's working threads want over the window for its pool to count");
-  add_threshold(command, "contended-cpu-demand", t.contended_cpu_demand, "Job's demand on one CPU to call it shared");
-  add_threshold(command, "spare-cpu-demand", t.spare_cpu_demand, "Job's use of a CPU at most which it is left");
-  add_threshold(command, "outside-load-cpus", t.outside_load_cpus, "CPUs used by others on the job's CPUs to warn");
-  add_threshold(command, "idle-min-cpu-seconds", t.idle_min_cpu_seconds,
-                "CPU-seconds the job's CPU-bound threads must run for an idle_capacity finding");
-  add_threshold(command, "idle-max-demand-share", t.idle_max_demand_share,
-                "Most CPUs the job may want, as a share of N, for an idle_capacity finding");
-  add_threshold(command, "idle-min-spare-cpus", t.idle_min_spare_cpus,
-                "Fewest usable CPUs the job must leave for an idle_capacity finding");
-  add_threshold(command, "idle-min-busy-share", t.idle_min_busy_share,
-                "Share of the job's demand its CPU-bound threads must carry for an idle_capacity finding");
+  for (const auto& row : monitor::threshold_table()) {
+    command.add_option("--" + std::string(row.option), t.*row.member, std::string(row.help))
+        ->transform(at_least(0))
+        ->default_str(fmt::format("{:g}", row.value))
+        ->group("Thresholds");
+  }
 }
 
 // --interval: seconds ("0.5") or a duration with a unit ("250ms", "1s"), stored in `seconds`.

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <span>
 
@@ -11,6 +12,81 @@
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
+
+namespace {
+
+using T = Thresholds;
+
+constexpr std::array threshold_rows{
+    ThresholdRow{"min-cpu-seconds", &T::min_cpu_seconds, 0.2, "CPU-seconds the job must run before any judgement",
+                 "10% of one CPU over the default 2 s window; less is a job that barely ran"},
+    ThresholdRow{"queue-wait-per-slice-ms", &T::queue_wait_per_slice_ms, 1.0,
+                 "Wait per time slice (ms) that counts as queueing behind others",
+                 "a woken thread with room runs within 0.05-0.4 ms; one behind a CPU hog waits 1.4-30 ms"},
+    ThresholdRow{"cpu-bound-demand", &T::cpu_bound_demand, 0.75,
+                 "Share of an interval a thread wants a CPU from which all its wait is queueing",
+                 "a thread runnable 75% of an interval is CPU-bound there, however short its slices"},
+    ThresholdRow{"warn-queued-share", &T::warn_queued_share, 0.10, "Queued threads per usable CPU for a warning",
+                 "0.1 queued threads per CPU costs CPU-bound work about 10%"},
+    ThresholdRow{"max-queued-share", &T::max_queued_share, 0.25, "Queued threads per usable CPU for oversubscribed",
+                 "0.25 costs it 25% or more"},
+    ThresholdRow{"warn-demand-ratio", &T::warn_demand_ratio, 1.05, "Runnable threads ÷ N for a warning",
+                 "demand 5% beyond the CPUs, more than measuring noise"},
+    ThresholdRow{"max-demand-ratio", &T::max_demand_ratio, 1.25, "Runnable threads ÷ N for oversubscribed",
+                 "a quarter more threads than CPUs"},
+    ThresholdRow{"warn-throttle-ratio", &T::warn_throttle_ratio, 0.05, "Throttled ÷ CFS periods for a warning",
+                 "one period in twenty held back"},
+    ThresholdRow{"max-throttle-ratio", &T::max_throttle_ratio, 0.25, "Throttled ÷ CFS periods for oversubscribed",
+                 "one period in four held back"},
+    ThresholdRow{"min-throttled-share", &T::min_throttled_share, 0.01,
+                 "Throttled time ÷ time watched below which throttling is no finding",
+                 "below 1%, a quota used exactly (microseconds now and then) costs nothing"},
+    ThresholdRow{"working-cpu-share", &T::working_cpu_share, 0.05,
+                 "Share of an interval on a CPU from which a thread is working (not a sleeper)",
+                 "idle service threads run 0.1-0.5% of the time; OpenMP workers at barriers far more than 5%"},
+    ThresholdRow{"busy-process-demand", &T::busy_process_demand, 0.5,
+                 "CPUs a process's working threads want over the window for its pool to count",
+                 "half a CPU: a parent that loaded data before forking its workers is left out"},
+    ThresholdRow{"contended-cpu-demand", &T::contended_cpu_demand, 1.10, "Job's demand on one CPU to call it shared",
+                 "more than one thread's worth (1.1, not 2: two pinned threads that share a CPU for part of the "
+                 "window still show)"},
+    ThresholdRow{"spare-cpu-demand", &T::spare_cpu_demand, 0.50, "Job's use of a CPU at most which it is left",
+                 "a CPU the job uses less than half the time is one it could move a thread to"},
+    ThresholdRow{"outside-load-cpus", &T::outside_load_cpus, 0.25, "CPUs used by others on the job's CPUs to warn",
+                 "a quarter of a CPU of others' work is more than the machine's own housekeeping"},
+    ThresholdRow{"job-cpu-demand", &T::job_cpu_demand, 0.1,
+                 "Job's demand on a CPU from which outside_load counts it as one of the job's CPUs",
+                 "a tenth of a CPU: the job ran there, not just woke up there"},
+    ThresholdRow{"idle-cpu-busy", &T::idle_cpu_busy, 0.5,
+                 "Share of the window a CPU is busy below which outside_load calls it free to move to",
+                 "busy less than half the time: a place the job could go"},
+    ThresholdRow{"idle-min-cpu-seconds", &T::idle_min_cpu_seconds, 1.0,
+                 "CPU-seconds the job's CPU-bound threads must run for an idle_capacity finding",
+                 "a second of CPU: a job that ran, not one that started"},
+    ThresholdRow{"idle-max-demand-share", &T::idle_max_demand_share, 0.55,
+                 "Most CPUs the job may want, as a share of N, for an idle_capacity finding",
+                 "about half of N (0.55: a one-thread job measures up to about 1.05 on 2 CPUs)"},
+    ThresholdRow{"idle-min-spare-cpus", &T::idle_min_spare_cpus, 0.9,
+                 "Fewest usable CPUs the job must leave for an idle_capacity finding",
+                 "a whole CPU, less measuring noise and the doctor's own sampling"},
+    ThresholdRow{"idle-min-busy-share", &T::idle_min_busy_share, 0.5,
+                 "Share of the job's demand its CPU-bound threads must carry for an idle_capacity finding",
+                 "at least half: not a service, not a job waiting on I/O"},
+    ThresholdRow{"idle-max-peak-share", &T::idle_max_peak_share, 0.75,
+                 "Most demand, as a share of N, in any one interval for an idle_capacity finding",
+                 "a job that ran wide for a while can use the CPUs"},
+    ThresholdRow{"idle-max-outside-share", &T::idle_max_outside_share, 0.5,
+                 "Most of the CPUs the job leaves that others may use for an idle_capacity finding",
+                 "beyond half, the CPUs the job leaves are not idle"},
+};
+
+}  // namespace
+
+Thresholds::Thresholds() {
+  for (const auto& row : threshold_rows) this->*row.member = row.value;
+}
+
+std::span<const ThresholdRow> threshold_table() { return threshold_rows; }
 
 namespace {
 
@@ -30,20 +106,14 @@ struct Context {
 
   double demand_ratio() const { return working / n; }
   double queued_share() const { return queued / n; }
-  // Working over the whole window: ran ≥ working_cpu_share of it or wanted a CPU ≥ cpu_bound_demand of it.
+  // Working over the whole window, by the same test as an interval's (QueueRule::working).
   bool is_pool_thread(const ThreadEvidence& thread) const {
     const double ran = thread.observed_s > 0 ? thread.on_cpu_s / thread.observed_s : 0;
-    return ran >= t.working_cpu_share || thread.demand() >= t.cpu_bound_demand;
+    return queue_rule(t).working(ran, thread.demand());
   }
 };
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
-// Where the outside_load warning looks (never an oversubscribed verdict): a
-// CPU is one of the job's when the job wanted a tenth of it, and idle (a
-// place to move the job to) when it was busy less than half the window.
-constexpr double job_cpu_demand = 0.1;
-constexpr double idle_cpu_busy = 0.5;
 
 // A finding of `kind` with `severity`, its text and numbers to be filled.
 Finding finding(FindingKind kind, Verdict severity) {
@@ -303,7 +373,7 @@ std::vector<int> idle_cpus_besides(const Context& c, const CpuSet& job_cpus) {
   for (int cpu : others.cpus()) {
     const auto it = c.evidence.cpus.find(cpu);
     const bool idle_enough =
-        it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < idle_cpu_busy;
+        it != c.evidence.cpus.end() && ratio(it->second.busy_s, it->second.total_s) < c.t.idle_cpu_busy;
     if (idle_enough) idle.push_back(cpu);
   }
   return idle;
@@ -314,7 +384,7 @@ std::optional<Finding> check_outside_load(const Context& c) {
   std::vector<int> cpus;
   for (const auto& [cpu, e] : c.evidence.cpus) {
     // The job's CPUs: those where it wanted at least a tenth of a CPU.
-    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < job_cpu_demand) continue;
+    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < c.t.job_cpu_demand) continue;
     outside += std::max(0.0, e.busy_s - e.job_on_s);
     cpus.push_back(cpu);
   }
@@ -358,11 +428,6 @@ std::optional<Finding> check_queueing(const Context& c, const std::vector<Findin
                {"cpu_seconds", c.evidence.on_cpu_s}};
   return f;
 }
-
-// IDLE CAPACITY (detector.hpp): no interval's demand above this share of N, and
-// other load on at most this share of the CPUs the job leaves.
-constexpr double idle_peak_demand_share = 0.75;
-constexpr double idle_outside_share = 0.5;
 
 // The job's CPU-bound threads over the window: what they wanted (CPUs, on
 // average) and what they ran (CPU-seconds).
@@ -411,8 +476,8 @@ bool leaves_cpus_idle(const Context& c, int n) {
   if (busy.cpu_seconds < t.idle_min_cpu_seconds || busy.demand < t.idle_min_busy_share * c.working) return false;
   const double spare = n - c.working;
   if (c.working > t.idle_max_demand_share * n || spare < t.idle_min_spare_cpus) return false;
-  if (c.evidence.peak_working > idle_peak_demand_share * n) return false;
-  return outside_cpus(c) <= idle_outside_share * spare;
+  if (c.evidence.peak_working > c.t.idle_max_peak_share * n) return false;
+  return outside_cpus(c) <= c.t.idle_max_outside_share * spare;
 }
 
 // What sizes the busy pools, each once: "OMP_NUM_THREADS=1 (GNU OpenMP, libgomp.so.1)", ….

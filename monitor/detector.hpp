@@ -94,6 +94,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,66 +114,50 @@ std::string_view to_string(Verdict verdict);
 Result<Verdict> parse_verdict(std::string_view text);
 
 // Named thresholds, each overridable by a doctor option of the same name
-// (dashes for underscores). Why each sits where it does is in the model above
+// (dashes for underscores). Their defaults, help and reasons are the rows of
+// threshold_table(); why each sits where it does is also in the model above
 // and in mptrain-doctor(1).
 struct Thresholds {
-  // Evidence: 0.2 CPU-seconds is 10% of one CPU over the default 2 s window; less is a job that barely ran.
-  static constexpr double default_min_cpu_seconds = 0.2;
-  // A slice that waited 1 ms or more waited behind another thread's slice, not for a wake-up.
-  static constexpr double default_queue_wait_per_slice_ms = 1.0;
-  // A thread runnable ≥ 75% of an interval is CPU-bound there: all its wait is queueing.
-  static constexpr double default_cpu_bound_demand = 0.75;
-  // Queued threads per usable CPU: 0.1 costs CPU-bound work ~10%; 0.25 costs 25% or more.
-  static constexpr double default_warn_queued_share = 0.10;
-  static constexpr double default_max_queued_share = 0.25;
-  // Runnable threads ÷ N.
-  static constexpr double default_warn_demand_ratio = 1.05;
-  static constexpr double default_max_demand_ratio = 1.25;
-  // Throttled ÷ CFS periods.
-  static constexpr double default_warn_throttle_ratio = 0.05;
-  // Throttled time ÷ window: below 1%, a quota used exactly (microseconds now and then) costs nothing.
-  static constexpr double default_min_throttled_share = 0.01;
-  static constexpr double default_max_throttle_ratio = 0.25;
-  // A working thread runs ≥ 5% of the time (idle service threads: 0.1–0.5%) or is CPU-bound.
-  static constexpr double default_working_cpu_share = 0.05;
-  // A busy process's working threads want ≥ half a CPU over the window: its pool runs beside the others'.
-  static constexpr double default_busy_process_demand = 0.5;
-  // Job threads wanting one CPU to call it shared, and the most job use of a CPU it leaves.
-  // More than one thread's worth on one CPU (1.1, not 2: two pinned threads that share it for part of the
-  // window, after a start-up, still show), the cost shown by queueing there.
-  static constexpr double default_contended_cpu_demand = 1.10;
-  static constexpr double default_spare_cpu_demand = 0.50;
-  // CPUs of others' load on the job's CPUs that count as outside load.
-  static constexpr double default_outside_load_cpus = 0.25;
-  // idle_capacity (IDLE CAPACITY above). A second of CPU from the job's CPU-bound threads.
-  static constexpr double default_idle_min_cpu_seconds = 1.0;
-  // The job wants at most about half of N (0.55: a one-thread job measures up to ~1.05 on 2 CPUs) …
-  static constexpr double default_idle_max_demand_share = 0.55;
-  // … and leaves a whole CPU (0.9: less measuring noise and the doctor's own sampling).
-  static constexpr double default_idle_min_spare_cpus = 0.9;
-  // CPU-bound threads carry at least half the job's demand: not a service, not a job waiting on I/O.
-  static constexpr double default_idle_min_busy_share = 0.5;
+  // Every threshold at its default.
+  Thresholds();
 
-  double min_cpu_seconds = default_min_cpu_seconds;
-  double queue_wait_per_slice_ms = default_queue_wait_per_slice_ms;
-  double cpu_bound_demand = default_cpu_bound_demand;
-  double warn_queued_share = default_warn_queued_share;
-  double max_queued_share = default_max_queued_share;
-  double warn_demand_ratio = default_warn_demand_ratio;
-  double max_demand_ratio = default_max_demand_ratio;
-  double warn_throttle_ratio = default_warn_throttle_ratio;
-  double max_throttle_ratio = default_max_throttle_ratio;
-  double min_throttled_share = default_min_throttled_share;
-  double working_cpu_share = default_working_cpu_share;
-  double busy_process_demand = default_busy_process_demand;
-  double contended_cpu_demand = default_contended_cpu_demand;
-  double spare_cpu_demand = default_spare_cpu_demand;
-  double outside_load_cpus = default_outside_load_cpus;
-  double idle_min_cpu_seconds = default_idle_min_cpu_seconds;
-  double idle_max_demand_share = default_idle_max_demand_share;
-  double idle_min_spare_cpus = default_idle_min_spare_cpus;
-  double idle_min_busy_share = default_idle_min_busy_share;
+  double min_cpu_seconds;
+  double queue_wait_per_slice_ms;
+  double cpu_bound_demand;
+  double warn_queued_share;
+  double max_queued_share;
+  double warn_demand_ratio;
+  double max_demand_ratio;
+  double warn_throttle_ratio;
+  double max_throttle_ratio;
+  double min_throttled_share;
+  double working_cpu_share;
+  double busy_process_demand;
+  double contended_cpu_demand;
+  double spare_cpu_demand;
+  double outside_load_cpus;
+  double job_cpu_demand;
+  double idle_cpu_busy;
+  double idle_min_cpu_seconds;
+  double idle_max_demand_share;
+  double idle_min_spare_cpus;
+  double idle_min_busy_share;
+  double idle_max_peak_share;
+  double idle_max_outside_share;
 };
+
+// One threshold: the doctor option that sets it (without "--"), the member,
+// its default, the option's help, and why the default sits where it does.
+struct ThresholdRow {
+  std::string_view option;
+  double Thresholds::*member;
+  double value;
+  std::string_view help;
+  std::string_view reason;
+};
+
+// Every threshold, once, in the order the doctor's --help lists them.
+std::span<const ThresholdRow> threshold_table();
 
 // What the watched set is: a job (--pid, `-- CMD`, a run's workers), or the
 // whole machine, which is no job and gets no idle_capacity finding.

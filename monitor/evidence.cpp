@@ -50,7 +50,7 @@ struct IntervalClass {
 IntervalClass classify(double on, double wait, std::uint64_t slices, double dt, const QueueRule& rule) {
   if (dt <= 0) return {};
   const bool cpu_bound = (on + wait) / dt >= rule.cpu_bound_demand;
-  if (!cpu_bound && on / dt < rule.working_cpu_share) return {};
+  if (!rule.working(on / dt, (on + wait) / dt)) return {};
   const bool long_waits = slices > 0 && wait / static_cast<double>(slices) >= rule.wait_per_slice_s;
   return {on + wait, long_waits || cpu_bound ? wait : 0};
 }

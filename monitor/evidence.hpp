@@ -48,9 +48,15 @@ class SliceWaitHistogram {
 // a wake-up) or when it was CPU-bound (its wait is CPU it lacks even in short
 // slices, as OpenBLAS's yielding workers show).
 struct QueueRule {
-  double wait_per_slice_s = 1e-3;
-  double cpu_bound_demand = 0.75;
-  double working_cpu_share = 0.05;
+  double wait_per_slice_s;   // a slice that waited this long queued behind another (queue-wait-per-slice-ms)
+  double cpu_bound_demand;   // wanting a CPU this share of the time is CPU-bound (cpu-bound-demand)
+  double working_cpu_share;  // running this share of the time is working, not sleeping (working-cpu-share)
+
+  // The working-thread test, for an interval or a whole window: it ran at
+  // least working_cpu_share of it, or wanted a CPU at least cpu_bound_demand of it.
+  bool working(double cpu_share, double demand) const {
+    return demand >= cpu_bound_demand || cpu_share >= working_cpu_share;
+  }
 };
 
 // One thread over the evidence window.
@@ -140,10 +146,10 @@ struct Evidence {
 // apart by `rule`. A thread seen only in `after` counts from its birth when
 // its counters fit in the interval (it started meanwhile), otherwise from
 // `after` on (it was just discovered).
-Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule = {});
+Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule);
 // Adds `more` (a later window) to `into`.
 void merge(Evidence& into, const Evidence& more);
 // The evidence of a whole series of snapshots (empty for fewer than two).
-Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule = {});
+Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule);
 
 }  // namespace mptrain::monitor

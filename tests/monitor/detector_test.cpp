@@ -470,7 +470,7 @@ TEST_CASE("a thread born during an interval counts from birth but an old one dis
   old.tid = 3;
   old.on_cpu_ns = 50'000'000'000;
   after.processes[0].threads = {born, old};
-  const Evidence e = between(before, after);
+  const Evidence e = between(before, after, queue_rule({}));
   CHECK(e.on_cpu_s == Approx(0.3));
   CHECK(e.timeslices == 30);
   CHECK(e.threads.count(2) == 1);
@@ -478,7 +478,7 @@ TEST_CASE("a thread born during an interval counts from birth but an old one dis
 }
 
 TEST_CASE("fewer than two snapshots give an empty, healthy diagnosis with no evidence", "[monitor]") {
-  const auto d = diagnose(accumulate({}), Capacity{2, CpuSet::range(0, 1)});
+  const auto d = diagnose(accumulate({}, queue_rule({})), Capacity{2, CpuSet::range(0, 1)});
   CHECK(d.verdict == Verdict::healthy);
   CHECK_FALSE(d.evidence.sufficient);
   CHECK(d.run_delay_ratio == 0);
