@@ -187,28 +187,41 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return read_regular_file(path, max_system_file_bytes);
 }
 
-Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+namespace {
+
+// A regular file opened for reading, with its size; an Error naming the path
+// when it cannot be opened or is something else (a FIFO, a device, a directory).
+struct OpenRegular {
+  UniqueFd fd;
+  std::uintmax_t size = 0;  // as fstat says (kernel files say 0)
+};
+Result<OpenRegular> open_regular(const std::filesystem::path& path) {
   // O_NONBLOCK: opening a FIFO without a writer must not hang before fstat refuses it.
   auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd.ok()) return fd.error();
   struct stat info {};
   if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
   if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
-  // Its size, where it has one (kernel files say 0), refuses a huge file before any read.
-  if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+  return OpenRegular{std::move(*fd), static_cast<std::uintmax_t>(info.st_size)};
+}
+
+}  // namespace
+
+Result<std::string> read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  auto file = open_regular(path);
+  if (!file.ok()) return file.error();
+  // Its size, where it has one, refuses a huge file before any read.
+  if (file->size > max_bytes) {
     return Error{fmt::format("{} is {} bytes, more than the {} bytes mptrain reads of such a file", path.string(),
-                             info.st_size, max_bytes)};
+                             file->size, max_bytes)};
   }
-  return read_all(fd->get(), path, max_bytes);
+  return read_all(file->fd.get(), path, max_bytes);
 }
 
 Result<std::string> read_regular_head(const std::filesystem::path& path, std::size_t size) {
-  auto fd = open_for_reading(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  if (!fd.ok()) return fd.error();
-  struct stat info {};
-  if (::fstat(fd->get(), &info) != 0) return errno_error("cannot stat", path.string());
-  if (!S_ISREG(info.st_mode)) return Error{path.string() + " is " + file_kind(info.st_mode) + ", not a regular file"};
-  return read_first(fd->get(), path, size);
+  auto file = open_regular(path);
+  if (!file.ok()) return file.error();
+  return read_first(file->fd.get(), path, size);
 }
 
 FoundFile check_readable_file(const std::filesystem::path& path) {
