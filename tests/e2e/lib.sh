@@ -31,8 +31,24 @@ expect_json() {
 expect_stderr() {
   grep -Eq -- "$1" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr does not match: $1"; }
 }
+# expect_refused CODE PATTERN ARGS...: mptrain ARGS exits CODE with
+# "mptrain: error: …PATTERN" on stderr and no report on stdout (the
+# scripts' own refused() helpers add what else must not have happened).
+expect_refused() {
+  local want=$1 pattern=$2
+  shift 2
+  run_mptrain "$@"
+  expect_code "$want"
+  expect_stderr "^mptrain: error: .*$pattern"
+  [[ ! -s "$WORK/out" ]] || { cat "$WORK/out" >&2; fail "mptrain $* printed a report"; }
+}
 # expect_usage_error PATTERN: the last run exited 2 with "mptrain: error: …PATTERN" on stderr.
 expect_usage_error() {
   expect_code 2
   expect_stderr "^mptrain: error: .*$1"
 }
+
+# A jq definition to put before a filter: `cpus` turns a CPU list string
+# ("0-2,5") into the array of its CPU numbers ([0,1,2,5]), e.g.
+#   jq "$cpus"' .workers[0].cpus | cpus' plan.json
+cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'

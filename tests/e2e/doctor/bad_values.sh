@@ -13,10 +13,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 refused() {
   local expected=$1 pattern=$2
   shift 2
-  run_mptrain doctor "$@"
-  expect_code "$expected"
-  expect_stderr "^mptrain: error: .*$pattern"
-  [[ ! -s "$WORK/out" ]] || { cat "$WORK/out" >&2; fail "doctor $* printed a report"; }
+  expect_refused "$expected" "$pattern" doctor "$@"
 }
 
 refused 2 "nothing to run after '--'" --

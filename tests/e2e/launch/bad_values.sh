@@ -8,8 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 refused() {
   local pattern=$1
   shift
-  run_mptrain run "$@"
-  expect_usage_error "$pattern"
+  expect_refused 2 "$pattern" run "$@"
   [[ ! -e "$WORK/ran" ]] || fail "run $* ran the command"
   ! grep -q 'samples' "$WORK/err" "$WORK/out" || fail "run $* started training"
 }

@@ -6,8 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 refused() {
   local pattern=$1
   shift
-  run_mptrain run "$@" -- touch "$WORK/ran"
-  expect_usage_error "$pattern"
+  expect_refused 2 "$pattern" run "$@" -- touch "$WORK/ran"
   [[ ! -e "$WORK/ran" ]] || fail "run $* ran the command"
 }
 

@@ -2,7 +2,6 @@
 # (counted over the whole machine, as --disallowed counts), those usable.
 source "$(dirname "$0")/../lib.sh"
 command -v hwloc-calc >/dev/null || skip "hwloc-calc is not installed (Debian package hwloc)"
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 core0=$(hwloc-calc --disallowed --physical-output --intersect pu core:0) || fail "hwloc-calc failed"
 run_mptrain topo --json

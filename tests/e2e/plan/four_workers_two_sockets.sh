@@ -1,7 +1,6 @@
 # Acceptance: -n 4 on "package:2 core:8 pu:2" gives 4 workers x 8 threads,
 # two per package, disjoint CPU sets each inside one package.
 source "$(dirname "$0")/../lib.sh"
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 run_mptrain plan -n 4 --topology-synthetic "package:2 core:8 pu:2" --json
 expect_code 0

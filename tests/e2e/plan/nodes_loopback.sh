@@ -2,7 +2,6 @@
 # local rank = node rank, local size = node count. Any other address means one per host.
 source "$(dirname "$0")/../lib.sh"
 machine=(--topology-synthetic "package:2 core:4 pu:2")
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 for address in 127.0.0.1 localhost ::1; do
   run_mptrain plan "${machine[@]}" --nnodes 2 --node-rank 1 --master-addr "$address" --json

@@ -2,7 +2,6 @@
 # whether mpirun binds them (its default) or not (--bind-to none).
 source "$(dirname "$0")/../lib.sh"
 # ctest: timeout 60
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 command -v mpirun >/dev/null || skip "no mpirun (Debian: openmpi-bin)"
 
 run_mptrain topo --json

@@ -1,7 +1,6 @@
 # A recorded Open MPI environment (rank 1 of 2 on this host, not bound): the
 # plan takes local rank 1's share of this machine, disjoint from rank 0's.
 source "$(dirname "$0")/../lib.sh"
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 run_mptrain topo --json
 expect_code 0

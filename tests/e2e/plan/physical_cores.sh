@@ -1,6 +1,5 @@
 # Acceptance: --physical-cores -n 4 gives 4 threads each, one PU per core.
 source "$(dirname "$0")/../lib.sh"
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 run_mptrain plan --physical-cores -n 4 --topology-synthetic "package:2 core:8 pu:2" --json
 expect_code 0

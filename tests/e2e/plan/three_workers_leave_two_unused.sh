@@ -1,6 +1,5 @@
 # Acceptance: -n 3 on 32 PUs gives 10 threads each and leaves 2 CPUs unused.
 source "$(dirname "$0")/../lib.sh"
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
 
 run_mptrain plan -n 3 --topology-synthetic "package:2 core:8 pu:2" --json
 expect_code 0

@@ -8,8 +8,7 @@ source "$(dirname "$0")/common.bash"
 refused() {  # refused PATTERN ARGS...: mptrain torchrun ARGS exits 2 saying PATTERN
   local pattern=$1
   shift
-  run_mptrain torchrun "$@"
-  expect_usage_error "$pattern"
+  expect_refused 2 "$pattern" torchrun "$@"
 }
 refused "--nnodes 1:4: an elastic range .* give --nnodes 4" --nnodes 1:4 train.py
 refused "--nnodes 0: not a number of nodes" --nnodes 0 train.py
