@@ -75,6 +75,7 @@ constexpr std::chrono::seconds max_interval{60};
 struct WatchOutcome {
   int command_code = 0;
   int signal = 0;
+  std::vector<procmgr::OutputLoss> output_losses;  // the command's output mptrain could not write (--json)
 };
 
 // Refuses (runtime failure) a root under which /proc cannot be read: the
@@ -183,7 +184,7 @@ WatchOutcome watch_processes(monitor::LiveMonitor& monitor, const DoctorOptions&
                     o.pids.size() == 1 ? "the watched process" : "every watched process",
                     monitor::monotonic_seconds() - start, o.duration_s, o.pids.size() == 1 ? "it" : "they"));
   }
-  return {0, signal};
+  return {0, signal, {}};
 }
 
 // Runs the command under procmgr (which forwards signals to it), feeding the
@@ -196,7 +197,7 @@ WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o
   procmgr::WorkerSpec spec;
   auto result = procmgr::run_group({spec}, procmgr::Program{o.command}, group);
   if (!result.ok()) throw Failure(exit_code::runtime_failure, result.error().message);
-  return {result->exit_code(), result->forwarded_signal};
+  return {result->exit_code(), result->forwarded_signal, result->output_losses};
 }
 
 // What --every and --trace follow while sampling, fed by MonitorOptions::on_interval.
@@ -283,6 +284,7 @@ void write_trace(const IntervalObservers& observers, const DoctorOptions& o, con
 int exit_code_for(const monitor::Diagnosis& diagnosis, const std::string& fail_on, const WatchOutcome& outcome) {
   if (outcome.command_code != 0) return outcome.command_code;
   if (outcome.signal != 0) return 128 + outcome.signal;
+  if (!outcome.output_losses.empty()) return exit_code::runtime_failure;
   if (fail_on == "never") return exit_code::success;
   if (fail_on == "idle" && monitor::has_idle_capacity(diagnosis)) return exit_code::doctor_found;
   const auto threshold = fail_on == "idle" ? monitor::Verdict::oversubscribed
@@ -409,6 +411,12 @@ int run_doctor(const DoctorOptions& o) {
   warn_slow_sampling(diagnosis, o);
   print_diagnosis(diagnosis, outcome, o);
   say_command_failed(outcome, o);
+  for (const auto& loss : outcome.output_losses) {
+    print_error(
+        fmt::format("{}; the command ran on, but that output is lost: give it a destination that can take "
+                    "it and run again",
+                    loss.describe()));
+  }
   write_trace(observers, o, outcome);
   return exit_code_for(diagnosis, o.fail_on, outcome);
 }
