@@ -11,9 +11,10 @@
 // worker and published to the parent with release/acquire (the snapshots).
 //
 // Beyond one machine: the parameters are one contiguous float vector, so
-// each node's leader averages the store across nodes in place with one
-// MPI_Allreduce (cli/node_sync.cpp: sum, then scale by 1/nodes) every
-// --sync-every batches, while its local workers keep updating it; nothing
+// each node's leader averages the store across nodes every --sync-every
+// seconds while its local workers keep updating it: it sums its progress
+// since the last average with the other nodes' over MPI (cli/node_sync.cpp)
+// and applies the difference from the mean (hogwild/averaging.hpp); nothing
 // here assumes a single node.
 #pragma once
 
