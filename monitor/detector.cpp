@@ -9,6 +9,7 @@
 #include <span>
 
 #include "monitor/sizing.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
@@ -594,23 +595,29 @@ double machine_utilization(const Context& c) {
 
 }  // namespace
 
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::healthy:
-      return "healthy";
-    case Verdict::warning:
-      return "warning";
-    case Verdict::oversubscribed:
-      return "oversubscribed";
-  }
-  return "healthy";
-}
+namespace {
+
+constexpr std::array verdict_names{Named<Verdict>{Verdict::healthy, "healthy"},
+                                   Named<Verdict>{Verdict::warning, "warning"},
+                                   Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
+
+constexpr std::array finding_names{
+    Named<FindingKind>{FindingKind::demand_above_capacity, "demand_above_capacity"},
+    Named<FindingKind>{FindingKind::thread_pool_too_large, "thread_pool_too_large"},
+    Named<FindingKind>{FindingKind::overlapping_affinity, "overlapping_affinity"},
+    Named<FindingKind>{FindingKind::cgroup_throttling, "cgroup_throttling"},
+    Named<FindingKind>{FindingKind::outside_load, "outside_load"},
+    Named<FindingKind>{FindingKind::queueing, "queueing"},
+    Named<FindingKind>{FindingKind::idle_capacity, "idle_capacity"},
+};
+
+}  // namespace
+
+std::string_view to_string(Verdict verdict) { return name_of(verdict_names, verdict, "healthy"); }
 
 Result<Verdict> parse_verdict(std::string_view text) {
-  for (Verdict v : {Verdict::healthy, Verdict::warning, Verdict::oversubscribed}) {
-    if (text == to_string(v)) return v;
-  }
-  return Error{"unknown verdict '" + std::string(text) + "'; use healthy, warning or oversubscribed"};
+  if (const auto verdict = value_named(verdict_names, text)) return *verdict;
+  return Error{"unknown verdict '" + std::string(text) + "'; use " + names_list(verdict_names)};
 }
 
 QueueRule queue_rule(const Thresholds& thresholds) {
@@ -618,25 +625,7 @@ QueueRule queue_rule(const Thresholds& thresholds) {
                    thresholds.working_cpu_share};
 }
 
-std::string_view to_string(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::demand_above_capacity:
-      return "demand_above_capacity";
-    case FindingKind::thread_pool_too_large:
-      return "thread_pool_too_large";
-    case FindingKind::overlapping_affinity:
-      return "overlapping_affinity";
-    case FindingKind::cgroup_throttling:
-      return "cgroup_throttling";
-    case FindingKind::outside_load:
-      return "outside_load";
-    case FindingKind::queueing:
-      return "queueing";
-    case FindingKind::idle_capacity:
-      return "idle_capacity";
-  }
-  return "queueing";
-}
+std::string_view to_string(FindingKind kind) { return name_of(finding_names, kind, "queueing"); }
 
 std::string_view severity_name(const Finding& finding) {
   return finding.severity == Verdict::healthy ? "info" : to_string(finding.severity);

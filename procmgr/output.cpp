@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "util/fs.hpp"
+#include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
@@ -26,19 +27,15 @@ bool includes(Streams set, Streams streams) {
   return (static_cast<unsigned>(set) & bits) == bits;
 }
 
-std::string to_string(Streams streams) {
-  switch (streams) {
-    case Streams::none:
-      return "none";
-    case Streams::out:
-      return "out";
-    case Streams::err:
-      return "err";
-    case Streams::all:
-      return "all";
-  }
-  return "none";
-}
+namespace {
+
+constexpr std::array stream_names{Named<Streams>{Streams::none, "none"}, Named<Streams>{Streams::out, "out"},
+                                  Named<Streams>{Streams::err, "err"}, Named<Streams>{Streams::all, "all"}};
+static_assert(static_cast<int>(stream_names[3].value) == 3, "row N is torchrun's number N");
+
+}  // namespace
+
+std::string to_string(Streams streams) { return std::string(name_of(stream_names, streams, "none")); }
 
 Streams StreamChoice::for_rank(int rank) const {
   const auto it = per_rank.find(rank);
@@ -52,18 +49,10 @@ constexpr std::string_view accepted_forms =
 
 // `text` as a stream VALUE: a digit 0-3 or its word.
 std::optional<Streams> parse_streams(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, Streams>, 8> names{{{"0", Streams::none},
-                                                                              {"none", Streams::none},
-                                                                              {"1", Streams::out},
-                                                                              {"out", Streams::out},
-                                                                              {"2", Streams::err},
-                                                                              {"err", Streams::err},
-                                                                              {"3", Streams::all},
-                                                                              {"all", Streams::all}}};
-  for (const auto& [name, streams] : names) {
-    if (text == name) return streams;
-  }
-  return std::nullopt;
+  // torchrun's numbers (0 none, 1 out, 2 err, 3 both) or the stream names.
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '3')
+    return stream_names[static_cast<std::size_t>(text[0] - '0')].value;
+  return value_named(stream_names, text);
 }
 
 // "'PAIR'" or "'PAIR' in 'TEXT'" when `text` holds more than `pair`.
