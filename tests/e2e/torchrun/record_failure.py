@@ -2,14 +2,23 @@
 
 Started by `mptrain torchrun`: the rank named by FAIL_RANK raises ValueError
 at once, so @record writes TORCHELASTIC_ERROR_FILE with the message and the
-traceback. With SECOND_RANK set, that rank ignores SIGTERM and raises a
-RuntimeError of its own a moment later (a second failure). Other ranks wait.
+traceback. With SECOND_RANK set, that rank catches SIGTERM (before anything
+else, and says so by creating the file READY names, which the failing rank
+waits for) and, once mptrain's SIGTERM has come, raises a RuntimeError of
+its own: a second failure after mptrain began stopping the group. Other
+ranks wait.
 """
 import os
 import signal
 import time
 
-from torch.distributed.elastic.multiprocessing.errors import record
+SECOND = os.environ.get("SECOND_RANK") == os.environ["RANK"]
+stopped = []
+if SECOND:
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.append(signum))
+    open(os.environ["READY"], "w").close()
+
+from torch.distributed.elastic.multiprocessing.errors import record  # noqa: E402 (after the handler)
 
 
 def fail_now(rank):
@@ -20,10 +29,15 @@ def fail_now(rank):
 def main():
     rank = int(os.environ["RANK"])
     if rank == int(os.environ.get("FAIL_RANK", "1")):
+        if os.environ.get("SECOND_RANK"):
+            deadline = time.monotonic() + 60
+            while not os.path.exists(os.environ["READY"]) and time.monotonic() < deadline:
+                time.sleep(0.02)
         fail_now(rank)
-    if str(rank) == os.environ.get("SECOND_RANK"):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        time.sleep(1.5)
+    if SECOND:
+        deadline = time.monotonic() + 60
+        while not stopped and time.monotonic() < deadline:
+            time.sleep(0.02)
         raise RuntimeError(f"rank {rank} failed too")
     time.sleep(60)
 

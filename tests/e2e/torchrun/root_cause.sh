@@ -25,7 +25,7 @@ expect_stderr "^mptrain: error: rank 1 \(pid [0-9]+\) exited with code 1"
 [[ -z $(ls -A "$TMPDIR") ]] || { ls -R "$TMPDIR" >&2; fail "the temporary error-file folder was left behind"; }
 
 # Two failures: rank 0 raises too, after mptrain began stopping the group; --json has both.
-FAIL_RANK=0 SECOND_RANK=1 run_mptrain torchrun --nproc_per_node 2 --json "$script"
+FAIL_RANK=0 SECOND_RANK=1 READY=$WORK/ready run_mptrain torchrun --nproc_per_node 2 --json "$script"
 expect_code 1
 expect_json '.root_cause.rank == 0 and .root_cause.local_rank == 0 and .root_cause.exit_code == 1'
 expect_json '.root_cause.message == "ValueError: rank 0 found a bad batch"'
