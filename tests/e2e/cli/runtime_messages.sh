@@ -153,10 +153,16 @@ fi
 mkdir "$WORK/big"
 { printf "\\x00\\x00\\x08\\x03$(be32 100000)$(be32 28)$(be32 28)"; head -c 784 /dev/zero; } >"$WORK/big/train-images-idx3-ubyte"
 cp "$WORK/data/train-labels-idx1-ubyte" "$WORK/data/t10k-"* "$WORK/big/"
-(ulimit -v 60000; exec "$MPTRAIN" run -n 1 -t 1 --data "$WORK/big" --model logreg) >"$WORK/out" 2>"$WORK/err"
-code=$?
-expect_code 1
-expect_stderr "^mptrain: error: cannot reserve 75 MiB of shared memory for the data of $WORK/big/train-images-idx3-ubyte: Cannot allocate memory; free memory, or raise the limit on this process's memory \(ulimit -v\)$"
+# (Not with AddressSanitizer, which reserves terabytes of address space at
+# start: a 60 MB limit stops the binary before mptrain runs.)
+if ldd "$MPTRAIN" 2>/dev/null | grep -q libasan; then
+  echo "NOTE: row 35 not checked: this binary is built with AddressSanitizer" >&2
+else
+  (ulimit -v 60000; exec "$MPTRAIN" run -n 1 -t 1 --data "$WORK/big" --model logreg) >"$WORK/out" 2>"$WORK/err"
+  code=$?
+  expect_code 1
+  expect_stderr "^mptrain: error: cannot reserve 75 MiB of shared memory for the data of $WORK/big/train-images-idx3-ubyte: Cannot allocate memory; free memory, or raise the limit on this process's memory \(ulimit -v\)$"
+fi
 
 # Row 36: too many open files: the limit and what to do.
 (ulimit -n 12; exec "$MPTRAIN" run -n 2 --allow-oversubscribe -- true) >"$WORK/out" 2>"$WORK/err"
