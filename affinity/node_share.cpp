@@ -1,8 +1,8 @@
 #include "affinity/node_share.hpp"
 
-#include <array>
 #include <fmt/format.h>
 
+#include <array>
 #include <set>
 
 #include "util/names.hpp"

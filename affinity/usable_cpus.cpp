@@ -1,8 +1,8 @@
 #include "affinity/usable_cpus.hpp"
 
-#include <array>
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 
 #include "affinity/bind.hpp"

@@ -222,7 +222,8 @@ void print_plan_notes(const affinity::Plan& plan) {
   // run's own report gives M x T. The rest say what was ignored or assumed.
   constexpr std::array<std::string_view, 3> defaults{"-n not given", "-t not given", "--nproc-per-node auto"};
   for (const auto& note : plan.notes) {
-    if (std::none_of(defaults.begin(), defaults.end(), [&](std::string_view start) { return note.starts_with(start); })) {
+    if (std::none_of(defaults.begin(), defaults.end(),
+                     [&](std::string_view start) { return note.starts_with(start); })) {
       print_notice(note);
     }
   }

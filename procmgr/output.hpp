@@ -184,13 +184,14 @@ struct RankLogs {
   std::filesystem::path err_path;
 };
 
-// Creates `dir` (and with LogLayout::per_attempt its attempt-`attempt`
-// folder; with torchrun every rank's folder, logged or not) and opens, truncated, the log file of each stream of `ranks`; with
-// per_attempt, DIR/rank-R.out and .err are then made symbolic links to the
-// new files, each replaced atomically (a new link renamed over the old name);
-// with flat, a link left there by an earlier per-attempt run is removed
-// first, so it is not written through. Returns one RankLogs per entry of
-// `ranks`, or an Error naming the path that cannot be created or written.
+// Creates `dir` (with LogLayout::per_attempt its attempt-`attempt`
+// folder; with torchrun every rank's folder, logged or not) and opens,
+// truncated, the log file of each stream of `ranks`; with per_attempt,
+// DIR/rank-R.out and .err are then made symbolic links to the new files,
+// each replaced atomically (a new link renamed over the old name); with
+// flat, a link left there by an earlier per-attempt run is removed first,
+// so it is not written through. Returns one RankLogs per entry of `ranks`,
+// or an Error naming the path that cannot be created or written.
 Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLayout layout, int attempt,
                                         const std::vector<LoggedStreams>& ranks);
 
