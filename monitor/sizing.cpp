@@ -150,29 +150,21 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
 }
 
 std::string knob_settings(const std::vector<const ProcessEvidence*>& processes, int threads) {
-  std::vector<std::string> variables;
-  std::vector<std::string> calls;
-  for (const auto* process : processes) {
-    for (const auto& runtime : process->runtimes) {
-      const auto variable_name = monitor::variable(runtime.kind);
-      const auto knob_name = knob(runtime.kind);
-      std::string setting;
-      if (knob_name == variable_name) {
-        setting = fmt::format("{}={}", variable_name, threads);
-        if (std::find(variables.begin(), variables.end(), setting) == variables.end()) variables.push_back(setting);
-      } else if (knob_name == "torch.set_num_threads") {
-        setting = fmt::format("call torch.set_num_threads({})", threads);
-        if (std::find(calls.begin(), calls.end(), setting) == calls.end()) calls.push_back(setting);
-      } else {
-        setting = fmt::format("limit {} to {}", knob_name, counted(threads, "CPU"));
-        if (std::find(calls.begin(), calls.end(), setting) == calls.end()) calls.push_back(setting);
-      }
-    }
-  }
-  if (variables.empty() && calls.empty()) return fmt::format("set OMP_NUM_THREADS={}", threads);
+  const auto runtimes = runtimes_of(processes);
   std::vector<std::string> parts;
-  if (!variables.empty()) parts.push_back(fmt::format("set {}", fmt::join(variables, " ")));
-  parts.insert(parts.end(), calls.begin(), calls.end());
+  // oneTBB alone reads no variable: OMP_NUM_THREADS would size nothing there.
+  const bool reads_variables = runtimes.empty() || std::any_of(runtimes.begin(), runtimes.end(), [](const Runtime& r) {
+                                 return !variable(r.kind).empty();
+                               });
+  if (reads_variables) {
+    std::vector<std::string> assignments;
+    for (const auto& name : sizing_variables(runtimes)) assignments.push_back(fmt::format("{}={}", name, threads));
+    parts.push_back(fmt::format("set {}", fmt::join(assignments, " ")));
+  }
+  if (maps(runtimes, RuntimeKind::pytorch)) parts.push_back(fmt::format("call torch.set_num_threads({})", threads));
+  if (maps(runtimes, RuntimeKind::onetbb)) {
+    parts.push_back(fmt::format("limit {} to {}", knob(RuntimeKind::onetbb), counted(threads, "CPU")));
+  }
   return fmt::format("{}", fmt::join(parts, " and "));
 }
 
