@@ -1,14 +1,13 @@
 // `mptrain torchrun [torchrun options] (SCRIPT | -m MODULE | --no-python CMD) [ARGS…]`.
 #include "cli/torchrun.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <ctime>
+#include <random>
 #include <system_error>
 
 #include "cli/commands.hpp"
@@ -52,20 +51,9 @@ std::string help_text() {
 
 // A fresh run id: 32 hexadecimal digits from the kernel's random source (a uuid4's size).
 std::string fresh_run_id() {
-  std::array<unsigned char, 16> bytes{};
-  const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  bool filled = false;
-  if (fd >= 0) {
-    filled = ::read(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    ::close(fd);
-  }
-  if (!filled) {  // no /dev/urandom: the time and pid still differ between runs
-    const auto seed =
-        static_cast<unsigned long long>(std::time(nullptr)) ^ (static_cast<unsigned long long>(::getpid()) << 32);
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(seed >> (8 * (i % 8)));
-  }
+  std::random_device random;  // getrandom(2) in libstdc++
   std::string id;
-  for (const unsigned char byte : bytes) id += fmt::format("{:02x}", byte);
+  for (int i = 0; i < 4; ++i) id += fmt::format("{:08x}", random());
   return id;
 }
 
