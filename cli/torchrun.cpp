@@ -210,15 +210,7 @@ std::filesystem::path make_run_dir(const cluster::TorchrunArgs& args, const std:
   }
   auto pattern = base / (prefix + "XXXXXX");
   if (dry_run) return pattern;
-  if (args.log_dir) {
-    std::error_code error;
-    if (std::filesystem::exists(base, error) && !std::filesystem::is_directory(base, error)) {
-      runtime_failure("{} {} is a file, not a directory; give a directory (a missing one is created)",
-                      args.log_dir->spelled, base.string());
-    }
-    std::filesystem::create_directories(base, error);
-    if (error) runtime_failure("{} {}: cannot create it: {}", args.log_dir->spelled, base.string(), error.message());
-  }
+  if (args.log_dir) value_or_fail(procmgr::make_log_directory(base));
   std::string path = pattern.string();
   if (::mkdtemp(path.data()) == nullptr) {
     runtime_failure("cannot create the run's log folder in {}: {}; give {} a directory you can write to", base.string(),

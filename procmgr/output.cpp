@@ -245,9 +245,6 @@ std::filesystem::path torchrun_rank_dir(const std::filesystem::path& dir, int at
   return dir / fmt::format("attempt_{}", attempt) / std::to_string(rank);
 }
 
-namespace {
-
-// Creates directory `dir` and its parents; an Error when it cannot, or when `dir` is something else.
 Status make_log_directory(const std::filesystem::path& dir) {
   std::error_code error;
   if (std::filesystem::exists(dir, error) && !std::filesystem::is_directory(dir, error)) {
@@ -263,6 +260,8 @@ Status make_log_directory(const std::filesystem::path& dir) {
   return Error{fmt::format("--log-dir {}: cannot create it: {}; give a directory you can write to", dir.string(),
                            error.message())};
 }
+
+namespace {
 
 // Opens `path` for writing, created or truncated; with LogLayout::flat a
 // symbolic link there is removed first, so the file is a new regular one.

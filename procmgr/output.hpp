@@ -195,6 +195,11 @@ struct RankLogs {
 Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLayout layout, int attempt,
                                         const std::vector<LoggedStreams>& ranks);
 
+// Creates the log directory `dir` and its parents; an Error naming
+// --log-dir when it cannot, or when `dir` (or a folder above it) is
+// something else.
+Status make_log_directory(const std::filesystem::path& dir);
+
 // The file in a log directory that a run holding it locks: ".mptrain.lock".
 inline constexpr std::string_view log_lock_name = ".mptrain.lock";
 

@@ -67,4 +67,4 @@ expect_usage_error "--local-ranks-filter 2: '2' is not a local rank of this node
 : >"$WORK/file"
 run_mptrain torchrun --nproc-per-node 1 --log-dir "$WORK/file" --no-python true
 expect_code 1
-expect_stderr "^mptrain: error: --log-dir $WORK/file is a file, not a directory"
+expect_stderr "^mptrain: error: the log directory $WORK/file is not a directory; give --log-dir a directory"
