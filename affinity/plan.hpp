@@ -59,7 +59,8 @@ struct Plan {
   bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)
   CpuSet unused_cpus;           // usable CPUs no worker was given
   std::vector<WorkerPlacement> workers;
-  std::vector<std::string> notes;  // human remarks shown by `plan` (defaults taken, limits hit)
+  std::vector<std::string> notes;    // human remarks shown by `plan` and `run` (assumptions, limits hit)
+  std::vector<std::string> choices;  // how defaults chose M and T ("-t not given: …"), shown by `plan` only
 };
 
 }  // namespace mptrain::affinity

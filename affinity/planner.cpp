@@ -185,15 +185,15 @@ int packages_in(const Pool& pool) {
   return static_cast<int>(packages.size());
 }
 
-// M: as requested, or one per package with usable CPUs (at most N).
-int choose_processes(const Pool& pool, const PlacementRequest& request, std::vector<std::string>& notes) {
+// M: as requested, or one per package with usable CPUs (at most N); how a default chose it goes to `choices`.
+int choose_processes(const Pool& pool, const PlacementRequest& request, std::vector<std::string>& choices) {
   if (request.num_processes) return *request.num_processes;
   if (request.one_per_cpu) {
-    notes.push_back(fmt::format("--nproc-per-node auto: one worker per usable CPU, M = {}", pool.n));
+    choices.push_back(fmt::format("--nproc-per-node auto: one worker per usable CPU, M = {}", pool.n));
     return pool.n;
   }
   const int m = std::max(1, std::min(packages_in(pool), pool.n));
-  notes.push_back(fmt::format("-n not given: one worker per package, M = {}", m));
+  choices.push_back(fmt::format("-n not given: one worker per package, M = {}", m));
   return m;
 }
 
@@ -226,7 +226,7 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   } else {
     if (pool.n < m && !allow) return too_many_processes(pool, m);
     t = std::max(1, pool.n / m);
-    plan.notes.push_back(fmt::format("-t not given: floor(N/M) = floor({}/{}) = {}", pool.n, m, t));
+    plan.choices.push_back(fmt::format("-t not given: floor(N/M) = floor({}/{}) = {}", pool.n, m, t));
   }
   plan.oversubscribed = static_cast<long long>(m) * t > pool.n;
   if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t);
@@ -347,7 +347,7 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   if (!pool.ok()) return pool.error();
   plan.usable_cpus = pool->n;
   plan.usable_cpu_list = pool->cpus;
-  plan.num_processes = choose_processes(*pool, request, plan.notes);
+  plan.num_processes = choose_processes(*pool, request, plan.choices);
   auto t = choose_threads(*pool, plan.num_processes, request, plan);
   if (!t.ok()) return t.error();
   if (request.reserve >= *t) return too_much_reserved(request.reserve, *t, plan.num_processes, pool->n);

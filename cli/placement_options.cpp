@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <array>
-
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/environment.hpp"
@@ -141,6 +138,13 @@ std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(i
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
 
+// What `plan` shows: the remarks, then how defaults chose M and T.
+std::vector<std::string> all_notes(const affinity::Plan& plan) {
+  std::vector<std::string> notes = plan.notes;
+  notes.insert(notes.end(), plan.choices.begin(), plan.choices.end());
+  return notes;
+}
+
 // This machine's topology and usable CPUs; a runtime Failure that names
 // MPTRAIN_FSROOT when that chose where /proc and /sys were read.
 affinity::Machine this_machine() {
@@ -218,15 +222,7 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
 
 void print_plan_notes(const affinity::Plan& plan) {
-  // The notes that only say how a default chose M or T are left out: the
-  // run's own report gives M x T. The rest say what was ignored or assumed.
-  constexpr std::array<std::string_view, 3> defaults{"-n not given", "-t not given", "--nproc-per-node auto"};
-  for (const auto& note : plan.notes) {
-    if (std::none_of(defaults.begin(), defaults.end(),
-                     [&](std::string_view start) { return note.starts_with(start); })) {
-      print_notice(note);
-    }
-  }
+  for (const auto& note : plan.notes) print_notice(note);
 }
 
 affinity::Plan plan_for_this_machine(const PlacementOptions& options) { return plan_this_node(options).plan; }
@@ -250,7 +246,7 @@ nlohmann::json plan_to_json(const affinity::Plan& plan) {
           {"oversubscribed", plan.oversubscribed},
           {"unused_cpus", plan.unused_cpus.to_string()},
           {"workers", std::move(workers)},
-          {"notes", plan.notes}};
+          {"notes", all_notes(plan)}};
 }
 
 std::string workers_by_threads(const affinity::Plan& plan) {
@@ -268,7 +264,7 @@ std::string plan_table(const affinity::Plan& plan) {
                        index_or_dash(worker.package), index_or_dash(worker.numa_node), worker.threads);
   }
   out += fmt::format("\nunused CPUs: {}\n", or_dash(plan.unused_cpus.to_string()));
-  for (const auto& note : plan.notes) out += "note: " + note + "\n";
+  for (const auto& note : all_notes(plan)) out += "note: " + note + "\n";
   return out;
 }
 

@@ -87,8 +87,8 @@ NodePlan plan_this_node(const PlacementOptions& options);
 // Prints each of `plan`'s notes on stderr as "mptrain: note: …": run's
 // modes show them so (plan shows them in its report), so a default that was
 // assumed ("--node-rank not given: this is node 0") or CPUs ignored are
-// never silent; the notes on how a default chose M or T are left out (the
-// run's report gives M x T).
+// never silent; how a default chose M or T (plan.choices) is left out: the
+// run's report gives M x T.
 void print_plan_notes(const affinity::Plan& plan);
 // plan_this_node(`options`).plan: what run's modes plan their workers with.
 affinity::Plan plan_for_this_machine(const PlacementOptions& options);

@@ -37,8 +37,10 @@ PlacementRequest processes(int m) {
 }
 
 bool has_note(const Plan& plan, const std::string& text) {
-  for (const auto& note : plan.notes) {
-    if (note.find(text) != std::string::npos) return true;
+  for (const auto* notes : {&plan.notes, &plan.choices}) {
+    for (const auto& note : *notes) {
+      if (note.find(text) != std::string::npos) return true;
+    }
   }
   return false;
 }
