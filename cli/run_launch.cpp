@@ -631,7 +631,7 @@ int run_launcher(const RunOptions& options) {
   if (launch.dry_run) {
     if (options.torchrun) {  // the first attempt's error files, named but not created
       for (auto& spec : specs) {
-        const auto file = procmgr::torchrun_rank_dir(options.torchrun->run_dir, 0, spec.rank) / "error.json";
+        const auto file = torchrun_error_file(options.torchrun->run_dir, spec.rank, 0);
         spec.env.push_back("TORCHELASTIC_ERROR_FILE=" + file.string());
       }
     }

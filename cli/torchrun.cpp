@@ -351,8 +351,12 @@ nlohmann::json failure_json(const TorchrunFailure& failure) {
 
 }  // namespace
 
+std::filesystem::path torchrun_error_file(const std::filesystem::path& run_dir, int rank, int restart) {
+  return procmgr::torchrun_rank_dir(run_dir, restart, rank) / "error.json";
+}
+
 std::vector<std::string> torchrun_attempt_environment(const std::filesystem::path& run_dir, int rank, int restart) {
-  const auto file = procmgr::torchrun_rank_dir(run_dir, restart, rank) / "error.json";
+  const auto file = torchrun_error_file(run_dir, rank, restart);
   std::error_code ignored;
   std::filesystem::create_directories(file.parent_path(), ignored);
   std::filesystem::remove(file, ignored);
@@ -371,7 +375,7 @@ std::vector<TorchrunFailure> torchrun_failures(const procmgr::GroupResult& resul
     failure.pid = worker.pid;
     failure.status = worker.status;
     failure.stopped = worker.stopped;
-    failure.error_file = procmgr::torchrun_rank_dir(settings.run_dir, result.restarts, worker.rank) / "error.json";
+    failure.error_file = torchrun_error_file(settings.run_dir, worker.rank, result.restarts);
     std::error_code error;
     if (std::filesystem::exists(failure.error_file, error)) {
       auto text = read_file(failure.error_file);

@@ -47,6 +47,10 @@ std::string torchrun_summary(const std::vector<TorchrunFailure>& failures, const
 // traceback, timestamp, stopped}.
 nlohmann::json torchrun_failures_json(const std::vector<TorchrunFailure>& failures);
 
+// Local rank `rank`'s error file in attempt `restart` under `run_dir`:
+// RUN_DIR/attempt_A/R/error.json.
+std::filesystem::path torchrun_error_file(const std::filesystem::path& run_dir, int rank, int restart);
+
 // The variable TORCHELASTIC_ERROR_FILE of local rank `rank` in attempt
 // `restart` under `run_dir` (its folder is created, an old file removed).
 std::vector<std::string> torchrun_attempt_environment(const std::filesystem::path& run_dir, int rank, int restart);
