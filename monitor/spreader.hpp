@@ -17,6 +17,9 @@
 // - when a process has more floating busy threads than such CPUs, none of
 //   them is pinned: their oversubscription is the detector's to report, and
 //   the kernel balances floating threads better than a partial pinning;
+// - a process whose one busy thread floats, with no pin of the spreader,
+//   is left alone: it runs no pool yet, and a runtime that starts on that
+//   thread later sizes its pool from the thread's CPUs;
 // - threads that mostly sleep keep the whole set; a thread that inherited a
 //   pin of the spreader from the thread that created it gets the set back;
 // - a thread whose CPUs someone else chose (an OpenMP runtime from

@@ -63,49 +63,54 @@ TEST_CASE("threads an OpenMP runtime placed stay where they are, and their CPUs 
 
 TEST_CASE("two processes on the same CPUs never get the same CPU") {
   ThreadSpreader spreader;
-  const auto moves = spreader.next(interval({thread(10, 11, 1.0, "0-3"), thread(20, 21, 1.0, "0-3"),
-                                             thread(20, 22, 1.0, "0-3"), thread(30, 31, 1.0, "0-3")}));
-  CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0"), move(20, 21, "1"), move(20, 22, "2"), move(30, 31, "3")});
-  // A fifth busy process finds no free CPU and floats.
+  const auto moves = spreader.next(interval({thread(10, 11, 1.0, "0-3"), thread(10, 12, 1.0, "0-3"),
+                                             thread(20, 21, 1.0, "0-3"), thread(20, 22, 1.0, "0-3")}));
+  CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0"), move(10, 12, "1"), move(20, 21, "2"), move(20, 22, "3")});
+  // A third busy process finds no free CPU and floats.
   CHECK(spreader
-            .next(interval({thread(10, 11, 1.0, "0"), thread(20, 21, 1.0, "1"), thread(20, 22, 1.0, "2"),
-                            thread(30, 31, 1.0, "3"), thread(40, 41, 1.0, "0-3")}))
+            .next(interval({thread(10, 11, 1.0, "0"), thread(10, 12, 1.0, "1"), thread(20, 21, 1.0, "2"),
+                            thread(20, 22, 1.0, "3"), thread(30, 31, 1.0, "0-3"), thread(30, 32, 1.0, "0-3")}))
             .empty());
 }
 
 TEST_CASE("a thread that inherited a pin from its creator gets a CPU of its own when busy, the set when it sleeps") {
   ThreadSpreader spreader;
-  REQUIRE(spreader.next(interval({thread(10, 10, 1.0, "0-3")})) == std::vector<ThreadMove>{move(10, 10, "0")});
+  REQUIRE(spreader.next(interval({thread(10, 10, 1.0, "0-3"), thread(10, 13, 1.0, "0-3")})) ==
+          std::vector<ThreadMove>{move(10, 10, "0"), move(10, 13, "1")});
   // The pinned main thread starts two threads: each inherits CPU 0.
-  const auto moves =
-      spreader.next(interval({thread(10, 10, 1.0, "0"), thread(10, 11, 1.0, "0"), thread(10, 12, 0.0, "0")}));
-  CHECK(moves == std::vector<ThreadMove>{move(10, 12, "0-3"), move(10, 11, "1")});
+  const auto moves = spreader.next(interval(
+      {thread(10, 10, 1.0, "0"), thread(10, 13, 1.0, "1"), thread(10, 11, 1.0, "0"), thread(10, 12, 0.0, "0")}));
+  CHECK(moves == std::vector<ThreadMove>{move(10, 12, "0-3"), move(10, 11, "2")});
 }
 
 TEST_CASE("a busy thread that inherited a pin gets its process's set back when no CPU is free") {
   ThreadSpreader spreader;
-  REQUIRE(spreader.next(interval({thread(10, 10, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 10, "0")});
-  // CPU 1 is held by another process's placed thread: the copies cannot all be pinned.
-  const auto moves = spreader.next(interval(
-      {thread(10, 10, 1.0, "0"), thread(10, 11, 1.0, "0"), thread(10, 12, 1.0, "0"), thread(20, 20, 1.0, "1")}));
-  CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0-1"), move(10, 12, "0-1")});
+  REQUIRE(spreader.next(interval({thread(10, 10, 1.0, "0-2"), thread(10, 13, 1.0, "0-2")})) ==
+          std::vector<ThreadMove>{move(10, 10, "0"), move(10, 13, "1")});
+  // CPU 2 is held by another process's placed thread: the copies cannot all be pinned.
+  const auto moves =
+      spreader.next(interval({thread(10, 10, 1.0, "0"), thread(10, 13, 1.0, "1"), thread(10, 11, 1.0, "0"),
+                              thread(10, 12, 1.0, "0"), thread(20, 20, 1.0, "2")}));
+  CHECK(moves == std::vector<ThreadMove>{move(10, 11, "0-2"), move(10, 12, "0-2")});
 }
 
 TEST_CASE("the program's own affinity wins: a pinned thread it moved is never moved again") {
   ThreadSpreader spreader;
-  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 11, "0")});
-  // The program moved it to CPU 1 itself.
-  CHECK(spreader.next(interval({thread(10, 11, 1.0, "1")})).empty());
-  CHECK(spreader.pins().empty());
+  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 12, 1.0, "0-1")})) ==
+          std::vector<ThreadMove>{move(10, 11, "0"), move(10, 12, "1")});
+  // The program moved thread 11 to CPU 1 itself.
+  CHECK(spreader.next(interval({thread(10, 11, 1.0, "1"), thread(10, 12, 1.0, "1")})).empty());
+  CHECK(spreader.pins() == std::map<pid_t, int>{{12, 1}});
   // Even back on the whole set later, it is the program's.
-  CHECK(spreader.next(interval({thread(10, 11, 1.0, "0-1")})).empty());
+  CHECK(spreader.next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 12, 1.0, "1")})).empty());
 }
 
 TEST_CASE("a thread that did not run proves nothing by its stale allowed list") {
   ThreadSpreader spreader;
-  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 11, "0")});
-  CHECK(spreader.next(interval({thread(10, 11, 0.0, "0-1")})).empty());
-  CHECK(spreader.pins() == std::map<pid_t, int>{{11, 0}});
+  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 12, 1.0, "0-1")})) ==
+          std::vector<ThreadMove>{move(10, 11, "0"), move(10, 12, "1")});
+  CHECK(spreader.next(interval({thread(10, 11, 0.0, "0-1"), thread(10, 12, 1.0, "1")})).empty());
+  CHECK(spreader.pins() == std::map<pid_t, int>{{11, 0}, {12, 1}});
 }
 
 TEST_CASE("a pin whose thread sleeps is given up to a busy thread that needs its CPU") {
@@ -120,14 +125,37 @@ TEST_CASE("a pin whose thread sleeps is given up to a busy thread that needs its
 
 TEST_CASE("the CPU of a thread that has gone, or whose move failed, is free again") {
   ThreadSpreader spreader;
-  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 11, "0")});
-  CHECK(spreader.next(interval({thread(10, 12, 1.0, "0-1")})) == std::vector<ThreadMove>{move(10, 12, "0")});
+  REQUIRE(spreader.next(interval({thread(10, 11, 1.0, "0-1"), thread(10, 13, 1.0, "0-1")})) ==
+          std::vector<ThreadMove>{move(10, 11, "0"), move(10, 13, "1")});
+  // Thread 11 has gone: its CPU 0 is 12's.
+  CHECK(spreader.next(interval({thread(10, 12, 1.0, "0-1"), thread(10, 13, 1.0, "1")})) ==
+        std::vector<ThreadMove>{move(10, 12, "0")});
   spreader.failed(12);
+  spreader.failed(13);
   CHECK(spreader.pins().empty());
-  CHECK(spreader.next(interval({thread(20, 21, 1.0, "0-1")})) == std::vector<ThreadMove>{move(20, 21, "0")});
+  CHECK(spreader.next(interval({thread(20, 21, 1.0, "0-1"), thread(20, 22, 1.0, "0-1")})) ==
+        std::vector<ThreadMove>{move(20, 21, "0"), move(20, 22, "1")});
 }
 
 TEST_CASE("a process on one CPU has nothing to spread") {
   ThreadSpreader spreader;
   CHECK(spreader.next(interval({thread(10, 10, 1.0, "3"), thread(20, 20, 1.0, "2")})).empty());
+}
+
+TEST_CASE("a process whose one busy thread floats is left alone until a second thread works beside it") {
+  // A program starting up (Python importing numpy): a pin now would be the
+  // CPUs its BLAS runtime sizes its pool from when it loads.
+  ThreadSpreader spreader;
+  CHECK(spreader.next(interval({thread(10, 10, 1.0, "0-1"), thread(10, 11, 0.0, "0-1")})).empty());
+  CHECK(spreader.next(interval({thread(10, 10, 1.0, "0-1")})).empty());
+  // The pool has started: both of its threads get a CPU.
+  CHECK(spreader.next(interval({thread(10, 10, 1.0, "0-1"), thread(10, 11, 1.0, "0-1")})) ==
+        std::vector<ThreadMove>{move(10, 10, "0"), move(10, 11, "1")});
+  // Once the process has a pin, a lone busy thread beside it is placed too.
+  CHECK(spreader.next(interval({thread(10, 10, 0.0, "0"), thread(10, 11, 1.0, "1"), thread(10, 12, 1.0, "0-1")})) ==
+        std::vector<ThreadMove>{move(10, 10, "0-1"), move(10, 12, "0")});
+  // A busy thread someone else placed counts as the second one.
+  ThreadSpreader other;
+  CHECK(other.next(interval({thread(20, 20, 1.0, "0"), thread(20, 21, 1.0, "0-1")})) ==
+        std::vector<ThreadMove>{move(20, 21, "1")});
 }

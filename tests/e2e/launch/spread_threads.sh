@@ -90,4 +90,21 @@ busiest=$(sed -n 's/^\[0\] blas //p' "$WORK/out" | head -n "$threads")
 [[ $(wc -l <<<"$busiest") == "$threads" ]] || { cat "$WORK/out" >&2; fail "fewer than T = $threads threads in the BLAS program"; }
 distinct=$(awk '$3 ~ /^[0-9]+$/ {print $3}' <<<"$busiest" | sort -u | wc -l)
 [[ $distinct == "$threads" ]] || { cat "$WORK/out" >&2; fail "the $threads busiest BLAS threads are not on $threads CPUs of their own"; }
+
+# A program busy on one thread before its BLAS loads (an import that takes
+# a while): the spreader leaves a lone thread floating, so OpenBLAS, which
+# caps its pool at the CPUs of the thread that loads it, still gets T.
+cat >"$WORK/late_blas.py" <<'PY'
+import ctypes, time
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    pass
+import numpy
+paths = {l.split()[-1] for l in open("/proc/self/maps") if "openblas" in l.split()[-1] and ".so" in l.split()[-1]}
+print("late blas", ctypes.CDLL(sorted(paths)[0]).openblas_get_num_threads())
+PY
+LD_LIBRARY_PATH=$blas run_mptrain run -n 1 -- /usr/bin/python3 "$WORK/late_blas.py"
+expect_code 0
+late=$(sed -n 's/^\[0\] late blas //p' "$WORK/out")
+[[ $late == "$threads" ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "OpenBLAS loaded after 1.5 s of work runs '$late' threads, not T = $threads"; }
 echo "PASS"
