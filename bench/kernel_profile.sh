@@ -39,7 +39,7 @@ jq -r '[.layers[] | select(.layer | startswith("fc")) | .forward + .weight_grad 
 perf report -i "$DATA" --no-children --sort symbol --percent-limit 0.3 --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ { pct = $1; sub(/%/, "", pct); $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/ +- +-? *$/, ""); print pct "\t" $0 }' >"$OUT/symbols.tsv"
 # The layer pass a function's name says it computes (the kernel's names in hogwild/conv.cpp; the cnn's dense
-# layers are Impl::head_forward and Impl::head_backward in hogwild/network.cpp, on hogwild/dense.hpp).
+# layers are Cnn::head_forward and Cnn::head_backward in hogwild/network.cpp, on hogwild/dense.hpp).
 awk -F'\t' -v us="$us_per_sample" -v peak="$peak" '
   FILENAME == ARGV[1] { split($0, f, " "); flops[f[1]] = f[2]; next }
   {

@@ -20,7 +20,6 @@
 // in step.
 #include "hogwild/conv.hpp"
 
-#include <algorithm>
 #include <type_traits>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -181,7 +180,7 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   auto& rows = w.rows;
   static_assert(p1_size % lane_count == 0 && c2_size % lane_count == 0);
   lanes_to_rows<S>(w.p1.data(), p1_size, rows.p1_planes.data());  // each sample's p1, [i][y][x]
-  for (auto& v : rows.c2) v = 0;
+  for (auto& v : rows.c2.values) v = 0;
   rows.kept_channels = 0;
   for (int s = 0; s < lane_count; ++s) {
     int live[conv2_channels];
@@ -198,7 +197,7 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
       const S* weights[block];
       int channel[block];
       for (int j = 0; j < block; ++j) {
-        channel[j] = live[std::min(first + j, count - 1)];
+        channel[j] = live[first + j < count ? first + j : count - 1];
         weights[j] = p.conv2_weight + channel[j] * conv2_weights_per_output;
       }
       for (int v0 = 0; v0 < output_vectors; v0 += chunk) {
@@ -495,7 +494,7 @@ template <class S, int rows_per_pass>
 void conv2_input_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
   static_assert(region_side % rows_per_pass == 0);
-  for (auto& v : rows.d_p1) v = 0;
+  for (auto& v : rows.d_p1.values) v = 0;
   for (int s = 0; s < lane_count; ++s) {
     S* d_p1 = rows.d_p1.data() + s * sample_stride;
     for (int k = 0; k < p2_plane; ++k) {

@@ -6,8 +6,6 @@
 // gradients are added to `grad` (not overwritten).
 #pragma once
 
-#include <vector>
-
 #include "hogwild/lanes.hpp"
 #include "hogwild/shapes.hpp"
 
@@ -79,60 +77,59 @@ template <class S>
 struct ConvSampleRows {
   static constexpr int per_sample = cnn::features;  // 20 channels × 16 pooled positions
   // conv2's forward: each sample's p1 ([i][y][x]) and its conv outputs [o][8][8].
-  AlignedVector<S> p1_planes = AlignedVector<S>(lane_count * cnn::p1_size);
-  AlignedVector<S> c2 = AlignedVector<S>(lane_count * cnn::c2_size);
+  Buffer<S, lane_count * cnn::p1_size> p1_planes;
+  Buffer<S, lane_count * cnn::c2_size> c2;
   int kept_channels = 0;     // conv2 channels the last forward computed, over the lanes
   int gradient_winners = 0;  // conv2 pooling winners with a gradient in the last backward, over the lanes
-  AlignedVector<S> p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
-  AlignedVector<S> d_p1 = AlignedVector<S>(lane_count * cnn_rows::sample_stride);
-  AlignedVector<S> weights = AlignedVector<S>(cnn::conv2_channels * cnn_rows::weight_block);
-  AlignedVector<S> weight_grad =
-      AlignedVector<S>(cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count);
+  Buffer<S, lane_count * cnn_rows::sample_stride> p1;
+  Buffer<S, lane_count * cnn_rows::sample_stride> d_p1;
+  Buffer<S, cnn::conv2_channels * cnn_rows::weight_block> weights;
+  Buffer<S, cnn::conv2_channels * cnn::kernel * cnn_rows::segment_vectors * lane_count> weight_grad;
   // Each winner's gradient and offsets in lanes: by channel ([o][k]) and by pooled position ([k][o]).
-  std::vector<Lanes<S>> lane_g = std::vector<Lanes<S>>(per_sample);
-  std::vector<Lanes<S>> lane_p1 = std::vector<Lanes<S>>(per_sample);
-  std::vector<Lanes<S>> lane_position_g = std::vector<Lanes<S>>(per_sample);
-  std::vector<Lanes<S>> lane_weight = std::vector<Lanes<S>>(per_sample);
-  std::vector<Lanes<S>> lane_bottom = std::vector<Lanes<S>>(per_sample);  // 1 for a winner in the window's bottom row
+  Buffer<Lanes<S>, per_sample> lane_g;
+  Buffer<Lanes<S>, per_sample> lane_p1;
+  Buffer<Lanes<S>, per_sample> lane_position_g;
+  Buffer<Lanes<S>, per_sample> lane_weight;
+  Buffer<Lanes<S>, per_sample> lane_bottom;  // 1 for a winner in the window's bottom row
   // The same, each sample's own: by channel, gradient and offset in `p1`; by
   // pooled position, gradient, offset in `weights` and window row.
-  AlignedVector<S> winner_g = AlignedVector<S>(lane_count * per_sample);
-  AlignedVector<S> winner_p1 = AlignedVector<S>(lane_count * per_sample);
-  AlignedVector<S> position_g = AlignedVector<S>(lane_count * per_sample);
-  AlignedVector<S> position_weight = AlignedVector<S>(lane_count * per_sample);
-  AlignedVector<S> position_bottom = AlignedVector<S>(lane_count * per_sample);
+  Buffer<S, lane_count * per_sample> winner_g;
+  Buffer<S, lane_count * per_sample> winner_p1;
+  Buffer<S, lane_count * per_sample> position_g;
+  Buffer<S, lane_count * per_sample> position_weight;
+  Buffer<S, lane_count * per_sample> position_bottom;
   // The winners with a gradient (offsets as values of S); each list has
   // room for append_room values past its longest, as AVX-512 appends a
   // whole vector of 16 candidates at a time.
   static constexpr int append_room = 16;
   // By channel, one list over all the samples (offsets from the start of `p1`).
   static constexpr int by_channel_room = lane_count * cnn::p2_plane + append_room;
-  AlignedVector<int> by_channel_count = AlignedVector<int>(cnn::conv2_channels);
-  AlignedVector<S> by_channel_at = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
-  AlignedVector<S> by_channel_g = AlignedVector<S>(cnn::conv2_channels * by_channel_room);
+  Buffer<int, cnn::conv2_channels> by_channel_count;
+  Buffer<S, cnn::conv2_channels * by_channel_room> by_channel_at;
+  Buffer<S, cnn::conv2_channels * by_channel_room> by_channel_g;
   // By sample and pooled position, two lists: the winners in the window's
   // top row (dy 0), then (position_room further) those in its bottom row.
   static constexpr int position_room = cnn::conv2_channels + append_room;
-  AlignedVector<int> by_position_top = AlignedVector<int>(lane_count * cnn::p2_plane);
-  AlignedVector<int> by_position_bottom = AlignedVector<int>(lane_count * cnn::p2_plane);
-  AlignedVector<S> by_position_at = AlignedVector<S>(lane_count * cnn::p2_plane * 2 * position_room);
-  AlignedVector<S> by_position_g = AlignedVector<S>(lane_count * cnn::p2_plane * 2 * position_room);
+  Buffer<int, lane_count * cnn::p2_plane> by_position_top;
+  Buffer<int, lane_count * cnn::p2_plane> by_position_bottom;
+  Buffer<S, lane_count * cnn::p2_plane * 2 * position_room> by_position_at;
+  Buffer<S, lane_count * cnn::p2_plane * 2 * position_room> by_position_g;
 };
 
 // Buffers of one group's pass through the front, reused from group to group.
 template <class S>
 struct ConvWorkspace {
   using V = Lanes<S>;
-  std::vector<V> image = std::vector<V>(image_pixels);                                            // [28][28]
-  std::vector<V> conv1_rows = std::vector<V>(cnn::pool * cnn::conv1_side * cnn::conv1_channels);  // [2][24][10]
-  std::vector<V> p1 = std::vector<V>(cnn::p1_size);                                               // [10][12][12]
-  std::vector<V> p1_index = std::vector<V>(cnn::p1_size);  // window position 0–3 of each p1 maximum
-  std::vector<V> c2 = std::vector<V>(cnn::c2_size);        // [20][8][8]
-  std::vector<V> p2 = std::vector<V>(cnn::features);       // [20][4][4]
-  std::vector<V> p2_index = std::vector<V>(cnn::features);
-  std::vector<V> channel_mask = std::vector<V>(cnn::conv2_channels);  // dropout2d: 0 or 2 (1 without dropout)
-  std::vector<V> d_p2 = std::vector<V>(cnn::features);
-  std::vector<V> d_p1 = std::vector<V>(cnn::p1_size);
+  Buffer<V, image_pixels> image;                                            // [28][28]
+  Buffer<V, cnn::pool * cnn::conv1_side * cnn::conv1_channels> conv1_rows;  // [2][24][10]
+  Buffer<V, cnn::p1_size> p1;                                               // [10][12][12]
+  Buffer<V, cnn::p1_size> p1_index;                                         // window position 0–3 of each p1 maximum
+  Buffer<V, cnn::c2_size> c2;                                               // [20][8][8]
+  Buffer<V, cnn::features> p2;                                              // [20][4][4]
+  Buffer<V, cnn::features> p2_index;
+  Buffer<V, cnn::conv2_channels> channel_mask;  // dropout2d: 0 or 2 (1 without dropout)
+  Buffer<V, cnn::features> d_p2;
+  Buffer<V, cnn::p1_size> d_p1;
   ConvSampleRows<S> rows;  // conv2's backward, sample by sample
 };
 

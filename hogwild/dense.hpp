@@ -7,7 +7,7 @@
 // which the transposes of the weight gradients read.
 #pragma once
 
-#include <cmath>
+#include <type_traits>
 
 #include "hogwild/lanes.hpp"
 #include "hogwild/shapes.hpp"
@@ -31,15 +31,17 @@ constexpr int block_of(int n, int cap) {
 inline constexpr int accumulator_cap = wide_register_file ? 20 : 13;
 static_assert(accumulator_cap < vector_registers);
 
-// One layer's rows for its weight gradient: each sample's input values and
-// output gradients, [lane][padded(·)].
+// The inputs and outputs of the widest dense layer (the mlp's fc1).
+inline constexpr int widest_inputs = image_pixels;
+inline constexpr int widest_outputs = mlp::hidden;
+static_assert(cnn::features <= widest_inputs && cnn::hidden <= widest_outputs && class_count <= widest_outputs);
+
+// A layer's rows for its weight gradient: each sample's input values and
+// output gradients, [lane][padded(·)], sized for the widest layer.
 template <class S>
 struct Rows {
-  AlignedVector<S> x;
-  AlignedVector<S> g;
-  Rows(int inputs, int outputs)
-      : x(static_cast<std::size_t>(lane_count * padded(inputs))),
-        g(static_cast<std::size_t>(lane_count * padded(outputs))) {}
+  Buffer<S, lane_count * padded(widest_inputs)> x;
+  Buffer<S, lane_count * padded(widest_outputs)> g;
 };
 
 // Forward: out [outputs] = b + w [outputs][inputs] · x [inputs].
@@ -96,6 +98,7 @@ inline void add_to(S* out, const Lanes<S>* acc) {
 // `block` vectors of one row in accumulators, the samples in lane order.
 template <class S, int inputs, int outputs>
 void weight_gradient(const Lanes<S>* x, const Lanes<S>* g, S* gw, S* gb, Rows<S>& rows) {
+  static_assert(inputs <= widest_inputs && outputs <= widest_outputs);
   using V = Lanes<S>;
   constexpr int x_stride = padded(inputs);
   constexpr int g_stride = padded(outputs);
@@ -139,10 +142,30 @@ inline void relu_backward(const Lanes<S>* y, Lanes<S>* g, int n) {
   for (int i = 0; i < n; ++i) g[i] = y[i] > 0 ? g[i] : Lanes<S>{};
 }
 
+// e^x and ln x of a scalar, by the compiler's builtins (the C library's
+// expf/exp and logf/log): <cmath>'s overloads would be inline functions
+// outside this build's namespace.
+template <class S>
+inline S exp_of(S x) {
+  if constexpr (std::is_same_v<S, float>) {
+    return __builtin_expf(x);
+  } else {
+    return __builtin_exp(x);
+  }
+}
+template <class S>
+inline S log_of(S x) {
+  if constexpr (std::is_same_v<S, float>) {
+    return __builtin_logf(x);
+  } else {
+    return __builtin_log(x);
+  }
+}
+
 // e^x in every lane.
 template <class S>
 inline Lanes<S> exp_lanes(Lanes<S> x) {
-  for (int s = 0; s < lane_count; ++s) x[s] = std::exp(x[s]);
+  for (int s = 0; s < lane_count; ++s) x[s] = exp_of<S>(x[s]);
   return x;
 }
 
@@ -165,7 +188,7 @@ struct Classifier {
     V sum{};
     for (int k = 0; k < class_count; ++k) sum += exp_lanes<S>(z[k] - top);
     V log_sum = sum;
-    for (int s = 0; s < lane_count; ++s) log_sum[s] = std::log(sum[s]);
+    for (int s = 0; s < lane_count; ++s) log_sum[s] = log_of<S>(sum[s]);
     for (int k = 0; k < class_count; ++k) log_probs[k] = z[k] - top - log_sum;
   }
 

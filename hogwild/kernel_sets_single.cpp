@@ -1,6 +1,6 @@
 // The kernel builds of a binary with one: MPTRAIN_NATIVE, another
-// architecture than x86-64, or a compiler that cannot keep per-set builds
-// apart. MPTRAIN_KERNEL_ISA names it (native or generic).
+// architecture than x86-64, or a compiler without the AVX-512 flags.
+// MPTRAIN_KERNEL_ISA names it (native or generic).
 #include <array>
 
 #include "hogwild/kernel_set.hpp"

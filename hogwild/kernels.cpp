@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "hogwild/flops.hpp"
 #include "hogwild/kernel_set.hpp"
+#include "hogwild/random.hpp"
 #include "util/failure.hpp"
 
 namespace mptrain::hogwild {
@@ -34,12 +36,25 @@ Isa chosen_isa() {
 }
 
 template <class S>
-std::unique_ptr<NetworkKernels<S>> make_kernels(const KernelSet& set, ModelKind kind) {
+std::unique_ptr<NetworkKernels<S>> make_kernels(const KernelSet& set, const ModelLayout& layout) {
   if constexpr (std::is_same_v<S, float>) {
-    return set.make_float(kind);
+    return std::unique_ptr<NetworkKernels<S>>(set.make_float(layout.kind, layout.layers.data()));
   } else {
-    return set.make_double(kind);
+    return std::unique_ptr<NetworkKernels<S>>(set.make_double(layout.kind, layout.layers.data()));
   }
+}
+
+// Each sample's dropout draws from its key (none without keys): two draws
+// of the sample's own stream, so a sample's masks do not depend on the
+// group it trains in.
+const DropoutDraws* make_draws(const std::uint64_t* keys, int count, DropoutDraws& draws) {
+  if (keys == nullptr) return nullptr;
+  for (int s = 0; s < count; ++s) {
+    Random random(keys[s]);
+    draws.draws[s][0] = random.next();
+    draws.draws[s][1] = random.next();
+  }
+  return &draws;
 }
 
 }  // namespace
@@ -51,19 +66,28 @@ Network<S>::Network(ModelKind kind) : Network(kind, chosen_isa()) {}
 
 template <class S>
 Network<S>::Network(ModelKind kind, Isa isa)
-    : layout_(model_layout(kind)), isa_(isa), kernels_(make_kernels<S>(kernel_set_for(isa), kind)) {}
+    : layout_(model_layout(kind)), isa_(isa), kernels_(make_kernels<S>(kernel_set_for(isa), layout_)) {}
 
 template <class S>
 Network<S>::~Network() = default;
 
 template <class S>
 S Network<S>::train_group(const S* parameters, const Group<S>& group, S* gradient) {
-  return kernels_->train_group(parameters, group, gradient);
+  DropoutDraws draws;
+  const S loss = kernels_->train_group(parameters, group, make_draws(group.dropout_keys, group.count, draws), gradient);
+  if (layout_.kind == ModelKind::cnn) {
+    const GroupWork work = kernels_->last_work();
+    flops_done_ += cnn_flops_done(group.count, work.kept_channels, work.gradient_winners);
+  } else {
+    flops_done_ += group.count * flops_per_sample(layout_.kind);
+  }
+  return loss;
 }
 
 template <class S>
 S Network<S>::loss(const S* parameters, const Group<S>& group) {
-  return kernels_->loss(parameters, group);
+  DropoutDraws draws;
+  return kernels_->loss(parameters, group, make_draws(group.dropout_keys, group.count, draws));
 }
 
 template <class S>
@@ -73,7 +97,7 @@ S Network<S>::evaluate_group(const S* parameters, const Group<S>& group, S* log_
 
 template <class S>
 std::int64_t Network<S>::flops_done() const {
-  return kernels_->flops_done();
+  return flops_done_;
 }
 
 template <class S>
@@ -86,6 +110,14 @@ Isa Network<S>::isa() const {
   return isa_;
 }
 
+template <class S>
+NetworkKernels<S>::NetworkKernels() = default;
+
+template <class S>
+NetworkKernels<S>::~NetworkKernels() = default;
+
+template class NetworkKernels<float>;
+template class NetworkKernels<double>;
 template class Network<float>;
 template class Network<double>;
 

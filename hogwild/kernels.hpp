@@ -15,7 +15,7 @@ namespace mptrain::hogwild {
 
 // Samples per group: the widest kernels' lane count (16 floats with
 // AVX-512); narrower kernels take a group as several lane vectors
-// (kernel_entry.cpp checks that group_size is a multiple of lane_count).
+// (network.cpp checks that group_size is a multiple of lane_count).
 inline constexpr int group_size = 16;
 
 // One group's input.
@@ -74,6 +74,7 @@ class Network {
   ModelLayout layout_;
   Isa isa_;
   std::unique_ptr<NetworkKernels<S>> kernels_;
+  std::int64_t flops_done_ = 0;  // by train_group
 };
 
 // Normalises a pixel byte as the peer does: (x / 255 − 0.1307) / 0.3081.

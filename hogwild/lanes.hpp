@@ -5,14 +5,19 @@
 // lanes with AVX-512, 8 with AVX, 4 with SSE2. A wider vector would be
 // split into several registers, and the 20–25 accumulators of a
 // convolution would no longer fit in the register file.
+//
+// Everything here lives in the build's own MPTRAIN_KERNEL_NAMESPACE, and the
+// kernels hold their buffers in Buffer, not in standard containers: an
+// inline function or template instantiation outside that namespace would be
+// a weak symbol that the final link merges with another build's copy (the
+// baseline build could then run a copy compiled for AVX-512).
+// tests/hogwild/kernel_symbols.cmake checks that none is left.
 #pragma once
 
 #include <cstddef>
 #include <utility>
 
-#include "hogwild/aligned.hpp"
-
-namespace mptrain::hogwild {
+namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 // Samples per lane vector: one register of floats.
 #if defined(__AVX512F__)
@@ -153,4 +158,17 @@ void rows_to_lanes(const S* rows, int count, Lanes<S>* out) {
   }
 }
 
-}  // namespace mptrain::hogwild
+// N values of T starting on a cache line (and so on a lane vector of any
+// width here), zero until written: every buffer the kernels read or write
+// is one, so no result can depend on where the heap placed it.
+template <class T, int N>
+struct Buffer {
+  static constexpr std::size_t alignment = alignof(T) > 64 ? alignof(T) : 64;
+  alignas(alignment) T values[N] = {};
+  T* data() { return values; }
+  const T* data() const { return values; }
+  T& operator[](int i) { return values[i]; }
+  const T& operator[](int i) const { return values[i]; }
+};
+
+}  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

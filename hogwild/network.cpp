@@ -1,310 +1,264 @@
-#include "hogwild/network.hpp"
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <vector>
-
+// One build of the kernels: each model's passes over a group of
+// group_size samples, behind NetworkKernels (kernel_set.hpp), and the
+// build's KernelSet, the only name the rest of the program sees. CMake
+// compiles this file with conv.cpp once per instruction set, defining
+// MPTRAIN_KERNEL_ISA (the Isa enumerator) and MPTRAIN_KERNEL_NAMESPACE
+// (where that build's code lives). Nothing here runs before the dispatcher
+// has chosen this build: the set is constant-initialised.
+//
+// A model is a struct of its buffers, one set per lane group (a group is
+// sub_groups lane groups of lane_count samples, each keeping what its
+// backward needs), with these passes over lane group `g`:
+//   masks(count, draws)         the dropout masks of a group of `count` samples
+//   forward(p, images, g)       the images' log-probabilities, in out(g)
+//   backward(p, g, scale, grad) adds the scaled gradient of out(g)'s loss to `grad`
+//   work()                      the GroupWork of the last forward and backward
+// ModelNetwork runs them over a group for NetworkKernels.
 #include "hogwild/conv.hpp"
 #include "hogwild/dense.hpp"
-#include "hogwild/flops.hpp"
-#include "hogwild/random.hpp"
+#include "hogwild/kernel_set.hpp"
 
 namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE {
 
 namespace {
 
-// A dense layer's offsets in the flat parameter array.
-struct DenseLayer {
-  std::size_t weight = 0;
-  std::size_t bias = 0;
+static_assert(group_size % lane_count == 0, "a group is a whole number of the kernels' lane vectors");
+constexpr int sub_groups = group_size / lane_count;
+
+static_assert(image_pixels % lane_count == 0);
+static_assert(cnn::conv2_channels <= 64, "one draw covers the dropout2d channels of a sample");
+static_assert(cnn::hidden <= 64, "one draw covers the dropout of fc1's outputs");
+
+// logreg: x [784] → fc1 [10] → log-softmax.
+template <class S>
+struct Logreg {
+  using V = Lanes<S>;
+  struct LaneGroup {
+    V x[dense::padded(image_pixels)] = {};
+    dense::Classifier<S> out;
+  };
+  LayerOffsets fc1;
+  LaneGroup lanes[sub_groups];
+  dense::Rows<S> rows;  // the weight gradient's transposes
+
+  explicit Logreg(const LayerOffsets* layers) : fc1(layers[0]) {}
+  void masks(int, const DropoutDraws*) {}
+  dense::Classifier<S>& out(int g) { return lanes[g].out; }
+  GroupWork work() const { return {}; }
+
+  void forward(const S* p, const S* images, int g) {
+    LaneGroup& l = lanes[g];
+    rows_to_lanes<S>(images, image_pixels, l.x);
+    dense::forward<S, image_pixels, class_count>(p + fc1.weight, p + fc1.bias, l.x, l.out.z);
+    l.out.log_softmax();
+  }
+
+  void backward(const S*, int g, S loss_scale, S* grad) {
+    LaneGroup& l = lanes[g];
+    l.out.loss_gradient(loss_scale);
+    dense::weight_gradient<S, image_pixels, class_count>(l.x, l.out.g, grad + fc1.weight, grad + fc1.bias, rows);
+  }
 };
 
-// The dense layers of `layout`, in order.
-std::vector<DenseLayer> dense_layers(const ModelLayout& layout) {
-  std::vector<DenseLayer> layers;
-  const auto specs = model_layers(layout.kind);
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].kind == LayerKind::dense) layers.push_back(DenseLayer{layout.layers[i].weight, layout.layers[i].bias});
-  }
-  return layers;
-}
+// mlp: x [784] → fc1 [128] → relu (h) → fc2 [10] → log-softmax.
+template <class S>
+struct Mlp {
+  using V = Lanes<S>;
+  struct LaneGroup {
+    V x[dense::padded(image_pixels)] = {};
+    V h[dense::padded(mlp::hidden)] = {};
+    V d_h[dense::padded(mlp::hidden)] = {};  // the loss's gradient at h's pre-activation
+    dense::Classifier<S> out;
+  };
+  LayerOffsets fc1;
+  LayerOffsets fc2;
+  LaneGroup lanes[sub_groups];
+  dense::Rows<S> rows;
 
-// Offsets of the conv front's tensors in the flat parameter array, resolved
-// once per layout so a group's pass looks nothing up by name.
-struct ConvOffsets {
-  std::size_t conv1_weight = 0;
-  std::size_t conv1_bias = 0;
-  std::size_t conv2_weight = 0;
-  std::size_t conv2_bias = 0;
+  explicit Mlp(const LayerOffsets* layers) : fc1(layers[0]), fc2(layers[1]) {}
+  void masks(int, const DropoutDraws*) {}
+  dense::Classifier<S>& out(int g) { return lanes[g].out; }
+  GroupWork work() const { return {}; }
+
+  void forward(const S* p, const S* images, int g) {
+    LaneGroup& l = lanes[g];
+    rows_to_lanes<S>(images, image_pixels, l.x);
+    dense::forward<S, image_pixels, mlp::hidden>(p + fc1.weight, p + fc1.bias, l.x, l.h);
+    dense::relu<S>(l.h, mlp::hidden);
+    dense::forward<S, mlp::hidden, class_count>(p + fc2.weight, p + fc2.bias, l.h, l.out.z);
+    l.out.log_softmax();
+  }
+
+  // fc2's gradients, back through relu, fc1's gradients.
+  void backward(const S* p, int g, S loss_scale, S* grad) {
+    LaneGroup& l = lanes[g];
+    l.out.loss_gradient(loss_scale);
+    dense::weight_gradient<S, mlp::hidden, class_count>(l.h, l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
+    dense::input_gradient<S, mlp::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h);
+    dense::relu_backward<S>(l.h, l.d_h, mlp::hidden);
+    dense::weight_gradient<S, image_pixels, mlp::hidden>(l.x, l.d_h, grad + fc1.weight, grad + fc1.bias, rows);
+  }
+};
+
+// cnn: the conv front (conv.hpp) → p2 [320] → fc1 [50] → relu → dropout (h)
+// → fc2 [10] → log-softmax.
+template <class S>
+struct Cnn {
+  using V = Lanes<S>;
+  struct LaneGroup {
+    ConvWorkspace<S> front;
+    V h[dense::padded(cnn::hidden)] = {};
+    V mask[cnn::hidden] = {};  // the dropout after fc1: 0 or 2 (1 without dropout)
+    V d_h[dense::padded(cnn::hidden)] = {};
+    dense::Classifier<S> out;
+  };
+  LayerOffsets conv1;
+  LayerOffsets conv2;
+  LayerOffsets fc1;
+  LayerOffsets fc2;
+  LaneGroup lanes[sub_groups];
+  dense::Rows<S> rows;
+
+  explicit Cnn(const LayerOffsets* layers) : conv1(layers[0]), conv2(layers[1]), fc1(layers[2]), fc2(layers[3]) {}
+  dense::Classifier<S>& out(int g) { return lanes[g].out; }
 
   // The front's tensors inside the flat array at `base` (parameters or gradients).
   template <class T>
-  ConvTensors<T> in(T* base) const {
-    return {base + conv1_weight, base + conv1_bias, base + conv2_weight, base + conv2_bias};
+  ConvTensors<T> front_tensors(T* base) const {
+    return {base + conv1.weight, base + conv1.bias, base + conv2.weight, base + conv2.bias};
   }
-};
 
-// The conv front's offsets in `layout` (its first two layers, both conv); all zero for a model without one.
-ConvOffsets conv_offsets(const ModelLayout& layout) {
-  const auto specs = model_layers(layout.kind);
-  if (specs.size() < 2 || specs[0].kind != LayerKind::conv || specs[1].kind != LayerKind::conv) return {};
-  return {layout.layers[0].weight, layout.layers[0].bias, layout.layers[1].weight, layout.layers[1].bias};
-}
-
-// Random bits per draw of the dropout streams.
-constexpr int bits_per_draw = 64;
-static_assert(cnn::conv2_channels <= bits_per_draw, "one draw covers the dropout2d channels of a sample");
-static_assert(cnn::hidden <= bits_per_draw, "one draw covers the dropout of fc1's outputs");
-
-// One lane group's pass through the dense layers, kept for its backward.
-// Each array is padded (dense::padded) and its padding stays zero.
-template <class S>
-struct DenseLanes {
-  using V = Lanes<S>;
-  std::vector<V> x;     // the first layer's input: the images (mlp, logreg); the cnn reads its front's p2
-  std::vector<V> h;     // the hidden layer's output after relu (and dropout): mlp 128, cnn 50
-  std::vector<V> mask;  // the cnn's dropout after fc1: 0 or 2 (1 without dropout)
-  std::vector<V> d_h;   // the loss's gradient at h's pre-activation
-  dense::Classifier<S> out;
-
-  DenseLanes(int inputs, int hidden)
-      : x(dense::padded(inputs)), h(dense::padded(hidden)), mask(hidden), d_h(dense::padded(hidden)) {}
-};
-
-// The hidden units of `kind`'s dense layers (0: none).
-constexpr int hidden_units(ModelKind kind) {
-  return kind == ModelKind::cnn ? cnn::hidden : kind == ModelKind::mlp ? mlp::hidden : 0;
-}
-
-}  // namespace
-
-template <class S>
-struct Network<S>::Impl {
-  using V = Lanes<S>;
-
-  ModelLayout layout;
-  std::vector<DenseLayer> dense;
-  ConvOffsets conv_tensors;
-  // A group of group_size samples is group_size / lane_count lane groups,
-  // each with its own buffers (the backward needs what its forward kept);
-  // the conv front's only for the cnn.
-  static constexpr int sub_groups = group_size / lane_count;
-  std::vector<ConvWorkspace<S>> conv;
-  std::vector<DenseLanes<S>> lanes;
-  dense::Rows<S> rows;          // the weight gradients' transposes, sized for the widest layer
-  std::int64_t flops_done = 0;  // by train_group
-
-  explicit Impl(ModelKind kind)
-      : layout(model_layout(kind)),
-        dense(dense_layers(layout)),
-        conv_tensors(conv_offsets(layout)),
-        conv(kind == ModelKind::cnn ? sub_groups : 0),
-        lanes(sub_groups, DenseLanes<S>(kind == ModelKind::cnn ? 0 : image_pixels, hidden_units(kind))),
-        rows(std::max(image_pixels, cnn::features), std::max(hidden_units(kind), class_count)) {}
-
-  bool is_cnn() const { return layout.kind == ModelKind::cnn; }
-
-  // The cnn's dropout masks (dropout2d after conv2, dropout after fc1's
-  // relu; scale 2 for kept units, PyTorch's 1/(1−p)), each sample's from its
-  // key. The lanes past the group's count keep no conv2 channel, so conv2
-  // does no work for them.
-  void draw_masks(const Group<S>& group) {
-    for (int g = 0; g < sub_groups; ++g) {
-      for (auto& v : conv[g].channel_mask) v = broadcast(S(1));
-      for (auto& v : lanes[g].mask) v = broadcast(S(1));
+  GroupWork work() const {
+    GroupWork done;
+    for (const LaneGroup& l : lanes) {
+      done.kept_channels += l.front.rows.kept_channels;
+      done.gradient_winners += l.front.rows.gradient_winners;
     }
-    for (int s = group.count; s < group_size; ++s) {
-      for (auto& v : conv[s / lane_count].channel_mask) v[s % lane_count] = 0;
+    return done;
+  }
+
+  // dropout2d after conv2 and dropout after fc1's relu, scale 2 for kept
+  // units (PyTorch's 1/(1−p)), each sample's from its draws. The lanes past
+  // the group's count keep no conv2 channel, so conv2 does no work for them.
+  void masks(int count, const DropoutDraws* draws) {
+    for (LaneGroup& l : lanes) {
+      for (V& v : l.front.channel_mask.values) v = broadcast(S(1));
+      for (V& v : l.mask) v = broadcast(S(1));
     }
-    if (group.dropout_keys == nullptr) return;
-    for (int s = 0; s < group.count; ++s) {
-      Random random(group.dropout_keys[s]);
-      const int g = s / lane_count;
+    for (int s = count; s < group_size; ++s) {
+      for (V& v : lanes[s / lane_count].front.channel_mask.values) v[s % lane_count] = 0;
+    }
+    if (draws == nullptr) return;
+    for (int s = 0; s < count; ++s) {
+      LaneGroup& l = lanes[s / lane_count];
       const int lane = s % lane_count;
-      const std::uint64_t channels = random.next();
+      const std::uint64_t channels = draws->draws[s][0];
       for (int c = 0; c < cnn::conv2_channels; ++c)
-        conv[g].channel_mask[c][lane] = ((channels >> c) & 1U) != 0 ? S(2) : S(0);
-      const std::uint64_t units = random.next();
-      for (int j = 0; j < cnn::hidden; ++j) lanes[g].mask[j][lane] = ((units >> j) & 1U) != 0 ? S(2) : S(0);
+        l.front.channel_mask[c][lane] = ((channels >> c) & 1U) != 0 ? S(2) : S(0);
+      const std::uint64_t units = draws->draws[s][1];
+      for (int j = 0; j < cnn::hidden; ++j) l.mask[j][lane] = ((units >> j) & 1U) != 0 ? S(2) : S(0);
     }
   }
 
-  // Each lane's label and whether it holds a sample, for lane group `g`.
-  void set_labels(const Group<S>& group, int g) {
-    auto& out = lanes[g].out;
-    for (int s = 0; s < lane_count; ++s) {
-      const int sample = g * lane_count + s;
-      out.live[s] = sample < group.count ? 1 : 0;
-      out.label[s] = sample < group.count ? S(group.labels[sample]) : S(-1);
-    }
+  void forward(const S* p, const S* images, int g) {
+    LaneGroup& l = lanes[g];
+    rows_to_lanes<S>(images, image_pixels, l.front.image.data());
+    conv_forward(front_tensors(p), l.front);
+    head_forward(p, l.front.p2.data(), l);
   }
 
-  // cnn head, forward: x [320] → fc1 [50] → relu → dropout (h) → fc2 [10] → log-softmax.
+  void backward(const S* p, int g, S loss_scale, S* grad) {
+    LaneGroup& l = lanes[g];
+    head_backward(p, l.front.p2.data(), l, loss_scale, grad, l.front.d_p2.data());
+    conv_backward(front_tensors(p), l.front, front_tensors(grad));
+  }
+
+  // The head, forward: x [320] → fc1 [50] → relu → dropout (h) → fc2 [10] → log-softmax.
   // (Not inlined, here and in the backward: a profile by symbol shows the head as its own layer.)
-  __attribute__((noinline)) void head_forward(const S* p, const V* x, DenseLanes<S>& l) {
-    const DenseLayer& fc1 = dense[0];
-    const DenseLayer& fc2 = dense[1];
-    dense::forward<S, cnn::features, cnn::hidden>(p + fc1.weight, p + fc1.bias, x, l.h.data());
+  __attribute__((noinline)) void head_forward(const S* p, const V* x, LaneGroup& l) {
+    dense::forward<S, cnn::features, cnn::hidden>(p + fc1.weight, p + fc1.bias, x, l.h);
     for (int j = 0; j < cnn::hidden; ++j) l.h[j] = (l.h[j] > 0 ? l.h[j] : V{}) * l.mask[j];
-    dense::forward<S, cnn::hidden, class_count>(p + fc2.weight, p + fc2.bias, l.h.data(), l.out.z);
+    dense::forward<S, cnn::hidden, class_count>(p + fc2.weight, p + fc2.bias, l.h, l.out.z);
     l.out.log_softmax();
   }
 
-  // cnn head, backward: from the loss to d_x [320], adding fc1's and fc2's gradients to `grad`.
-  __attribute__((noinline)) void head_backward(const S* p, const V* x, DenseLanes<S>& l, S loss_scale, S* grad,
-                                               V* d_x) {
-    const DenseLayer& fc1 = dense[0];
-    const DenseLayer& fc2 = dense[1];
+  // The head, backward: from the loss to d_x [320], adding fc1's and fc2's gradients to `grad`.
+  __attribute__((noinline)) void head_backward(const S* p, const V* x, LaneGroup& l, S loss_scale, S* grad, V* d_x) {
     l.out.loss_gradient(loss_scale);
-    dense::input_gradient<S, cnn::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h.data());
+    dense::input_gradient<S, cnn::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h);
     for (int j = 0; j < cnn::hidden; ++j) l.d_h[j] = l.h[j] > 0 ? l.d_h[j] * l.mask[j] : V{};
-    dense::input_gradient<S, cnn::features, cnn::hidden>(p + fc1.weight, l.d_h.data(), d_x);
-    dense::weight_gradient<S, cnn::features, cnn::hidden>(x, l.d_h.data(), grad + fc1.weight, grad + fc1.bias, rows);
-    dense::weight_gradient<S, cnn::hidden, class_count>(l.h.data(), l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
+    dense::input_gradient<S, cnn::features, cnn::hidden>(p + fc1.weight, l.d_h, d_x);
+    dense::weight_gradient<S, cnn::features, cnn::hidden>(x, l.d_h, grad + fc1.weight, grad + fc1.bias, rows);
+    dense::weight_gradient<S, cnn::hidden, class_count>(l.h, l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
+  }
+};
+
+// A model's passes over whole groups, behind NetworkKernels.
+template <class S, class Model>
+class ModelNetwork final : public NetworkKernels<S> {
+ public:
+  explicit ModelNetwork(const LayerOffsets* layers) : model_(layers) {}
+
+  S train_group(const S* parameters, const Group<S>& group, const DropoutDraws* draws, S* gradient) override {
+    const S loss = forward(parameters, group, draws);
+    for (int g = 0; g < sub_groups; ++g) model_.backward(parameters, g, group.loss_scale, gradient);
+    return loss;
   }
 
-  // mlp, forward: x [784] → fc1 [128] → relu (h) → fc2 [10] → log-softmax.
-  void mlp_forward(const S* p, DenseLanes<S>& l) {
-    const DenseLayer& fc1 = dense[0];
-    const DenseLayer& fc2 = dense[1];
-    dense::forward<S, image_pixels, mlp::hidden>(p + fc1.weight, p + fc1.bias, l.x.data(), l.h.data());
-    dense::relu<S>(l.h.data(), mlp::hidden);
-    dense::forward<S, mlp::hidden, class_count>(p + fc2.weight, p + fc2.bias, l.h.data(), l.out.z);
-    l.out.log_softmax();
+  S loss(const S* parameters, const Group<S>& group, const DropoutDraws* draws) override {
+    return forward(parameters, group, draws);
   }
 
-  // mlp, backward: fc2's gradients, back through relu, fc1's gradients.
-  void mlp_backward(const S* p, DenseLanes<S>& l, S loss_scale, S* grad) {
-    const DenseLayer& fc1 = dense[0];
-    const DenseLayer& fc2 = dense[1];
-    l.out.loss_gradient(loss_scale);
-    dense::weight_gradient<S, mlp::hidden, class_count>(l.h.data(), l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
-    dense::input_gradient<S, mlp::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h.data());
-    dense::relu_backward<S>(l.h.data(), l.d_h.data(), mlp::hidden);
-    dense::weight_gradient<S, image_pixels, mlp::hidden>(l.x.data(), l.d_h.data(), grad + fc1.weight, grad + fc1.bias,
-                                                         rows);
-  }
-
-  // logreg, forward: x [784] → fc1 [10] → log-softmax.
-  void logreg_forward(const S* p, DenseLanes<S>& l) {
-    const DenseLayer& fc1 = dense[0];
-    dense::forward<S, image_pixels, class_count>(p + fc1.weight, p + fc1.bias, l.x.data(), l.out.z);
-    l.out.log_softmax();
-  }
-
-  // logreg, backward: fc1's gradients.
-  void logreg_backward(DenseLanes<S>& l, S loss_scale, S* grad) {
-    const DenseLayer& fc1 = dense[0];
-    l.out.loss_gradient(loss_scale);
-    dense::weight_gradient<S, image_pixels, class_count>(l.x.data(), l.out.g, grad + fc1.weight, grad + fc1.bias, rows);
-  }
-
-  // The forward of every lane group; returns the summed NLL.
-  S forward(const S* p, const Group<S>& group) {
-    if (is_cnn()) draw_masks(group);
-    static_assert(image_pixels % lane_count == 0);
-    S loss = 0;
-    for (int g = 0; g < sub_groups; ++g) {
-      DenseLanes<S>& l = lanes[g];
-      const S* images = group.images + g * lane_count * image_pixels;
-      set_labels(group, g);
-      switch (layout.kind) {
-        case ModelKind::cnn:
-          rows_to_lanes<S>(images, image_pixels, conv[g].image.data());
-          conv_forward(conv_tensors.in(p), conv[g]);
-          head_forward(p, conv[g].p2.data(), l);
-          break;
-        case ModelKind::mlp:
-          rows_to_lanes<S>(images, image_pixels, l.x.data());
-          mlp_forward(p, l);
-          break;
-        case ModelKind::logreg:
-          rows_to_lanes<S>(images, image_pixels, l.x.data());
-          logreg_forward(p, l);
-          break;
-      }
-      loss += l.out.loss();
+  S evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) override {
+    const S loss = forward(parameters, group, nullptr);
+    if (log_probs == nullptr) return loss;
+    for (int s = 0; s < group.count; ++s) {
+      for (int k = 0; k < class_count; ++k)
+        log_probs[s * class_count + k] = model_.out(s / lane_count).log_probs[k][s % lane_count];
     }
     return loss;
   }
 
-  // Back-propagates every lane group's loss into `grad`.
-  void backward(const S* p, const Group<S>& group, S* grad) {
+  GroupWork last_work() const override { return model_.work(); }
+
+ private:
+  // The forward of every lane group; returns the summed NLL.
+  S forward(const S* parameters, const Group<S>& group, const DropoutDraws* draws) {
+    model_.masks(group.count, draws);
+    S loss = 0;
     for (int g = 0; g < sub_groups; ++g) {
-      DenseLanes<S>& l = lanes[g];
-      switch (layout.kind) {
-        case ModelKind::cnn:
-          head_backward(p, conv[g].p2.data(), l, group.loss_scale, grad, conv[g].d_p2.data());
-          conv_backward(conv_tensors.in(p), conv[g], conv_tensors.in(grad));
-          break;
-        case ModelKind::mlp:
-          mlp_backward(p, l, group.loss_scale, grad);
-          break;
-        case ModelKind::logreg:
-          logreg_backward(l, group.loss_scale, grad);
-          break;
+      auto& out = model_.out(g);
+      for (int s = 0; s < lane_count; ++s) {
+        const int sample = g * lane_count + s;
+        out.live[s] = sample < group.count ? 1 : 0;
+        out.label[s] = sample < group.count ? S(group.labels[sample]) : S(-1);
       }
+      model_.forward(parameters, group.images + g * lane_count * image_pixels, g);
+      loss += out.loss();
     }
+    return loss;
   }
 
-  // The log-probabilities of sample s, class k, after a forward.
-  S log_prob(int s, int k) const { return lanes[s / lane_count].out.log_probs[k][s % lane_count]; }
+  Model model_;
 };
 
+// The network of model `kind` with offsets `layers`, allocated with new.
 template <class S>
-Network<S>::Network(ModelKind kind) : impl_(std::make_unique<Impl>(kind)) {}
-
-template <class S>
-Network<S>::~Network() = default;
-
-template <class S>
-S Network<S>::train_group(const S* parameters, const Group<S>& group, S* gradient) {
-  const S loss = impl_->forward(parameters, group);
-  impl_->backward(parameters, group, gradient);
-  if (impl_->is_cnn()) {
-    std::int64_t kept = 0;
-    std::int64_t winners = 0;
-    for (const auto& front : impl_->conv) {
-      kept += front.rows.kept_channels;
-      winners += front.rows.gradient_winners;
-    }
-    impl_->flops_done += cnn_flops_done(group.count, kept, winners);
-  } else {
-    impl_->flops_done += group.count * flops_per_sample(impl_->layout.kind);
+NetworkKernels<S>* make_network(ModelKind kind, const LayerOffsets* layers) {
+  switch (kind) {
+    case ModelKind::cnn:
+      return new ModelNetwork<S, Cnn<S>>(layers);
+    case ModelKind::mlp:
+      return new ModelNetwork<S, Mlp<S>>(layers);
+    case ModelKind::logreg:
+      return new ModelNetwork<S, Logreg<S>>(layers);
   }
-  return loss;
+  return nullptr;
 }
 
-template <class S>
-std::int64_t Network<S>::flops_done() const {
-  return impl_->flops_done;
-}
+}  // namespace
 
-template <class S>
-S Network<S>::loss(const S* parameters, const Group<S>& group) {
-  return impl_->forward(parameters, group);
-}
-
-template <class S>
-S Network<S>::evaluate_group(const S* parameters, const Group<S>& group, S* log_probs) {
-  Group<S> plain = group;
-  plain.dropout_keys = nullptr;
-  const S loss = impl_->forward(parameters, plain);
-  if (log_probs != nullptr) {
-    for (int s = 0; s < group.count; ++s) {
-      for (int k = 0; k < class_count; ++k) log_probs[s * class_count + k] = impl_->log_prob(s, k);
-    }
-  }
-  return loss;
-}
-
-template <class S>
-const ModelLayout& Network<S>::layout() const {
-  return impl_->layout;
-}
-
-template class Network<float>;
-template class Network<double>;
+extern const KernelSet kernel_set;
+constinit const KernelSet kernel_set{Isa::MPTRAIN_KERNEL_ISA, make_network<float>, make_network<double>};
 
 }  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE
