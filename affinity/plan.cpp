@@ -6,13 +6,6 @@
 
 namespace mptrain::affinity {
 
-namespace {
-
-constexpr std::array bind_names{Named<Bind>{Bind::core, "core"}, Named<Bind>{Bind::numa, "numa"},
-                                Named<Bind>{Bind::package, "package"}, Named<Bind>{Bind::none, "none"}};
-
-}  // namespace
-
 std::string_view to_string(Bind bind) { return name_of(bind_names, bind, "none"); }
 
 Result<Bind> parse_bind(std::string_view text) {

@@ -9,12 +9,17 @@
 
 #include "affinity/cpu_selection.hpp"
 #include "util/cpu_set.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::affinity {
 
 // How a worker's CPUs are chosen and pinned (`--bind`).
 enum class Bind { core, numa, package, none };
+
+// Its names (`--bind`).
+inline constexpr std::array bind_names{Named<Bind>{Bind::core, "core"}, Named<Bind>{Bind::numa, "numa"},
+                                       Named<Bind>{Bind::package, "package"}, Named<Bind>{Bind::none, "none"}};
 
 // "core", "numa", "package" or "none".
 std::string_view to_string(Bind bind);

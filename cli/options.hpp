@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "util/names.hpp"
+
 namespace mptrain::cli {
 
 // Makes every option added to `app` and its subcommands from now on show its
@@ -42,6 +44,11 @@ CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds
 // A check that an option's value is one of `names`; --help shows
 // "{a,b,c}", and any other value fails with "'x' is not one of a, b or c".
 CLI::Validator one_of(std::vector<std::string> names);
+// The same for the names of an enum's table (util/names.hpp).
+template <class E, std::size_t N>
+CLI::Validator one_of(const std::array<Named<E>, N>& table) {
+  return one_of(names_of(table));
+}
 // A check that an option's value is not the empty word (`--cpus ""`), which
 // would otherwise read as "not given".
 CLI::Validator non_empty();

@@ -48,8 +48,8 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->transform(whole_number(1, max_count))
       ->default_str("floor(N/M)")
       ->group("Placement");
-  command.add_option("--bind", options.bind, "Pinning: core, numa, package or none")
-      ->check(one_of({"core", "numa", "package", "none"}))
+  command.add_option("--bind", options.bind, "Pinning: " + names_list(affinity::bind_names))
+      ->check(one_of(affinity::bind_names))
       ->default_str("core")
       ->group("Placement");
   command

@@ -66,8 +66,9 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
   command
       .add_option("--omp-bind", options.omp_bind,
                   "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
-                  "KMP_AFFINITY), or leave them floating: close or none")
-      ->check(one_of({"close", "none"}))
+                  "KMP_AFFINITY), or leave them floating: " +
+                      names_list(procmgr::omp_bind_names))
+      ->check(one_of(procmgr::omp_bind_names))
       ->default_str("close")
       ->group(group);
   command
@@ -98,7 +99,7 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
       .add_option("--allocator", options.allocator,
                   "Preload this memory allocator into the workers (LD_PRELOAD): jemalloc (Debian's libjemalloc2), "
                   "tcmalloc (libtcmalloc-minimal4) or default")
-      ->check(one_of({"jemalloc", "tcmalloc", "default"}))
+      ->check(one_of(procmgr::allocator_names))
       ->default_str("default")
       ->group(group);
   auto* membind = command
@@ -303,7 +304,7 @@ struct WorkerSettings {
 WorkerSettings worker_settings(const LaunchOptions& launch) {
   WorkerSettings settings;
   settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
-  settings.omp_bind = launch.omp_bind == "none" ? procmgr::OmpBind::none : procmgr::OmpBind::close;
+  settings.omp_bind = value_named(procmgr::omp_bind_names, launch.omp_bind).value_or(procmgr::OmpBind::close);
   const auto allocator = value_or_fail(procmgr::parse_allocator(launch.allocator), exit_code::usage_error);
   settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
   settings.memory = requested_memory(launch);

@@ -67,9 +67,9 @@ void add_model_option(CLI::App& command, hogwild::ModelKind& kind, const char* g
         const auto parsed = hogwild::parse_model_kind(name);
         return parsed.ok() ? std::string() : parsed.error().message;
       },
-      "{cnn,mlp,logreg}");
+      fmt::format("{{{}}}", fmt::join(names_of(hogwild::model_names), ",")));
   const auto store = [&kind](const std::string& name) { kind = *hogwild::parse_model_kind(name); };
-  command.add_option_function<std::string>("--model", store, "Network: cnn, mlp or logreg")
+  command.add_option_function<std::string>("--model", store, "Network: " + names_list(hogwild::model_names))
       ->type_name("MODEL")
       ->check(known_name)
       ->default_str(std::string(hogwild::to_string(kind)))
@@ -140,7 +140,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
               "--lr-scaling", options->lr_scaling,
               "Across K nodes: linear (each node steps at K x --lr, so the averaged model moves as one machine's "
               "would) or none")
-          ->check(one_of({"linear", "none"}))
+          ->check(one_of(hogwild::lr_scaling_names))
           ->default_str("linear")
           ->group(group);
   options->node_options = {sync_every, lr_scaling};
@@ -511,7 +511,7 @@ double worker_rate(const TrainReport& report, std::size_t rank) {
 
 // The learning rate `node`'s workers step at: --lr, times the node count with --lr-scaling linear.
 float node_learning_rate(const TrainOptions& options, const cluster::NodeIdentity& node) {
-  const auto scaling = options.lr_scaling == "linear" ? hogwild::LrScaling::linear : hogwild::LrScaling::none;
+  const auto scaling = value_named(hogwild::lr_scaling_names, options.lr_scaling).value_or(hogwild::LrScaling::linear);
   return hogwild::node_learning_rate(options.settings.learning_rate, scaling, node.count);
 }
 

@@ -55,13 +55,6 @@ static_assert(cnn::conv1_side == image_side - cnn::kernel + 1 && cnn::c2_side ==
 
 }  // namespace
 
-namespace {
-
-constexpr std::array model_names{Named<ModelKind>{ModelKind::cnn, "cnn"}, Named<ModelKind>{ModelKind::mlp, "mlp"},
-                                 Named<ModelKind>{ModelKind::logreg, "logreg"}};
-
-}  // namespace
-
 std::string_view to_string(ModelKind kind) { return name_of(model_names, kind); }
 
 Result<ModelKind> parse_model_kind(std::string_view text) {

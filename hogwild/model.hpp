@@ -12,12 +12,18 @@
 #include <vector>
 
 #include "hogwild/shapes.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::hogwild {
 
 // Which network to train (`--model`).
 enum class ModelKind : std::uint32_t { cnn = 1, mlp = 2, logreg = 3 };
+
+// Its names (`--model`).
+inline constexpr std::array model_names{Named<ModelKind>{ModelKind::cnn, "cnn"},
+                                        Named<ModelKind>{ModelKind::mlp, "mlp"},
+                                        Named<ModelKind>{ModelKind::logreg, "logreg"}};
 
 // "cnn", "mlp" or "logreg".
 std::string_view to_string(ModelKind kind);

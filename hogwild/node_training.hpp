@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::hogwild {
@@ -20,6 +21,10 @@ Result<Shard> node_shard(int samples, int rank, int nodes);
 
 // How --lr is scaled across nodes.
 enum class LrScaling { linear, none };
+
+// Its names (`--lr-scaling`).
+inline constexpr std::array lr_scaling_names{Named<LrScaling>{LrScaling::linear, "linear"},
+                                             Named<LrScaling>{LrScaling::none, "none"}};
 // The learning rate the workers of a job of `nodes` nodes step at: `rate`,
 // times the node count with LrScaling::linear (the averaged model moves as
 // one machine's would with `nodes` times the batches).

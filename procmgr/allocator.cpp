@@ -51,14 +51,6 @@ std::vector<std::string> library_directories() {
 
 }  // namespace
 
-namespace {
-
-constexpr std::array allocator_names{Named<Allocator>{Allocator::jemalloc, "jemalloc"},
-                                     Named<Allocator>{Allocator::tcmalloc, "tcmalloc"},
-                                     Named<Allocator>{Allocator::system, "default"}};
-
-}  // namespace
-
 std::string_view to_string(Allocator allocator) { return name_of(allocator_names, allocator, "default"); }
 
 Result<Allocator> parse_allocator(std::string_view name) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "util/fs.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
@@ -16,6 +17,11 @@ enum class Allocator {
   jemalloc,  // libjemalloc.so.2, Debian's libjemalloc2
   tcmalloc,  // libtcmalloc_minimal.so.4, Debian's libtcmalloc-minimal4
 };
+
+// Its names (`--allocator`).
+inline constexpr std::array allocator_names{Named<Allocator>{Allocator::jemalloc, "jemalloc"},
+                                            Named<Allocator>{Allocator::tcmalloc, "tcmalloc"},
+                                            Named<Allocator>{Allocator::system, "default"}};
 
 // "default", "jemalloc" or "tcmalloc".
 std::string_view to_string(Allocator allocator);

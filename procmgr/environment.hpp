@@ -10,6 +10,7 @@
 
 #include "util/cpu_set.hpp"
 #include "util/environment.hpp"
+#include "util/names.hpp"
 #include "util/thread_variables.hpp"
 
 namespace mptrain::procmgr {
@@ -35,6 +36,10 @@ enum class OmpBind {
   close,  // OpenMP thread i on the i-th PU of the worker's set
   none,   // left to float over the worker's set
 };
+
+// Its names (`--omp-bind`).
+inline constexpr std::array omp_bind_names{Named<OmpBind>{OmpBind::close, "close"},
+                                           Named<OmpBind>{OmpBind::none, "none"}};
 
 // The variables that place a program's OpenMP threads: OMP_PLACES and
 // OMP_PROC_BIND (the OpenMP standard: GNU, LLVM and Intel runtimes),
