@@ -7,8 +7,6 @@
 // which the transposes of the weight gradients read.
 #pragma once
 
-#include <type_traits>
-
 #include "hogwild/lanes.hpp"
 #include "hogwild/shapes.hpp"
 
@@ -145,27 +143,15 @@ inline void relu_backward(const Lanes<S>* y, Lanes<S>* g, int n) {
 // e^x and ln x of a scalar, by the compiler's builtins (the C library's
 // expf/exp and logf/log): <cmath>'s overloads would be inline functions
 // outside this build's namespace.
-template <class S>
-inline S exp_of(S x) {
-  if constexpr (std::is_same_v<S, float>) {
-    return __builtin_expf(x);
-  } else {
-    return __builtin_exp(x);
-  }
-}
-template <class S>
-inline S log_of(S x) {
-  if constexpr (std::is_same_v<S, float>) {
-    return __builtin_logf(x);
-  } else {
-    return __builtin_log(x);
-  }
-}
+inline float exp_of(float x) { return __builtin_expf(x); }
+inline double exp_of(double x) { return __builtin_exp(x); }
+inline float log_of(float x) { return __builtin_logf(x); }
+inline double log_of(double x) { return __builtin_log(x); }
 
 // e^x in every lane.
 template <class S>
 inline Lanes<S> exp_lanes(Lanes<S> x) {
-  for (int s = 0; s < lane_count; ++s) x[s] = exp_of<S>(x[s]);
+  for (int s = 0; s < lane_count; ++s) x[s] = exp_of(x[s]);
   return x;
 }
 
@@ -188,7 +174,7 @@ struct Classifier {
     V sum{};
     for (int k = 0; k < class_count; ++k) sum += exp_lanes<S>(z[k] - top);
     V log_sum = sum;
-    for (int s = 0; s < lane_count; ++s) log_sum[s] = log_of<S>(sum[s]);
+    for (int s = 0; s < lane_count; ++s) log_sum[s] = log_of(sum[s]);
     for (int k = 0; k < class_count; ++k) log_probs[k] = z[k] - top - log_sum;
   }
 

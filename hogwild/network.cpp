@@ -9,9 +9,11 @@
 // A model is a struct of its buffers, one set per lane group (a group is
 // sub_groups lane groups of lane_count samples, each keeping what its
 // backward needs), with these passes over lane group `g`:
-//   masks(count, draws)         the dropout masks of a group of `count` samples
-//   forward(p, images, g)       the images' log-probabilities, in out(g)
+//   input(g)                    where the lane group's images go, as lane vectors
+//   forward(p, g)               their log-probabilities, in out(g)
 //   backward(p, g, scale, grad) adds the scaled gradient of out(g)'s loss to `grad`
+// and, for a model with dropout or work it skips (the cnn):
+//   masks(count, draws)         the dropout masks of a group of `count` samples
 //   work()                      the GroupWork of the last forward and backward
 // ModelNetwork runs them over a group for NetworkKernels.
 #include "hogwild/conv.hpp"
@@ -42,13 +44,11 @@ struct Logreg {
   dense::Rows<S> rows;  // the weight gradient's transposes
 
   explicit Logreg(const LayerOffsets* layers) : fc1(layers[0]) {}
-  void masks(int, const DropoutDraws*) {}
+  V* input(int g) { return lanes[g].x; }
   dense::Classifier<S>& out(int g) { return lanes[g].out; }
-  GroupWork work() const { return {}; }
 
-  void forward(const S* p, const S* images, int g) {
+  void forward(const S* p, int g) {
     LaneGroup& l = lanes[g];
-    rows_to_lanes<S>(images, image_pixels, l.x);
     dense::forward<S, image_pixels, class_count>(p + fc1.weight, p + fc1.bias, l.x, l.out.z);
     l.out.log_softmax();
   }
@@ -76,13 +76,11 @@ struct Mlp {
   dense::Rows<S> rows;
 
   explicit Mlp(const LayerOffsets* layers) : fc1(layers[0]), fc2(layers[1]) {}
-  void masks(int, const DropoutDraws*) {}
+  V* input(int g) { return lanes[g].x; }
   dense::Classifier<S>& out(int g) { return lanes[g].out; }
-  GroupWork work() const { return {}; }
 
-  void forward(const S* p, const S* images, int g) {
+  void forward(const S* p, int g) {
     LaneGroup& l = lanes[g];
-    rows_to_lanes<S>(images, image_pixels, l.x);
     dense::forward<S, image_pixels, mlp::hidden>(p + fc1.weight, p + fc1.bias, l.x, l.h);
     dense::relu<S>(l.h, mlp::hidden);
     dense::forward<S, mlp::hidden, class_count>(p + fc2.weight, p + fc2.bias, l.h, l.out.z);
@@ -120,6 +118,7 @@ struct Cnn {
   dense::Rows<S> rows;
 
   explicit Cnn(const LayerOffsets* layers) : conv1(layers[0]), conv2(layers[1]), fc1(layers[2]), fc2(layers[3]) {}
+  V* input(int g) { return lanes[g].front.image.data(); }
   dense::Classifier<S>& out(int g) { return lanes[g].out; }
 
   // The front's tensors inside the flat array at `base` (parameters or gradients).
@@ -160,9 +159,8 @@ struct Cnn {
     }
   }
 
-  void forward(const S* p, const S* images, int g) {
+  void forward(const S* p, int g) {
     LaneGroup& l = lanes[g];
-    rows_to_lanes<S>(images, image_pixels, l.front.image.data());
     conv_forward(front_tensors(p), l.front);
     head_forward(p, l.front.p2.data(), l);
   }
@@ -219,12 +217,18 @@ class ModelNetwork final : public NetworkKernels<S> {
     return loss;
   }
 
-  GroupWork last_work() const override { return model_.work(); }
+  GroupWork last_work() const override {
+    if constexpr (requires { model_.work(); }) {
+      return model_.work();
+    } else {
+      return {};
+    }
+  }
 
  private:
   // The forward of every lane group; returns the summed NLL.
   S forward(const S* parameters, const Group<S>& group, const DropoutDraws* draws) {
-    model_.masks(group.count, draws);
+    if constexpr (requires { model_.masks(group.count, draws); }) model_.masks(group.count, draws);
     S loss = 0;
     for (int g = 0; g < sub_groups; ++g) {
       auto& out = model_.out(g);
@@ -233,7 +237,8 @@ class ModelNetwork final : public NetworkKernels<S> {
         out.live[s] = sample < group.count ? 1 : 0;
         out.label[s] = sample < group.count ? S(group.labels[sample]) : S(-1);
       }
-      model_.forward(parameters, group.images + g * lane_count * image_pixels, g);
+      rows_to_lanes<S>(group.images + g * lane_count * image_pixels, image_pixels, model_.input(g));
+      model_.forward(parameters, g);
       loss += out.loss();
     }
     return loss;
