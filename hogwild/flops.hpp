@@ -89,7 +89,10 @@ inline std::vector<LayerFlops> layer_flops(ModelKind kind) {
 
 inline std::int64_t flops_per_sample(ModelKind kind) {
   std::int64_t total = 0;
-  for (const auto& layer : layer_flops(kind)) total += layer.forward + layer.weight_grad + layer.input_grad;
+  for (const auto& spec : model_layers(kind)) {
+    const LayerFlops layer = flops_detail::count(spec);
+    total += layer.forward + layer.weight_grad + layer.input_grad;
+  }
   return total;
 }
 
