@@ -3,8 +3,14 @@
 # variant (tests/corpus/cases) run REPS times, interleaved (rep 1 of every
 # case, then rep 2, ...), then in Markdown: right out of REPS per case, the
 # confusion matrix, the false-alarm and miss rates, and the idle_capacity
-# findings: found where a case expects them, and in no other case.
-#   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load]
+# findings: found where a case expects them, and in no other case; and,
+# for the cases whose workloads report their throughput (lib.bash,
+# job_throughput), the throughput naive and fixed, the loss measured
+# (1 − naive ÷ fixed) and, beside it, the share of the naive job's working
+# threads that queued (queued_threads_avg ÷ working_threads_avg).
+#   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load] [--save DIR]
+# --save DIR keeps each run's doctor JSON (DIR/CASE.VARIANT.REP.json) and
+# its result line (DIR/results.txt): the data to calibrate a loss estimate on.
 # --outside-load keeps one CPU about half busy for the whole benchmark with a
 # duty-cycled burner the doctor does not watch: it may turn healthy into
 # warning (counted right when the warning names the outside load), but must
@@ -13,19 +19,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/corpus_cases.bash
 source tests/corpus/lib.bash
-reps=20 cases= outside=no
+reps=20 cases= outside=no save=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --reps) reps=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --outside-load) outside=yes; shift ;;
-    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load]" >&2; exit 2 ;;
+    --save) save=$2; shift 2 ;;
+    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load] [--save DIR]" >&2; exit 2 ;;
   esac
 done
 runs=$(corpus_runs "$cases")
 results=$(mktemp)
 skipped=$(mktemp)
-trap 'stop_duty; rm -f "$results" "$skipped"' EXIT
+reports=$(mktemp -d)
+[[ -z $save ]] || mkdir -p "$save" || { echo "doctor_corpus.sh: cannot make $save" >&2; exit 2; }
+trap 'stop_duty; rm -rf "$results" "$skipped" "$reports"' EXIT
 
 if [[ $outside == yes ]]; then
   mode="outside load: CPU $(last_cpu) kept ~50% busy by a burner not under the doctor"
@@ -36,18 +45,22 @@ else
 fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
-# Run: one line per run in $results, "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG SECONDS".
+# Run: one line per run in $results,
+# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q".
 for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
-    out=$(tests/corpus/run.sh "$name" "$variant") || true
+    report=${save:-$reports}/$name.$variant.$rep.json
+    out=$(tests/corpus/run.sh "$name" "$variant" --json-out "$report") || true
     echo "$out" | sed "s/^/rep $rep: /" >&2
     line=${out%%$'\n'*}
     if [[ $line == *" SKIP: "* ]]; then
       echo "$line" >>"$skipped"
       continue
     fi
-    echo "$line $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')" >>"$results"
+    queued=$(jq -r 'if .working_threads_avg > 0 then .queued_threads_avg / .working_threads_avg else 0 end' \
+      "$report" 2>/dev/null || echo -)
+    echo "$line $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }') queued=$queued" >>"$results"
   done <<<"$runs"
 done
 
@@ -57,7 +70,9 @@ echo
 awk '
   { split($3, e, "="); split($4, g, "="); split($5, x, "="); split($6, idle, "[=/]")
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
-    expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $8
+    expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
+    split($8, t, "="); split($10, q, "=")
+    if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
     if (idle[2] == "yes") { idle_expected++; idle_found += (idle[3] == "yes") }
     else { idle_other++; idle_unexpected += (idle[3] == "yes") }
     got[key, g[2]]++; matrix[e[2], g[2]]++; rows[e[2]]++
@@ -83,6 +98,17 @@ awk '
       miss, over, 100 * miss / over
     if (idle_expected) printf "Idle capacity: found in %d of %d runs that expect it; ", idle_found, idle_expected
     printf "%d of %d other runs got an idle_capacity finding (must be 0).\n", idle_unexpected, idle_other
+    if (m) {
+      print ""
+      print "| case | throughput naive | throughput fixed | loss measured | queued share, naive |"
+      print "|---|---|---|---|---|"
+      for (i = 1; i <= m; i++) { c = cases[i]
+        if (!worked[c, "naive"] || !worked[c, "fixed"]) continue
+        tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
+        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% |\n", c, tn, tf, (tf > 0 ? 100 * (1 - tn / tf) : 0),
+          100 * queued[c, "naive"] / worked[c, "naive"] }
+    }
   }' "$results"
+[[ -z $save ]] || cp "$results" "$save/results.txt"
 # Cases that could not run, with the reason and how often.
 [[ ! -s $skipped ]] || sed -E "s/[0-9]+% busy/busy/" "$skipped" | sort | uniq -c | awk '{ n = $1; $1 = ""; printf "Skipped %d×:%s\n", n, $0 }'

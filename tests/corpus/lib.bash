@@ -108,3 +108,29 @@ need_quiet_machine() {
   busy=$(machine_busy_percent)
   ((busy < $1)) || why_not "the machine is not quiet (${busy}% busy, limit $1%): the case's premise does not hold"
 }
+
+# The throughput of a case's job, for the loss that oversubscription costs
+# it (naive against fixed): a workload that measures its work prints, at
+# its end, a line "corpus-work UNITS SECONDS" (the work its timed loop did
+# and how long it took); stress-ng's own --metrics-brief line counts as one.
+# job_throughput FILE: the job's units per second in FILE (the doctor's
+# stderr, where it relays the command's output tagged "[0] "), summed over
+# its processes; "-" when no workload reported.
+job_throughput() {
+  awk '
+    { sub(/^\[[0-9]+\] /, ""); n_f = split($0, f, " ") }
+    f[1] == "corpus-work" && f[3] > 0 { rate += f[2] / f[3]; n++ }
+    f[1] == "stress-ng:" && f[2] == "metrc:" && f[4] == "cpu" && f[6] > 0 { rate += f[5] / f[6]; n++ }
+    END { if (n) printf "%.6g", rate; else printf "-" }' "$1"
+}
+
+# timed_work UNITS CMD [ARGS...]: runs CMD (a job of a known amount of work,
+# such as a build of UNITS files) and reports it as "corpus-work UNITS
+# SECONDS"; fails as CMD fails.
+timed_work() {
+  local units=$1 start
+  shift
+  start=$(date +%s.%N)
+  "$@" || return
+  awk -v u="$units" -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "corpus-work %s %.6f\n", u, e - s }'
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh CASE VARIANT [--json-out FILE]: runs one corpus case once under
 # `mptrain doctor --json --interval 0.25` and prints one line
-#   CASE VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG
-# (idle: whether an idle_capacity finding was expected / got, yes or no).
+#   CASE VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T
+# (idle: whether an idle_capacity finding was expected / got, yes or no;
+# throughput: the job's work per second as its workloads reported it, "-"
+# for a job that reports none: lib.bash, job_throughput).
 # Exit 0 when right (the verdict is the expected one, a case not expected
 # oversubscribed did not exit 3, the case's findings_VARIANT were found and
 # no idle_capacity finding came where none was expected), 1 when wrong, 77
@@ -82,7 +84,8 @@ load_took_idle_cpus() {
 }
 if [[ $idle_expected == yes && $idle_got == no ]]; then load_took_idle_cpus || verdict=WRONG; fi
 [[ $idle_expected == yes || $idle_got == no ]] || verdict=WRONG
-echo "$name $variant expected=$expected got=$got exit=$code idle=$idle_expected/$idle_got $verdict"
+echo "$name $variant expected=$expected got=$got exit=$code idle=$idle_expected/$idle_got $verdict" \
+  "throughput=$(job_throughput "$work/stderr")"
 if [[ $verdict == WRONG ]]; then
   # Show why: the findings, and the run's stderr when the doctor did not report.
   jq -r '.findings[]? | "  finding \(.kind): \(.message)"' "$work/report.json" 2>/dev/null || true

@@ -10,5 +10,7 @@ setup() {
   "$WORKLOADS/gen_make.sh" "$project" 40
 }
 cleanup() { [[ -z "${project:-}" ]] || rm -rf "$project"; }
-scope_naive() { scope=(-- make -s -C "$project" -j $((8 * N))); }
-scope_fixed() { scope=(-- make -s -C "$project" -j "$N"); }
+# (Timed by a shell of the job's, for its throughput: files built per second.)
+make_job() { scope=(-- bash -c "source '$CORPUS/lib.bash'; timed_work 40 make -s -C '$project' -j $1"); }
+scope_naive() { make_job $((8 * N)); }
+scope_fixed() { make_job "$N"; }

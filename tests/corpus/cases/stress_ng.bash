@@ -7,5 +7,5 @@ check_requires() {
   need_command stress-ng || return 1
   ((N >= 2)) || why_not "needs at least 2 usable CPUs to squeeze onto one, have $N"
 }
-scope_naive() { scope=(-- taskset -c "$(last_cpu)" stress-ng --quiet --cpu "$N" --timeout 3); }
-scope_fixed() { scope=(-- stress-ng --quiet --cpu "$N" --timeout 3); }
+scope_naive() { scope=(-- taskset -c "$(last_cpu)" stress-ng --quiet --metrics-brief --cpu "$N" --timeout 3); }
+scope_fixed() { scope=(-- stress-ng --quiet --metrics-brief --cpu "$N" --timeout 3); }
