@@ -1,6 +1,7 @@
-// Buffers that start on a cache line (and so on a lane vector of any width
-// here): every buffer the kernels read or write is one, so no result can
-// depend on where the heap placed it.
+// Vectors that start on a cache line (and so on a lane vector of any width
+// here), for the arrays the trainer hands the kernels (parameters,
+// gradients, images): no result can depend on where the heap placed them.
+// The kernels' own buffers are lanes.hpp's Buffer.
 #pragma once
 
 #include <cstddef>
