@@ -62,16 +62,12 @@ namespace {
 
 // --model NAME, stored in `kind`; --help lists the names and shows the default.
 void add_model_option(CLI::App& command, hogwild::ModelKind& kind, const char* group) {
-  const CLI::Validator known_name(
-      [](const std::string& name) {
-        const auto parsed = hogwild::parse_model_kind(name);
-        return parsed.ok() ? std::string() : parsed.error().message;
-      },
-      fmt::format("{{{}}}", fmt::join(names_of(hogwild::model_names), ",")));
-  const auto store = [&kind](const std::string& name) { kind = *hogwild::parse_model_kind(name); };
+  const auto store = [&kind](const std::string& name) {
+    kind = value_named(hogwild::model_names, name).value_or(kind);
+  };
   command.add_option_function<std::string>("--model", store, "Network: " + names_list(hogwild::model_names))
       ->type_name("MODEL")
-      ->check(known_name)
+      ->check(one_of(hogwild::model_names))
       ->default_str(std::string(hogwild::to_string(kind)))
       ->group(group);
 }
