@@ -23,7 +23,6 @@ struct ThreadView {
 };
 
 struct ProcessView {
-  pid_t pid = 0;
   CpuSet set;
   std::vector<ThreadView> threads;
 };
@@ -75,7 +74,6 @@ std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
     const auto allowed = allowed_of(thread);
     if (!allowed) continue;
     auto& process = processes[thread.pid];
-    process.pid = thread.pid;
     const auto& history = known_[thread.pid];
     ThreadView view{tid, *allowed, thread.demand()};
     if (pins_.count(tid) > 0) {
@@ -93,39 +91,33 @@ std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
     history.set = history.set.unite(process.set);
     process.set = history.set;
   }
-  // A process whose only busy thread floats and none of whose threads the
-  // spreader pinned runs no pool yet (a program starting up, importing):
-  // one thread needs no spreading, and a runtime that starts on it later
-  // sizes its pool from that thread's CPUs (OpenBLAS caps its thread count
-  // at them), so a pin now would shrink the pool for good.
-  const auto lone_busy_thread = [&](const ProcessView& process, const std::vector<pid_t>& busy) {
-    if (busy.size() != 1) return false;
-    const auto busy_threads =
-        std::count_if(process.threads.begin(), process.threads.end(),
-                      [&](const ThreadView& thread) { return thread.demand >= rule_.busy_demand; });
-    const bool floating = std::any_of(process.threads.begin(), process.threads.end(), [&](const ThreadView& thread) {
-      return thread.tid == busy.front() && thread.placement == Placement::floating;
-    });
-    const bool pinned =
-        std::any_of(pins_.begin(), pins_.end(), [&](const auto& entry) { return entry.second.pid == process.pid; });
-    return busy_threads == 1 && floating && !pinned;
-  };
   // 3. Per process: pin its floating busy threads when they all fit; give
   //    inherited pins the set back otherwise, and to threads that sleep.
   std::vector<ThreadMove> moves;
   for (auto& [pid, process] : processes) {
     std::vector<pid_t> busy;
+    int busy_anywhere = 0;        // busy threads, however placed
+    bool busy_inherited = false;  // one of `busy` holds a pin it inherited
     for (auto& thread : process.threads) {
       if (thread.placement == Placement::chosen && thread.allowed == process.set)
         thread.placement = Placement::floating;
       const bool movable = thread.placement == Placement::floating || thread.placement == Placement::inherited;
+      busy_anywhere += thread.demand >= rule_.busy_demand ? 1 : 0;
       if (movable && thread.demand >= rule_.busy_demand) {
         busy.push_back(thread.tid);
+        busy_inherited = busy_inherited || thread.placement == Placement::inherited;
       } else if (thread.placement == Placement::inherited) {
         moves.push_back({pid, thread.tid, process.set});
       }
     }
-    if (busy.empty() || lone_busy_thread(process, busy)) continue;
+    // A process whose only busy thread floats and none of whose threads the
+    // spreader pins runs no pool yet (a program starting up, importing):
+    // one thread needs no spreading, and a runtime that starts on it later
+    // sizes its pool from that thread's CPUs (OpenBLAS caps its thread count
+    // at them), so a pin now would shrink the pool for good.
+    const bool lone = busy.size() == 1 && busy_anywhere == 1 && !busy_inherited &&
+                      std::none_of(pins_.begin(), pins_.end(), [&](const auto& pin) { return pin.second.pid == pid; });
+    if (busy.empty() || lone) continue;
     std::vector<int> free;
     for (int cpu : process.set.cpus()) {
       if (taken.count(cpu) == 0) free.push_back(cpu);
