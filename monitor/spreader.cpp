@@ -94,7 +94,8 @@ std::vector<ThreadMove> ThreadSpreader::next(const Evidence& evidence) {
   // 3. Per process: pin its floating busy threads when they all fit; give
   //    inherited pins the set back otherwise, and to threads that sleep.
   std::vector<ThreadMove> moves;
-  for (auto& [pid, process] : processes) {
+  for (auto& [process_id, process] : processes) {
+    const pid_t pid = process_id;  // a lambda below captures it, and clang 14 cannot capture a structured binding
     std::vector<pid_t> busy;
     int busy_anywhere = 0;        // busy threads, however placed
     bool busy_inherited = false;  // one of `busy` holds a pin it inherited
