@@ -6,8 +6,15 @@
 # findings: found where a case expects them, and in no other case; and,
 # for the cases whose workloads report their throughput (lib.bash,
 # job_throughput), the throughput naive and fixed, the loss measured
-# (1 − naive ÷ fixed) and, beside it, the share of the naive job's working
-# threads that queued (queued_threads_avg ÷ working_threads_avg).
+# (1 − naive ÷ fixed) and, beside it, the doctor's estimate for the naive
+# run (estimated_throughput_loss, the job's; mean over the reps, with the
+# smallest and largest), whether it lies within 15 points of the measured
+# loss, the processes' own estimated loss (what the verdict follows when
+# larger), and the share of the naive job's working threads that queued
+# (queued_threads_avg ÷ working_threads_avg). A case whose naive variant is
+# expected healthy (idle_openmp_pool: a pool below the plan) loses its
+# throughput to CPUs left idle, not to queueing: the estimate, which is
+# oversubscription's cost, is not compared there.
 #   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load] [--save DIR]
 # --save DIR keeps each run's doctor JSON (DIR/CASE.VARIANT.REP.json) and
 # its result line (DIR/results.txt): the data to calibrate a loss estimate on.
@@ -46,7 +53,7 @@ fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
 # Run: one line per run in $results,
-# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q".
+# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P".
 for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
@@ -60,7 +67,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     fi
     queued=$(jq -r 'if .working_threads_avg > 0 then .queued_threads_avg / .working_threads_avg else 0 end' \
       "$report" 2>/dev/null || echo -)
-    echo "$line $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }') queued=$queued" >>"$results"
+    estimate=$(jq -r '.estimated_throughput_loss // "-"' "$report" 2>/dev/null || echo -)
+    processes=$(jq -r '.throughput_loss.processes // "-"' "$report" 2>/dev/null || echo -)
+    seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
+    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes" >>"$results"
   done <<<"$runs"
 done
 
@@ -71,19 +81,25 @@ awk '
   { split($3, e, "="); split($4, g, "="); split($5, x, "="); split($6, idle, "[=/]")
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
     expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
-    split($8, t, "="); split($10, q, "=")
+    split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "=")
     if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
+    if (est[2] != "-") {
+      estimated[$1, $2] += est[2]; estimates[$1, $2]++; processes[$1, $2] += pr[2]
+      if (!(($1, $2) in low) || est[2] < low[$1, $2]) low[$1, $2] = est[2]
+      if (!(($1, $2) in high) || est[2] > high[$1, $2]) high[$1, $2] = est[2] }
     if (idle[2] == "yes") { idle_expected++; idle_found += (idle[3] == "yes") }
     else { idle_other++; idle_unexpected += (idle[3] == "yes") }
     got[key, g[2]]++; matrix[e[2], g[2]]++; rows[e[2]]++
     if (e[2] == "healthy") { healthy++; alarm += (g[2] == "oversubscribed"); exit3 += (x[2] == 3) }
     if (e[2] == "oversubscribed") { over++; miss += (g[2] != "oversubscribed") } }
   END {
-    print "| case | variant | expected | right | healthy / warning / oversubscribed | s per run |"
-    print "|---|---|---|---|---|---|"
-    for (i = 1; i <= n; i++) { k = order[i]
-      printf "| %s | %s | %d / %d | %d / %d / %d | %.1f |\n", k, expected[k], right[k], runs[k],
-        got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"], secs[k] / runs[k] }
+    print "| case | variant | expected | right | healthy / warning / oversubscribed | estimated loss: job / processes (mean) | s per run |"
+    print "|---|---|---|---|---|---|---|"
+    for (i = 1; i <= n; i++) { k = order[i]; split(k, kk, " [|] ")
+      e = estimates[kk[1], kk[2]]
+      printf "| %s | %s | %d / %d | %d / %d / %d | %s | %.1f |\n", k, expected[k], right[k], runs[k],
+        got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"],
+        (e ? sprintf("%.2f / %.2f", estimated[kk[1], kk[2]] / e, processes[kk[1], kk[2]] / e) : "-"), secs[k] / runs[k] }
     print ""
     print "| expected \\ got | healthy | warning | oversubscribed | no verdict |"
     print "|---|---|---|---|---|"
@@ -100,13 +116,22 @@ awk '
     printf "%d of %d other runs got an idle_capacity finding (must be 0).\n", idle_unexpected, idle_other
     if (m) {
       print ""
-      print "| case | throughput naive | throughput fixed | loss measured | queued share, naive |"
-      print "|---|---|---|---|---|"
+      print "| case | throughput naive | throughput fixed | loss measured | loss estimated, naive (min–max) | within 15 points | processes\x27 loss, naive | queued share, naive | estimated, fixed |"
+      print "|---|---|---|---|---|---|---|---|---|"
       for (i = 1; i <= m; i++) { c = cases[i]
         if (!worked[c, "naive"] || !worked[c, "fixed"]) continue
         tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
-        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% |\n", c, tn, tf, (tf > 0 ? 100 * (1 - tn / tf) : 0),
-          100 * queued[c, "naive"] / worked[c, "naive"] }
+        measured_loss = (tf > 0 ? 1 - tn / tf : 0)
+        en = estimates[c, "naive"] ? estimated[c, "naive"] / estimates[c, "naive"] : -1
+        ef = estimates[c, "fixed"] ? estimated[c, "fixed"] / estimates[c, "fixed"] : -1
+        if (expected[c " | naive"] == "healthy") within = "not compared: idle CPUs, not queueing"
+        else if (en < 0) within = "no estimate"
+        else { d = en - measured_loss; within = ((d < 0 ? -d : d) <= 0.15 ? "yes" : "NO"); compared++; close += (within == "yes") }
+        printf "| %s | %.4g | %.4g | %.0f%% | %s | %s | %s | %.0f%% | %s |\n", c, tn, tf, 100 * measured_loss,
+          (en < 0 ? "-" : sprintf("%.0f%% (%.0f–%.0f%%)", 100 * en, 100 * low[c, "naive"], 100 * high[c, "naive"])),
+          within, (en < 0 ? "-" : sprintf("%.0f%%", 100 * processes[c, "naive"] / estimates[c, "naive"])),
+          100 * queued[c, "naive"] / worked[c, "naive"], (ef < 0 ? "-" : sprintf("%.0f%%", 100 * ef)) }
+      if (compared) printf "\nEstimated within 15 points of measured: %d of %d cases compared.\n", close, compared
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"

@@ -299,7 +299,7 @@ void check_thresholds(const monitor::Thresholds& t) {
     double warn, max;
   };
   for (const auto& [name, warn, max] : {Pair{"demand-ratio", t.warn_demand_ratio, t.max_demand_ratio},
-                                        Pair{"queued-share", t.warn_queued_share, t.max_queued_share},
+                                        Pair{"throughput-loss", t.warn_throughput_loss, t.max_throughput_loss},
                                         Pair{"throttle-ratio", t.warn_throttle_ratio, t.max_throttle_ratio}}) {
     if (warn > max) {
       usage_failure("--warn-{0} {1:g} is above --max-{0} {2:g}; give a warning threshold at most the maximum", name,

@@ -27,10 +27,15 @@ constexpr std::array threshold_rows{
     ThresholdRow{"cpu-bound-demand", &T::cpu_bound_demand, 0.75,
                  "Share of an interval a thread wants a CPU from which all its wait is queueing",
                  "a thread runnable 75% of an interval is CPU-bound there, however short its slices"},
-    ThresholdRow{"warn-queued-share", &T::warn_queued_share, 0.10, "Queued threads per usable CPU for a warning",
+    ThresholdRow{"warn-queued-share", &T::warn_queued_share, 0.10,
+                 "Queued threads per usable CPU from which a shared CPU is a finding and spare CPUs are not idle",
                  "0.1 queued threads per CPU costs CPU-bound work about 10%"},
-    ThresholdRow{"max-queued-share", &T::max_queued_share, 0.25, "Queued threads per usable CPU for oversubscribed",
-                 "0.25 costs it 25% or more"},
+    ThresholdRow{"warn-throughput-loss", &T::warn_throughput_loss, 0.10,
+                 "Estimated throughput loss (job's or processes') for a warning",
+                 "a tenth of the throughput; the corpus's right-sized jobs estimate under 0.03"},
+    ThresholdRow{"max-throughput-loss", &T::max_throughput_loss, 0.25,
+                 "Estimated throughput loss (job's or processes') for oversubscribed",
+                 "a quarter; the corpus's oversubscribed jobs estimate 0.45 or more, its outside load about 0.2"},
     ThresholdRow{"warn-demand-ratio", &T::warn_demand_ratio, 1.05, "Runnable threads ÷ N for a warning",
                  "demand 5% beyond the CPUs, more than measuring noise"},
     ThresholdRow{"max-demand-ratio", &T::max_demand_ratio, 1.25, "Runnable threads ÷ N for oversubscribed",
@@ -100,6 +105,8 @@ struct Context {
   double runnable = 0;              // R: average runnable threads
   double working = 0;               // R_w: average working threads wanting a CPU
   double queued = 0;                // Q: average threads queued behind others' slices
+  LossEstimate loss;                // THROUGHPUT LOSS
+  std::optional<Verdict> severity;  // what the loss earns a job-caused finding (nullopt: below warn_throughput_loss)
   std::map<pid_t, int> pools;       // pool threads per process with at least one
   std::map<pid_t, int> busy_pools;  // the same for the busy processes only (busy_process_demand)
   int busy_pool_total = 0;
@@ -116,6 +123,9 @@ struct Context {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
+// "12%".
+std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
+
 // A finding of `kind` with `severity`, its text and numbers to be filled.
 Finding finding(FindingKind kind, Verdict severity) {
   Finding f;
@@ -124,16 +134,65 @@ Finding finding(FindingKind kind, Verdict severity) {
   return f;
 }
 
-// The severity a job-caused finding earns from how much the job's threads queue
-// (nullopt: too little queueing to cost anything).
-std::optional<Verdict> queue_severity(double queued_share, const Thresholds& t) {
-  if (queued_share >= t.max_queued_share) return Verdict::oversubscribed;
-  if (queued_share >= t.warn_queued_share) return Verdict::warning;
-  return std::nullopt;
+// The severity a job-caused finding earns from the throughput the job loses
+// (nullopt: too little to cost anything).
+std::optional<Verdict> loss_severity(double loss, const Thresholds& t) {
+  if (loss < t.warn_throughput_loss) return std::nullopt;
+  return loss >= t.max_throughput_loss ? Verdict::oversubscribed : Verdict::warning;
+}
+
+// The CPUs the job may use: `n`, capped as N is by the smallest CPU quota of
+// the watched cgroups of `e` (quota ÷ period rounded down, at least 1) — a
+// job in a cgroup held to 1 CPU that runs one thread uses what it may.
+int job_cpus(const Evidence& e, int n) {
+  int cpus = n;
+  for (const auto& [key, group] : e.cgroups) {
+    if (group.quota.cpus) cpus = std::min(cpus, std::max(1, static_cast<int>(std::floor(*group.quota.cpus))));
+  }
+  return cpus;
+}
+
+// 1 − `done` ÷ `possible`, within [0, 1]; 0 when nothing was wanted.
+double lost(double done, double possible) { return possible > 0 ? std::clamp(1 - done / possible, 0.0, 1.0) : 0; }
+
+// A job's loss (THROUGHPUT LOSS) from its `work` over `duration` s on `cpus` CPUs.
+double job_loss(const Work& work, double duration, int cpus) {
+  if (duration <= 0) return 0;
+  return lost(work.useful_s, std::min(work.working_s / duration, static_cast<double>(cpus)) * duration);
+}
+
+// The larger of a job's loss and its processes', from `work` over `duration` s on `cpus` CPUs.
+double deciding_loss(const Work& work, double duration, int cpus) {
+  return std::max(job_loss(work, duration, cpus), lost(work.progress_s, work.working_s));
+}
+
+// The `q` quantile of `values` (sorted in place); 0 when empty.
+double quantile(std::vector<double>& values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto at = static_cast<std::size_t>(std::lround(q * static_cast<double>(values.size() - 1)));
+  return values[at];
+}
+
+LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus) {
+  LossEstimate loss;
+  loss.job = job_loss(e.work, e.duration_s, cpus);
+  loss.processes = lost(e.work.progress_s, e.work.working_s);
+  loss.decides = deciding_loss(e.work, e.duration_s, cpus);
+  std::vector<double> intervals;
+  for (const auto& entry : e.work_series.entries()) {
+    if (entry.work.working_s > 0) intervals.push_back(deciding_loss(entry.work, entry.duration_s, cpus));
+  }
+  loss.low = quantile(intervals, 0.1);
+  loss.high = quantile(intervals, 0.9);
+  const double d = *loss.decides;
+  const bool nearer_warn = std::abs(d - t.warn_throughput_loss) < std::abs(d - t.max_throughput_loss);
+  loss.margin = d - (nearer_warn ? t.warn_throughput_loss : t.max_throughput_loss);
+  return loss;
 }
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
-  Context c{e, t, 1, 0, 0, 0, 0, {}, {}, 0, {}};
+  Context c{e, t, 1, 0, 0, 0, 0, {}, std::nullopt, {}, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
@@ -149,6 +208,8 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.busy_pools[pid] = pool;
     c.busy_pool_total += pool;
   }
+  c.loss = estimate_loss(e, t, job_cpus(e, c.n));
+  c.severity = loss_severity(*c.loss.decides, t);
   c.usable = capacity.usable_cpu_list;
   if (c.usable.empty()) {
     std::vector<int> seen;
@@ -183,7 +244,7 @@ std::vector<const ProcessEvidence*> pool_processes(const Context& c) {
 
 std::optional<Finding> check_demand(const Context& c) {
   const double r = c.demand_ratio();
-  const auto queueing = queue_severity(c.queued_share(), c.t);
+  const auto queueing = c.severity;
   if (r < c.t.warn_demand_ratio || !queueing) return std::nullopt;
   const bool severe = r >= c.t.max_demand_ratio && *queueing == Verdict::oversubscribed;
   Finding f = finding(FindingKind::demand_above_capacity, severe ? Verdict::oversubscribed : Verdict::warning);
@@ -217,7 +278,7 @@ std::string env_note(const Context& c, int per) {
 
 std::optional<Finding> check_thread_pool(const Context& c) {
   const int m = static_cast<int>(c.busy_pools.size());
-  const auto queueing = queue_severity(c.queued_share(), c.t);
+  const auto queueing = c.severity;
   if (m == 0 || c.busy_pool_total <= c.n || !queueing) return std::nullopt;
   int most = 0, least = c.busy_pool_total;
   for (const auto& [pid, pool] : c.busy_pools) {
@@ -277,9 +338,9 @@ std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& 
   const auto threads = pool_threads_on(c, cpu);
   const double demand = job_demand_on(c, cpu);
   const double waiting = ratio(e.job_queued_s, c.duration);  // threads queued there, on average
-  const auto queueing = queue_severity(waiting, c.t);
-  if (threads.size() < 2 || demand < c.t.contended_cpu_demand || !queueing) return std::nullopt;
-  Finding f = finding(FindingKind::overlapping_affinity, *queueing);
+  if (threads.size() < 2 || demand < c.t.contended_cpu_demand || waiting < c.t.warn_queued_share || !c.severity)
+    return std::nullopt;
+  Finding f = finding(FindingKind::overlapping_affinity, *c.severity);
   const auto other = c.evidence.cpus.find(spare.cpus().front());
   const double spare_busy = other == c.evidence.cpus.end() ? 0 : ratio(other->second.busy_s, other->second.total_s);
   f.message = fmt::format(
@@ -390,7 +451,7 @@ std::optional<Finding> check_outside_load(const Context& c) {
     cpus.push_back(cpu);
   }
   const double load = ratio(outside, c.duration);
-  if (load < c.t.outside_load_cpus || !queue_severity(c.queued_share(), c.t)) return std::nullopt;
+  if (load < c.t.outside_load_cpus || !c.severity) return std::nullopt;
   Finding f = finding(FindingKind::outside_load, Verdict::warning);
   const CpuSet job_cpus(cpus);
   f.message = fmt::format(
@@ -409,22 +470,28 @@ std::optional<Finding> check_outside_load(const Context& c) {
 
 // What the queueing cost, as severe as the worst of the job's own causes in `causes` (a warning without one).
 std::optional<Finding> check_queueing(const Context& c, const std::vector<Finding>& causes) {
-  if (!queue_severity(c.queued_share(), c.t)) return std::nullopt;
+  if (!c.severity) return std::nullopt;
   Verdict severity = Verdict::warning;
   for (const auto& cause : causes) {
     if (cause.kind != FindingKind::outside_load) severity = std::max(severity, cause.severity);
   }
   Finding f = finding(FindingKind::queueing, severity);
   const double slowdown = ratio(c.queued, c.working - c.queued);
+  const LossEstimate& loss = c.loss;
   f.message = fmt::format(
       "{:.2f} of the {:.2f} working threads that wanted a CPU were queued behind other threads on average "
-      "({:.2f} per usable CPU; warning from {:.2f}, oversubscribed from {:.2f} with a cause above): CPU-bound "
-      "work takes about {:.0f}% longer than on free CPUs",
-      c.queued, c.working, c.queued_share(), c.t.warn_queued_share, c.t.max_queued_share, 100 * slowdown);
+      "({:.2f} per usable CPU): CPU-bound work takes about {:.0f}% longer than on free CPUs; estimated throughput "
+      "lost: {} by the job, {} by its processes' own work (over the intervals {}–{}; warning from {}, "
+      "oversubscribed from {} with a cause above)",
+      c.queued, c.working, c.queued_share(), 100 * slowdown, percent(loss.job.value_or(0)),
+      percent(loss.processes.value_or(0)), percent(loss.low), percent(loss.high), percent(c.t.warn_throughput_loss),
+      percent(c.t.max_throughput_loss));
   f.fix = causes.empty() ? fmt::format("keep at most {} CPU-bound threads on the {} usable CPUs", c.n, c.n)
                          : std::string("remove the causes above");
   f.numbers = {{"queued_threads_avg", c.queued},
                {"queued_share", c.queued_share()},
+               {"estimated_throughput_loss", loss.job.value_or(0)},
+               {"processes_throughput_loss", loss.processes.value_or(0)},
                {"wait_seconds", c.evidence.wait_s},
                {"cpu_seconds", c.evidence.on_cpu_s}};
   return f;
@@ -456,16 +523,7 @@ double outside_cpus(const Context& c) {
   return std::max(0.0, ratio(busy - c.evidence.on_cpu_s, c.duration));
 }
 
-// The CPUs the job may use: N, capped as N is by the smallest CPU quota of
-// the watched cgroups (quota ÷ period rounded down, at least 1) — a job in a
-// cgroup held to 1 CPU that runs one thread uses what it may.
-int job_cpus(const Context& c) {
-  int cpus = c.n;
-  for (const auto& [key, group] : c.evidence.cgroups) {
-    if (group.quota.cpus) cpus = std::min(cpus, std::max(1, static_cast<int>(std::floor(*group.quota.cpus))));
-  }
-  return cpus;
-}
+int job_cpus(const Context& c) { return job_cpus(c.evidence, c.n); }
 
 // True when the job is CPU-bound, wants far fewer than the `n` CPUs it may
 // use over the whole window and nobody else wants the rest (every condition
@@ -553,6 +611,8 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
       }
     }
     s.wait_per_slice_ms = 1e3 * ratio(p.wait_s, static_cast<double>(slices));
+    s.estimated_throughput_loss = lost(p.work.progress_s, p.work.working_s);
+    s.team = meets_at_barriers(p.runtimes);
     out.push_back(std::move(s));
   }
   std::sort(out.begin(), out.end(), [](const ProcessSummary& a, const ProcessSummary& b) {
@@ -649,6 +709,7 @@ void measure(Diagnosis& d, const Context& c) {
   d.waiting_threads_avg = ratio(e.wait_s, c.duration);
   d.queued_threads_avg = c.queued;
   d.working_threads_avg = c.working;
+  if (d.evidence.sufficient) d.loss = c.loss;
   d.run_delay_ratio = ratio(e.wait_s, e.on_cpu_s);
   d.wait_per_slice_ms_mean = 1e3 * ratio(e.wait_s, static_cast<double>(e.timeslices));
   d.wait_per_slice_ms_p95 = 1e3 * e.slice_waits.quantile(0.95);
@@ -685,6 +746,9 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   if (d.evidence.sufficient) d.findings = find_causes(c, subject);
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
+  if (!d.evidence.sufficient) {
+    for (auto& process : d.processes) process.estimated_throughput_loss.reset();  // no ratio means anything
+  }
   d.cgroups = summarize_cgroups(c);
   d.threads = summarize_threads(c);
   return d;

@@ -35,8 +35,29 @@
 // job held to a 1% quota runs little but is no sleeper). Below it no ratio is
 // judged: the verdict is healthy with `evidence` saying so (never exit 3 on
 // too little); above it healthy means "measured and fine".
-// Findings (kind: when; a job-caused one is oversubscribed when Q ÷ N ≥
-// max_queued_share, a warning from warn_queued_share, absent below):
+// THROUGHPUT LOSS. What the queueing costs, from the same accounting
+// (Work in evidence.hpp), per interval and over the window:
+//   a process's loss   1 − progress ÷ working: its own work's speed lost
+//       against running unimpeded. Threads that work alone lose their
+//       queued share; a team that meets at barriers (a runtime for which
+//       meets_at_barriers holds, two or more working threads) moves only
+//       while all its members run, about Π (1 − queued ÷ working) of the
+//       time, so one queued member stalls the rest: the team loses more
+//       than its queued share.
+//   the job's loss     1 − useful ÷ (min(R_w, N′) × D), N′ = N capped by the
+//       smallest cgroup quota: the throughput lost against what the CPUs it
+//       may use would give it. Independent threads and workers that yield
+//       or sleep while they wait lose only CPU others took (a build of 16
+//       compiles on 2 CPUs keeps both busy with useful work); a spinning
+//       team's time on CPU while a member is queued is no work.
+//   estimated_throughput_loss is the job's; each process reports its own.
+//   The verdict follows the larger of the job's loss and the processes'
+//   (their losses weighted by what they wanted): a job whose processes
+//   each run at an eighth of their speed is oversubscribed even where the
+//   CPUs stay busy. The report gives its spread over the intervals (10th
+//   to 90th percentile) and its margin to the nearest threshold.
+// Findings (kind: when; a job-caused one is oversubscribed when the loss ≥
+// max_throughput_loss, a warning from warn_throughput_loss, absent below):
 //   demand_above_capacity  R_w ÷ N ≥ warn_demand_ratio (oversubscribed needs
 //                          ≥ max_demand_ratio too)
 //   thread_pool_too_large  M busy processes (working threads wanting ≥
@@ -47,15 +68,16 @@
 //   overlapping_affinity   ≥ 2 pool threads share a CPU (job demand there ≥
 //                          contended_cpu_demand) while a usable CPU is left
 //                          (job demand ≤ spare_cpu_demand), queued there
+//                          (≥ warn_queued_share threads on average)
 //   cgroup_throttling      throttled ÷ CFS periods ≥ warn_throttle_ratio
 //                          (oversubscribed from max_throttle_ratio) and
 //                          throttled time ÷ D ≥ min_throttled_share
 //   outside_load           others use ≥ outside_load_cpus of the job's CPUs
 //                          while the job queues: always a warning, the job
 //                          is sized right and the machine is busy
-//   queueing               Q ÷ N ≥ warn_queued_share: what the threads lost;
-//                          as severe as the worst job-caused finding, a
-//                          warning without one
+//   queueing               the loss ≥ warn_throughput_loss: what the threads
+//                          lost; as severe as the worst job-caused finding,
+//                          a warning without one
 //   idle_capacity          the job's threads want far fewer CPUs than it may
 //                          use (IDLE CAPACITY below); severity healthy
 //                          ("info"): it never changes the verdict
@@ -125,7 +147,8 @@ struct Thresholds {
   double queue_wait_per_slice_ms;
   double cpu_bound_demand;
   double warn_queued_share;
-  double max_queued_share;
+  double warn_throughput_loss;
+  double max_throughput_loss;
   double warn_demand_ratio;
   double max_demand_ratio;
   double warn_throttle_ratio;
@@ -192,6 +215,17 @@ struct Finding {
   std::map<std::string, double> numbers;
 };
 
+// The throughput the job loses (THROUGHPUT LOSS above); nullopt figures
+// where too little was measured.
+struct LossEstimate {
+  std::optional<double> job;        // estimated_throughput_loss: against the CPUs the job may use
+  std::optional<double> processes;  // the processes' own loss, weighted by the CPU they wanted
+  std::optional<double> decides;    // the larger of the two: what the verdict follows
+  double low = 0;                   // `decides` over the sampling intervals: 10th percentile
+  double high = 0;                  // … and 90th
+  double margin = 0;                // `decides` less the nearest threshold (negative below it)
+};
+
 // One watched process in the report.
 struct ProcessSummary {
   pid_t pid = 0;
@@ -204,7 +238,9 @@ struct ProcessSummary {
   double wait_seconds = 0;
   double run_delay_ratio = 0;
   double wait_per_slice_ms = 0;
-  std::string cpus_allowed;  // of its busiest thread
+  std::optional<double> estimated_throughput_loss;  // its own progress lost (nullopt: not measured)
+  bool team = false;                                // its pool meets at barriers (meets_at_barriers)
+  std::string cpus_allowed;                         // of its busiest thread
   ThreadEnv env;
   std::vector<Runtime> runtimes;
 };
@@ -250,6 +286,7 @@ struct Diagnosis {
   double waiting_threads_avg = 0;     // Σ wait ÷ duration
   double queued_threads_avg = 0;      // wait of slices that queued behind others ÷ duration
   double working_threads_avg = 0;     // working threads' (on CPU + wait) ÷ duration
+  LossEstimate loss;
   double run_delay_ratio = 0;         // Σ wait ÷ Σ on CPU
   double wait_per_slice_ms_mean = 0;  // Σ wait ÷ Σ time slices
   double wait_per_slice_ms_p95 = 0;   // over (thread, interval) pairs that ran

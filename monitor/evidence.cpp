@@ -55,8 +55,48 @@ IntervalClass classify(double on, double wait, std::uint64_t slices, double dt, 
   return {on + wait, long_waits || cpu_bound ? wait : 0};
 }
 
-// Adds one thread's interval `d` to `evidence` (its process `process`, interval length `dt`).
-void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt, const QueueRule& rule) {
+// One working thread's interval, as its process's Work needs it.
+struct Member {
+  double on_s = 0;
+  double queued_s = 0;
+  double working_s = 0;
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t nonvoluntary_switches = 0;
+};
+
+// What the working threads `members` of one process got done in an interval
+// (Work); `team`: its pool meets at barriers (meets_at_barriers). A team of
+// two or more moves on only while all its members run: with each member
+// running a share 1 − queued ÷ working of the time it wanted, all of them
+// run together about the product of those shares (they are queued
+// independently, behind other processes' threads), and while one is queued
+// the others spin at the next barrier — when they are preempted more often
+// than they sleep (nonvoluntary switches ≥ voluntary) their CPU time is lost
+// with it; waiters that sleep give their CPU to others, who use it.
+Work process_work(const std::vector<Member>& members, bool team) {
+  Work work;
+  double on = 0, together = 1;
+  std::uint64_t voluntary = 0, nonvoluntary = 0;
+  for (const auto& m : members) {
+    work.working_s += m.working_s;
+    work.progress_s += m.working_s - m.queued_s;
+    on += m.on_s;
+    together *= m.working_s > 0 ? 1 - m.queued_s / m.working_s : 1;
+    voluntary += m.voluntary_switches;
+    nonvoluntary += m.nonvoluntary_switches;
+  }
+  work.useful_s = on;
+  if (team && members.size() >= 2) {
+    work.progress_s = work.working_s * together;
+    if (nonvoluntary >= voluntary) work.useful_s = on * together;
+  }
+  return work;
+}
+
+// Adds one thread's interval `d` to `evidence` (its process `process`,
+// interval length `dt`); returns it as a Member when it was working.
+std::optional<Member> add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample& d, double dt,
+                                 const QueueRule& rule) {
   const double on = static_cast<double>(d.on_cpu_ns) * ns;
   const double wait = static_cast<double>(d.wait_ns) * ns;
   const IntervalClass counted = classify(on, wait, d.timeslices, dt, rule);
@@ -93,6 +133,8 @@ void add_thread(Evidence& evidence, ProcessEvidence& process, const ThreadSample
     cpu.job_wait_s += wait;
     cpu.job_queued_s += queued;
   }
+  if (counted.working_s <= 0) return std::nullopt;
+  return Member{on, queued, counted.working_s, d.voluntary_switches, d.nonvoluntary_switches};
 }
 
 // The process-level identity of `sample`, with no counters yet.
@@ -170,6 +212,29 @@ double SliceWaitHistogram::quantile(double q) const {
   return middle(counts_.size() - 1);
 }
 
+void WorkSeries::add(double duration_s, const Work& work) {
+  entries_.push_back({duration_s, work});
+  if (entries_.size() > capacity) coarsen();
+}
+
+void WorkSeries::merge(const WorkSeries& other) {
+  for (const auto& entry : other.entries_) add(entry.duration_s, entry.work);
+}
+
+void WorkSeries::coarsen() {
+  std::vector<Entry> coarse;
+  coarse.reserve(entries_.size() / 2 + 1);
+  for (std::size_t i = 0; i < entries_.size(); i += 2) {
+    Entry entry = entries_[i];
+    if (i + 1 < entries_.size()) {
+      entry.duration_s += entries_[i + 1].duration_s;
+      entry.work.add(entries_[i + 1].work);
+    }
+    coarse.push_back(entry);
+  }
+  entries_ = std::move(coarse);
+}
+
 Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule) {
   Evidence evidence;
   const double dt = std::max(0.0, after.time_s - before.time_s);
@@ -178,14 +243,19 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   const auto previous = index_threads(before);
   for (const auto& sample : after.processes) {
     auto& process = evidence.processes[sample.pid] = process_identity(sample);
+    std::vector<Member> members;
     for (const auto& thread : sample.threads) {
       const auto it = previous.find(thread.tid);
       const auto d = thread_delta(thread, it == previous.end() ? nullptr : it->second, dt);
-      if (d) add_thread(evidence, process, *d, dt, rule);
+      if (!d) continue;
+      if (auto member = add_thread(evidence, process, *d, dt, rule)) members.push_back(*member);
     }
+    process.work = process_work(members, meets_at_barriers(process.runtimes));
+    evidence.work.add(process.work);
   }
   add_machine(evidence, before.machine, after.machine);
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
+  evidence.work_series.add(dt, evidence.work);
   return evidence;
 }
 
@@ -197,6 +267,8 @@ void merge(Evidence& into, const Evidence& more) {
   into.queued_s += more.queued_s;
   into.working_s += more.working_s;
   into.peak_working = std::max(into.peak_working, more.peak_working);
+  into.work.add(more.work);
+  into.work_series.merge(more.work_series);
   into.timeslices += more.timeslices;
   into.slice_waits.merge(more.slice_waits);
   into.voluntary_switches += more.voluntary_switches;
@@ -230,6 +302,7 @@ void merge(Evidence& into, const Evidence& more) {
     it->second.on_cpu_s += process.on_cpu_s;
     it->second.wait_s += process.wait_s;
     it->second.queued_s += process.queued_s;
+    it->second.work.add(process.work);
     it->second.voluntary_switches += process.voluntary_switches;
     it->second.nonvoluntary_switches += process.nonvoluntary_switches;
   }

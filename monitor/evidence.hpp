@@ -59,6 +59,46 @@ struct QueueRule {
   }
 };
 
+// What the working threads of a job or process got done, in seconds, for
+// the throughput estimate (THROUGHPUT LOSS in detector.hpp):
+//   working   Σ on CPU + wait of the working intervals: what they wanted
+//   progress  the part of `working` that moved their work on, as if they
+//             had run unimpeded (working less queued for threads that work
+//             alone; working × Π (1 − queued ÷ working) over a team that
+//             meets at barriers, which moves only while all its members run)
+//   useful    the CPU time that did work: all of it, less a spinning team's
+//             time on CPU while a member was queued (its waiters spin)
+struct Work {
+  double working_s = 0;
+  double progress_s = 0;
+  double useful_s = 0;
+
+  void add(const Work& more) {
+    working_s += more.working_s;
+    progress_s += more.progress_s;
+    useful_s += more.useful_s;
+  }
+};
+
+// The job's Work interval by interval, for the estimate's spread: mergeable,
+// and bounded — past `capacity` entries neighbours are summed pairwise, so a
+// long watch keeps its whole span in coarser intervals.
+class WorkSeries {
+ public:
+  static constexpr std::size_t capacity = 4096;
+  struct Entry {
+    double duration_s = 0;
+    Work work;
+  };
+  void add(double duration_s, const Work& work);
+  void merge(const WorkSeries& other);
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  void coarsen();
+  std::vector<Entry> entries_;
+};
+
 // One thread over the evidence window.
 struct ThreadEvidence {
   pid_t pid = 0;
@@ -97,6 +137,7 @@ struct ProcessEvidence {
   double on_cpu_s = 0;
   double wait_s = 0;
   double queued_s = 0;
+  Work work;
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
 };
@@ -130,6 +171,8 @@ struct Evidence {
   double queued_s = 0;             // Σ over watched threads
   double working_s = 0;            // Σ over watched threads
   double peak_working = 0;         // the most working threads wanting a CPU in one interval (working_s ÷ its length)
+  Work work;                       // Σ over watched processes
+  WorkSeries work_series;          // the same, interval by interval
   std::uint64_t timeslices = 0;    // Σ over watched threads
   SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;

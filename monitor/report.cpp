@@ -13,6 +13,20 @@ namespace {
 // `value` rounded to 4 decimals, so JSON stays readable.
 double rounded(double value) { return std::round(value * 1e4) / 1e4; }
 
+// `value` rounded, or null.
+nlohmann::json rounded(const std::optional<double>& value) {
+  return value ? nlohmann::json(rounded(*value)) : nlohmann::json(nullptr);
+}
+
+nlohmann::json loss_json(const LossEstimate& loss) {
+  return {{"job", rounded(loss.job)},
+          {"processes", rounded(loss.processes)},
+          {"decides", rounded(loss.decides)},
+          {"low", loss.decides ? nlohmann::json(rounded(loss.low)) : nlohmann::json(nullptr)},
+          {"high", loss.decides ? nlohmann::json(rounded(loss.high)) : nlohmann::json(nullptr)},
+          {"margin", loss.decides ? nlohmann::json(rounded(loss.margin)) : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json env_json(const ThreadEnv& env) {
   nlohmann::json out = nlohmann::json::object();
   for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
@@ -57,6 +71,8 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"wait_seconds", rounded(p.wait_seconds)},
           {"run_delay_ratio", rounded(p.run_delay_ratio)},
           {"wait_per_slice_ms", rounded(p.wait_per_slice_ms)},
+          {"estimated_throughput_loss", rounded(p.estimated_throughput_loss)},
+          {"team", p.team},
           {"cpus_allowed", p.cpus_allowed},
           {"thread_env", env_json(p.env)},
           {"runtimes", runtimes_json(p.runtimes)}};
@@ -86,6 +102,18 @@ nlohmann::json thread_json(const ThreadSummary& t) {
 
 std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
+std::string percent(const std::optional<double>& fraction) { return fraction ? percent(*fraction) : "-"; }
+
+// The estimate's line of the text report.
+std::string loss_line(const LossEstimate& loss) {
+  if (!loss.decides) return "  throughput lost (est.): not measured\n";
+  return fmt::format(
+      "  throughput lost (est.): {} by the job, {} by its processes' own work; the larger, {}, spans {}–{} over "
+      "the intervals (10th–90th percentile), {:+.2f} from the nearest threshold\n",
+      percent(loss.job), percent(loss.processes), percent(loss.decides), percent(loss.low), percent(loss.high),
+      loss.margin);
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Diagnosis& d) {
@@ -107,6 +135,8 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
       {"queued_threads_avg", rounded(d.queued_threads_avg)},
       {"working_threads_avg", rounded(d.working_threads_avg)},
+      {"estimated_throughput_loss", rounded(d.loss.job)},
+      {"throughput_loss", loss_json(d.loss)},
       {"run_delay_ratio", rounded(d.run_delay_ratio)},
       {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
       {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
@@ -134,6 +164,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   out += fmt::format("  wait per time slice:    {:.3f} ms mean, {:.3f} ms p95\n", d.wait_per_slice_ms_mean,
                      d.wait_per_slice_ms_p95);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
+  out += loss_line(d.loss);
   out += fmt::format("  context switches:       {:.0f}/s voluntary, {:.0f}/s involuntary\n",
                      d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
   out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",
@@ -152,17 +183,18 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   }
   if (d.processes.empty()) return out;
   out += "processes (busiest first):\n";
-  out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8} {:>8} {:>9}  {:<8} {}\n", "PID", "COMM", "THREADS", "RAN",
-                     "POOL", "CPU s", "WAIT s", "WAIT/SLC", "CPUS", "RUNTIMES");
+  out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8} {:>8} {:>9} {:>5}  {:<8} {}\n", "PID", "COMM", "THREADS",
+                     "RAN", "POOL", "CPU s", "WAIT s", "WAIT/SLC", "LOSS", "CPUS", "RUNTIMES");
   int shown = 0;
   for (const auto& p : d.processes) {
     if (shown++ == max_processes) {
       out += fmt::format("  … and {} more\n", d.processes.size() - static_cast<std::size_t>(max_processes));
       break;
     }
-    out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms  {:<8} {}\n", p.pid,
+    out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms {:>5}  {:<8} {}\n", p.pid,
                        printable(p.comm), p.threads, p.threads_ran, p.pool_threads, p.cpu_seconds, p.wait_seconds,
-                       p.wait_per_slice_ms, p.cpus_allowed, runtime_names(p.runtimes));
+                       p.wait_per_slice_ms, percent(p.estimated_throughput_loss), p.cpus_allowed,
+                       runtime_names(p.runtimes));
   }
   return out;
 }

@@ -1,4 +1,5 @@
 // Threading runtimes named from /proc/PID/maps (see runtimes.hpp for the rules).
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <optional>
@@ -19,23 +20,25 @@ struct RuntimeRow {
   std::array<std::string_view, 3> libraries;
   std::string_view variable;
   std::string_view knob;  // "": the variable
+  bool barriers;          // its pool meets at barriers, waiters spinning before they sleep (meets_at_barriers)
 };
 
 constexpr std::array runtime_table{
-    RuntimeRow{RuntimeKind::gnu_openmp, "GNU OpenMP", {"libgomp"}, "OMP_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::llvm_openmp, "LLVM OpenMP", {"libomp"}, "OMP_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::intel_openmp, "Intel OpenMP", {"libiomp5"}, "OMP_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::openblas_pthreads, "OpenBLAS (pthreads)", {}, "OPENBLAS_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::openblas_openmp, "OpenBLAS (OpenMP)", {}, "OMP_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::mkl, "MKL", {"libmkl_*"}, "MKL_NUM_THREADS", ""},
-    RuntimeRow{RuntimeKind::onetbb, "oneTBB", {"libtbb"}, "", "CPU affinity (taskset) or tbb::global_control"},
-    RuntimeRow{RuntimeKind::blis, "BLIS", {"libblis"}, "BLIS_NUM_THREADS", ""},
+    RuntimeRow{RuntimeKind::gnu_openmp, "GNU OpenMP", {"libgomp"}, "OMP_NUM_THREADS", "", true},
+    RuntimeRow{RuntimeKind::llvm_openmp, "LLVM OpenMP", {"libomp"}, "OMP_NUM_THREADS", "", true},
+    RuntimeRow{RuntimeKind::intel_openmp, "Intel OpenMP", {"libiomp5"}, "OMP_NUM_THREADS", "", true},
+    RuntimeRow{RuntimeKind::openblas_pthreads, "OpenBLAS (pthreads)", {}, "OPENBLAS_NUM_THREADS", "", false},
+    RuntimeRow{RuntimeKind::openblas_openmp, "OpenBLAS (OpenMP)", {}, "OMP_NUM_THREADS", "", true},
+    RuntimeRow{RuntimeKind::mkl, "MKL", {"libmkl_*"}, "MKL_NUM_THREADS", "", true},
+    RuntimeRow{RuntimeKind::onetbb, "oneTBB", {"libtbb"}, "", "CPU affinity (taskset) or tbb::global_control", false},
+    RuntimeRow{RuntimeKind::blis, "BLIS", {"libblis"}, "BLIS_NUM_THREADS", "", true},
     // PyTorch's intra-op pool defaults to OMP_NUM_THREADS; at run time torch.set_num_threads sizes it.
     RuntimeRow{RuntimeKind::pytorch,
                "PyTorch",
                {"libtorch_cpu", "libtorch", "libc10"},
                "OMP_NUM_THREADS",
-               "torch.set_num_threads"},
+               "torch.set_num_threads",
+               true},
 };
 
 constexpr bool table_in_kind_order() {
@@ -219,6 +222,12 @@ std::string_view to_string(RuntimeKind kind) { return row(kind).name; }
 std::string_view knob(RuntimeKind kind) { return row(kind).knob.empty() ? row(kind).variable : row(kind).knob; }
 
 std::string_view variable(RuntimeKind kind) { return row(kind).variable; }
+
+bool meets_at_barriers(RuntimeKind kind) { return row(kind).barriers; }
+
+bool meets_at_barriers(const std::vector<Runtime>& runtimes) {
+  return std::any_of(runtimes.begin(), runtimes.end(), [](const Runtime& r) { return meets_at_barriers(r.kind); });
+}
 
 std::vector<Runtime> parse_runtimes(std::string_view maps_text) {
   Collector collector;

@@ -83,6 +83,15 @@ std::string_view knob(RuntimeKind kind);
 // The environment variable `kind` reads for its pool size at start-up, or
 // "" when none (oneTBB); PyTorch's intra-op pool defaults to OMP_NUM_THREADS.
 std::string_view variable(RuntimeKind kind);
+// True when `kind`'s pool works as a team that meets at barriers whose
+// waiters spin before they sleep — OpenMP (GNU, LLVM, Intel, and OpenBLAS's
+// OpenMP build), MKL, BLIS and PyTorch's intra-op pool — so one member
+// queued stalls the others: the doctor's throughput estimate. OpenBLAS's
+// pthreads workers yield the CPU while they wait (sched_yield) and oneTBB's
+// steal independent tasks: no team.
+bool meets_at_barriers(RuntimeKind kind);
+// True when one of `runtimes` meets at barriers.
+bool meets_at_barriers(const std::vector<Runtime>& runtimes);
 
 // The runtimes mapped in `maps_text` (/proc/PID/maps), each kind once, in
 // RuntimeKind order; lines that are not file mappings are skipped; never fails.

@@ -24,6 +24,8 @@ struct ThreadSpec {
   double wait;
   std::string allowed = "0-1";
   double slices = 100;  // 100/s: a thread waiting 0.5 s/s waits 5 ms per slice, queued behind others
+  double voluntary = 10;                              // voluntary switches per second (it slept)
+  std::optional<double> nonvoluntary = std::nullopt;  // per second; default 100 × wait (preempted)
 };
 
 // What the synthetic machine looks like.
@@ -52,8 +54,8 @@ inline ThreadSample thread_at(const ThreadSpec& spec, double t) {
   thread.on_cpu_ns = static_cast<std::uint64_t>(spec.on * t * 1e9);
   thread.wait_ns = static_cast<std::uint64_t>(spec.wait * t * 1e9);
   thread.timeslices = static_cast<std::uint64_t>(spec.slices * t);
-  thread.voluntary_switches = static_cast<std::uint64_t>(10 * t);
-  thread.nonvoluntary_switches = static_cast<std::uint64_t>(100 * t * spec.wait);
+  thread.voluntary_switches = static_cast<std::uint64_t>(spec.voluntary * t);
+  thread.nonvoluntary_switches = static_cast<std::uint64_t>(spec.nonvoluntary.value_or(100 * spec.wait) * t);
   thread.cpus_allowed = spec.allowed;
   return thread;
 }

@@ -65,8 +65,8 @@ refused 2 "0.001 is not from 50ms to 60s" --interval 0.001
 
 # A warning threshold above its maximum is named with both values.
 refused 2 "--warn-demand-ratio 5 is above --max-demand-ratio 2" --warn-demand-ratio 5 --max-demand-ratio 2
-refused 2 "--warn-queued-share 0.9 is above --max-queued-share 0.5" \
-  --warn-queued-share 0.9 --max-queued-share 0.5
+refused 2 "--warn-throughput-loss 0.9 is above --max-throughput-loss 0.5" \
+  --warn-throughput-loss 0.9 --max-throughput-loss 0.5
 refused 2 "--warn-throttle-ratio 0.8 is above --max-throttle-ratio 0.1" \
   --warn-throttle-ratio 0.8 --max-throttle-ratio 0.1
 refused 2 "--warn-demand-ratio.*inf is not a finite number" --warn-demand-ratio inf

@@ -1,0 +1,51 @@
+# estimated_throughput_loss, the job's and each process's, from real
+# processes: N OpenMP processes × N threads on N CPUs (a team that meets at
+# barriers every millisecond, its waiters spinning) lose most of their
+# throughput, more than their queued share; the same programs with one
+# thread each lose next to nothing; N × 2 independent burners on N CPUs
+# keep the CPUs busy with work (the job loses little) while each process
+# runs at half its speed. The text report has the estimate's line.
+# ctest: serial
+# ctest: timeout 120
+source "$(dirname "$0")/../lib.sh"
+source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
+source "$(dirname "$0")/doctor_lib.bash"
+omp=$(compiled omp_spin) || skip "cannot build tests/corpus/workloads/omp_spin.c with cc -fopenmp (apt-get install gcc)"
+
+# The team: N processes × N threads.
+run_mptrain doctor --json --interval 0.25 -- "$WORKLOADS/procs.sh" "$N" env OMP_NUM_THREADS="$N" "$omp" 3
+expect_code 3
+expect_json '.verdict == "oversubscribed"'
+expect_json '.estimated_throughput_loss > 0.4 and .estimated_throughput_loss <= 1'
+expect_json '.estimated_throughput_loss == .throughput_loss.job'
+# The team loses more than the share of its threads' wanted time they queued.
+expect_json '.estimated_throughput_loss > .queued_threads_avg / .working_threads_avg'
+expect_json '.throughput_loss.decides >= .throughput_loss.job and .throughput_loss.decides >= .throughput_loss.processes'
+expect_json '.throughput_loss.low <= .throughput_loss.decides and .throughput_loss.decides <= .throughput_loss.high'
+expect_json '.throughput_loss.margin > 0.1'
+expect_json '[.processes[] | select(.pool_threads >= 2)] | length >= 2'
+expect_json '[.processes[] | select(.pool_threads >= 2) | .team] | all'
+expect_json '[.processes[] | select(.pool_threads >= 2) | .estimated_throughput_loss] | all(. > 0.4)'
+expect_json '[.findings[] | select(.kind == "queueing")][0].numbers.estimated_throughput_loss > 0.4'
+
+# Fixed: one thread each.
+run_mptrain doctor --json --interval 0.25 -- "$WORKLOADS/procs.sh" "$N" env OMP_NUM_THREADS=1 "$omp" 3
+expect_code 0
+expect_json '.measured'
+expect_json '.estimated_throughput_loss < 0.1'
+expect_json '.throughput_loss.processes < 0.1'
+
+# Independent threads, twice as many as CPUs, in one process that maps no
+# barrier runtime: the CPUs stay busy with work, each thread runs half the time.
+run_mptrain doctor --json --interval 0.25 -- "$BURN" $((2 * N)) 3
+expect_code 3
+expect_json '.estimated_throughput_loss < 0.15'
+expect_json '.throughput_loss.processes > 0.35'
+expect_json '[.processes[] | select(.comm == "mptrain_burn")][0] | .team == false and .estimated_throughput_loss > 0.35'
+
+# The text report says it, with its spread and margin.
+run_mptrain doctor -- "$WORKLOADS/procs.sh" "$N" env OMP_NUM_THREADS="$N" "$omp" 2
+expect_code 3
+grep -Eq '^  throughput lost \(est\.\): [0-9]+% by the job, [0-9]+% by its processes. own work; the larger, [0-9]+%, spans [0-9]+%–[0-9]+% over the intervals' "$WORK/out" ||
+  { cat "$WORK/out"; fail "no estimate line in the text report"; }
+grep -Eq ' LOSS ' "$WORK/out" || { cat "$WORK/out"; fail "no LOSS column in the processes table"; }

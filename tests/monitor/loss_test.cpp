@@ -1,0 +1,207 @@
+// The throughput estimate (THROUGHPUT LOSS in monitor/detector.hpp) on
+// recorded intervals: synthetic sample series, plain structs, no processes.
+#include <catch2/catch.hpp>
+
+#include "monitor/detector.hpp"
+#include "monitor/report.hpp"
+#include "tests/monitor/synthetic_machine.hpp"
+
+using namespace mptrain;
+using namespace mptrain::monitor;
+using namespace mptrain::monitor::synthetic;
+
+namespace {
+
+const Runtime gomp{RuntimeKind::gnu_openmp, "libgomp.so.1"};
+const Runtime torch{RuntimeKind::pytorch, "libtorch_cpu.so"};
+const Runtime openblas{RuntimeKind::openblas_pthreads, "libopenblasp-r0.3.21.so"};
+
+// M processes × 2 threads on 2 CPUs, each thread `on` s on CPU and `wait` s
+// queued per second in `slices` slices, switching `voluntary` and
+// `nonvoluntary` times per second; every process maps `runtimes`.
+Machine two_thread_processes(int m, double on, double wait, double slices, double voluntary, double nonvoluntary,
+                             const std::vector<Runtime>& runtimes) {
+  Machine machine;
+  for (pid_t p = 1; p <= m; ++p) {
+    for (int i = 0; i < 2; ++i) {
+      machine.threads.push_back({p, p * 10 + i, i, on, wait, "0-1", slices, voluntary, nonvoluntary});
+    }
+    machine.runtimes[p] = runtimes;
+  }
+  machine.cpu_busy = {1, 1};
+  return machine;
+}
+
+const ProcessSummary& process(const Diagnosis& d, pid_t pid) {
+  for (const auto& p : d.processes) {
+    if (p.pid == pid) return p;
+  }
+  FAIL("no process " << pid);
+  return d.processes.front();
+}
+
+}  // namespace
+
+TEST_CASE("a barrier-synchronised pool with one queued member loses more than its queued share", "[monitor]") {
+  // One OpenMP team of 2 on 2 CPUs: one member runs free, the other is queued
+  // 40% of the time behind an outside hog (4 ms per slice, preempted, spinning).
+  Machine m;
+  m.threads = {{1, 10, 0, 1.0, 0.0, "0-1", 100, 0, 100}, {1, 11, 1, 0.6, 0.4, "0-1", 100, 0, 100}};
+  m.cpu_busy = {1, 1};
+  m.runtimes[1] = {gomp};
+  const auto team = run(m);
+  REQUIRE(team.loss.decides.has_value());
+  // Queued share: 0.4 of 2 threads' wanted time = 20%; the team moves only while both run: 60% of the time.
+  CHECK(*team.loss.processes == Approx(0.4).epsilon(0.01));
+  // Of 1.6 CPUs it ran, only 0.6 × 1.6 = 0.96 did work, against 2 CPUs it wanted and may use.
+  CHECK(*team.loss.job == Approx(1 - 0.96 / 2).epsilon(0.01));
+  CHECK(process(team, 1).estimated_throughput_loss == Approx(0.4).epsilon(0.01));
+  CHECK(process(team, 1).team);
+
+  // The same threads in a program without a barrier runtime work alone: each loses only its own queued time.
+  m.runtimes.clear();
+  const auto alone = run(m);
+  CHECK(*alone.loss.processes == Approx(0.2).epsilon(0.01));
+  CHECK(*alone.loss.job == Approx(0.2).epsilon(0.01));
+  CHECK_FALSE(process(alone, 1).team);
+  CHECK(*team.loss.job > *alone.loss.job + 0.2);
+}
+
+TEST_CASE("2 torch processes x 2 spinning threads on 2 CPUs: the team's loss decides oversubscribed", "[monitor]") {
+  // What the corpus's torch case records: each thread runs ~half the time, queued the rest in 4.5 ms slices.
+  const auto d = run(two_thread_processes(2, 0.5, 0.45, 100, 1, 100, {gomp, torch}));
+  // Each team runs together (0.5 / 0.95)² of the time it wants.
+  const double together = (0.5 / 0.95) * (0.5 / 0.95);
+  CHECK(*d.loss.processes == Approx(1 - together).epsilon(0.01));
+  CHECK(*d.loss.job == Approx(1 - 2 * 1.0 * together / 2).epsilon(0.01));
+  CHECK(*d.loss.decides == Approx(std::max(*d.loss.job, *d.loss.processes)));
+  CHECK(d.verdict == Verdict::oversubscribed);
+  CHECK(d.loss.margin > 0.25);  // far above the threshold, not decided by noise
+  const auto json = to_json(d);
+  CHECK(json["estimated_throughput_loss"].get<double>() == Approx(*d.loss.job).margin(1e-4));
+  CHECK(json["throughput_loss"]["processes"].get<double>() == Approx(*d.loss.processes).margin(1e-4));
+  CHECK(json["processes"][0]["estimated_throughput_loss"].get<double>() == Approx(1 - together).margin(1e-3));
+  CHECK(json["processes"][0]["team"] == true);
+  CHECK(contains(to_text(d), "throughput lost (est.): 72% by the job, 72% by its processes' own work"));
+}
+
+TEST_CASE("yielding BLAS workers keep the CPUs working: the job loses little, each process half", "[monitor]") {
+  // 2 numpy processes × 2 OpenBLAS (pthreads) threads on 2 CPUs: CPU-bound,
+  // queued half the time in 0.25 ms slices (they sched_yield), all switches involuntary.
+  const auto d = run(two_thread_processes(2, 0.5, 0.5, 2000, 0, 2000, {openblas}));
+  CHECK(d.queued_threads_avg == Approx(2.0).epsilon(0.01));
+  CHECK(*d.loss.job == Approx(0).margin(0.01));        // both CPUs do useful work throughout
+  CHECK(*d.loss.processes == Approx(0.5).epsilon(0.01));  // each process runs at half its speed
+  CHECK(d.verdict == Verdict::oversubscribed);
+  CHECK(find(d, FindingKind::thread_pool_too_large).has_value());
+  CHECK_FALSE(process(d, 1).team);
+
+  // The same figures under a spinning OpenMP runtime: three quarters of the CPU is spent waiting.
+  const auto spinning = run(two_thread_processes(2, 0.5, 0.5, 2000, 0, 2000, {gomp}));
+  CHECK(*spinning.loss.job == Approx(0.75).epsilon(0.01));
+}
+
+TEST_CASE("a team whose waiters sleep loses its speed but not the CPU", "[monitor]") {
+  // Passive OpenMP waiters: more voluntary switches (they sleep at barriers) than preemptions.
+  const auto d = run(two_thread_processes(2, 0.5, 0.45, 100, 300, 50, {gomp}));
+  const double together = (0.5 / 0.95) * (0.5 / 0.95);
+  CHECK(*d.loss.processes == Approx(1 - together).epsilon(0.01));
+  CHECK(*d.loss.job == Approx(0).margin(0.01));  // the sleepers' CPU went to the other team, which worked
+}
+
+TEST_CASE("sleepers waking up lose nothing: no estimate above zero, healthy", "[monitor]") {
+  // 64 threads each run 2 ms and wait 20 ms per second over 100 wake-ups: 0.2 ms per slice.
+  const auto d = run(pool(1, 64, 0.002, 0.02, 100));
+  REQUIRE(d.evidence.sufficient);
+  CHECK(*d.loss.job == 0);
+  CHECK(*d.loss.processes == 0);
+  CHECK(d.verdict == Verdict::healthy);
+  CHECK(to_json(d)["estimated_throughput_loss"].get<double>() == 0);
+}
+
+TEST_CASE("too little evidence: no estimate, null in the JSON", "[monitor]") {
+  const auto d = run(pool(1, 8, 0.001, 0.005, 1));
+  REQUIRE_FALSE(d.evidence.sufficient);
+  CHECK_FALSE(d.loss.job.has_value());
+  const auto json = to_json(d);
+  CHECK(json["estimated_throughput_loss"].is_null());
+  CHECK(json["throughput_loss"]["decides"].is_null());
+  CHECK(json["processes"][0]["estimated_throughput_loss"].is_null());
+  CHECK(contains(to_text(d), "throughput lost (est.): not measured"));
+}
+
+TEST_CASE("independent processes beyond capacity: the job keeps its throughput, the verdict its processes' loss",
+          "[monitor]") {
+  // 16 one-thread compiles on 2 CPUs (make -j16): each runs an eighth of the time.
+  Machine m;
+  for (pid_t p = 1; p <= 16; ++p) m.threads.push_back({p, p * 10, p % 2, 0.125, 0.875, "0-1", 40});
+  m.cpu_busy = {1, 1};
+  const auto d = run(m);
+  CHECK(*d.loss.job == Approx(0).margin(0.01));
+  CHECK(*d.loss.processes == Approx(0.875).epsilon(0.01));
+  CHECK(d.verdict == Verdict::oversubscribed);
+}
+
+TEST_CASE("the CPUs a cgroup quota allows bound the job's loss, not the machine's", "[monitor]") {
+  // 2 busy threads in a 1-CPU quota on 2 CPUs, each queued (throttled) half the time.
+  Machine m;
+  m.threads = {{1, 10, 0, 0.5, 0.5, "0-1", 20}, {1, 11, 1, 0.5, 0.5, "0-1", 20}};
+  m.cpu_busy = {0.5, 0.5};
+  m.throttled_fraction = 0.5;
+  m.quota_cpus = 1.0;
+  const auto d = run(m);
+  CHECK(*d.loss.job == Approx(0).margin(0.01));  // one CPU's worth of work is all the quota gives
+  CHECK(*d.loss.processes == Approx(0.5).epsilon(0.01));
+  m.quota_cpus = 2.0;  // a quota of 2 CPUs: the same figures lose half of what the job may use
+  CHECK(*run(m).loss.job == Approx(0.5).epsilon(0.01));
+}
+
+TEST_CASE("the estimate's spread over intervals and its margin say how close a verdict was", "[monitor]") {
+  // Two seconds of a torch-like team queued half the time, then two of it running free.
+  const Machine busy = two_thread_processes(2, 0.5, 0.45, 100, 1, 100, {gomp});
+  const Machine calm = two_thread_processes(2, 0.5, 0.0, 100, 1, 0, {gomp});
+  Evidence e = accumulate(series(busy), queue_rule({}));
+  merge(e, accumulate(series(calm), queue_rule({})));
+  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1)});
+  REQUIRE(d.loss.decides.has_value());
+  CHECK(d.loss.low == Approx(0).margin(0.01));
+  CHECK(d.loss.high == Approx(0.72).epsilon(0.02));
+  CHECK(d.loss.low <= *d.loss.decides);
+  CHECK(*d.loss.decides <= d.loss.high);
+  // The margin is measured from the nearer threshold: warn_throughput_loss or max_throughput_loss.
+  const Thresholds t;
+  const double to_warn = *d.loss.decides - t.warn_throughput_loss;
+  const double to_max = *d.loss.decides - t.max_throughput_loss;
+  CHECK(d.loss.margin == Approx(std::abs(to_warn) < std::abs(to_max) ? to_warn : to_max));
+}
+
+TEST_CASE("warn- and max-throughput-loss set the severity at their edges", "[monitor]") {
+  // 3 spinners on 2 CPUs (one process, no runtime): each loses a third.
+  const Machine m = pool(1, 3, 2.0 / 3, 1.0 / 3, 100);
+  Thresholds t;
+  t.max_throughput_loss = 0.32;
+  CHECK(run(m, t).verdict == Verdict::oversubscribed);
+  t.max_throughput_loss = 0.35;
+  CHECK(run(m, t).verdict == Verdict::warning);
+  t.warn_throughput_loss = 0.34;
+  CHECK(run(m, t).verdict == Verdict::healthy);
+  CHECK(run(m, t).findings.empty());
+}
+
+TEST_CASE("a long watch keeps its whole span in a bounded series", "[monitor]") {
+  WorkSeries series;
+  double working = 0;
+  for (int i = 0; i < 10000; ++i) {
+    series.add(0.1, Work{1.0 * i, 0.5, 0.25});
+    working += 1.0 * i;
+  }
+  CHECK(series.entries().size() <= WorkSeries::capacity);
+  CHECK(series.entries().size() >= WorkSeries::capacity / 2);
+  double duration = 0, summed = 0;
+  for (const auto& entry : series.entries()) {
+    duration += entry.duration_s;
+    summed += entry.work.working_s;
+  }
+  CHECK(duration == Approx(1000.0));
+  CHECK(summed == Approx(working));
+}
