@@ -96,10 +96,10 @@ awk '
     print "| case | variant | expected | right | healthy / warning / oversubscribed | estimated loss: job / processes (mean) | s per run |"
     print "|---|---|---|---|---|---|---|"
     for (i = 1; i <= n; i++) { k = order[i]; split(k, kk, " [|] ")
-      e = estimates[kk[1], kk[2]]
+      ne = estimates[kk[1], kk[2]]
       printf "| %s | %s | %d / %d | %d / %d / %d | %s | %.1f |\n", k, expected[k], right[k], runs[k],
         got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"],
-        (e ? sprintf("%.2f / %.2f", estimated[kk[1], kk[2]] / e, processes[kk[1], kk[2]] / e) : "-"), secs[k] / runs[k] }
+        (ne ? sprintf("%.2f / %.2f", estimated[kk[1], kk[2]] / ne, processes[kk[1], kk[2]] / ne) : "-"), secs[k] / runs[k] }
     print ""
     print "| expected \\ got | healthy | warning | oversubscribed | no verdict |"
     print "|---|---|---|---|---|"
@@ -126,12 +126,12 @@ awk '
         ef = estimates[c, "fixed"] ? estimated[c, "fixed"] / estimates[c, "fixed"] : -1
         if (expected[c " | naive"] == "healthy") within = "not compared: idle CPUs, not queueing"
         else if (en < 0) within = "no estimate"
-        else { d = en - measured_loss; within = ((d < 0 ? -d : d) <= 0.15 ? "yes" : "NO"); compared++; close += (within == "yes") }
+        else { d = en - measured_loss; within = ((d < 0 ? -d : d) <= 0.15 ? "yes" : "NO"); compared++; near += (within == "yes") }
         printf "| %s | %.4g | %.4g | %.0f%% | %s | %s | %s | %.0f%% | %s |\n", c, tn, tf, 100 * measured_loss,
           (en < 0 ? "-" : sprintf("%.0f%% (%.0f–%.0f%%)", 100 * en, 100 * low[c, "naive"], 100 * high[c, "naive"])),
           within, (en < 0 ? "-" : sprintf("%.0f%%", 100 * processes[c, "naive"] / estimates[c, "naive"])),
           100 * queued[c, "naive"] / worked[c, "naive"], (ef < 0 ? "-" : sprintf("%.0f%%", 100 * ef)) }
-      if (compared) printf "\nEstimated within 15 points of measured: %d of %d cases compared.\n", close, compared
+      if (compared) printf "\nEstimated within 15 points of measured: %d of %d cases compared.\n", near, compared
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"

@@ -32,10 +32,10 @@ constexpr std::array threshold_rows{
                  "0.1 queued threads per CPU costs CPU-bound work about 10%"},
     ThresholdRow{"warn-throughput-loss", &T::warn_throughput_loss, 0.10,
                  "Estimated throughput loss (job's or processes') for a warning",
-                 "a tenth of the throughput; the corpus's right-sized jobs estimate under 0.03"},
+                 "a tenth of the throughput; the corpus's right-sized jobs estimate 0.03 or less"},
     ThresholdRow{"max-throughput-loss", &T::max_throughput_loss, 0.25,
                  "Estimated throughput loss (job's or processes') for oversubscribed",
-                 "a quarter; the corpus's oversubscribed jobs estimate 0.45 or more, its outside load about 0.2"},
+                 "a quarter; the corpus's oversubscribed jobs estimate 0.5 or more, its outside load about 0.2"},
     ThresholdRow{"warn-demand-ratio", &T::warn_demand_ratio, 1.05, "Runnable threads ÷ N for a warning",
                  "demand 5% beyond the CPUs, more than measuring noise"},
     ThresholdRow{"max-demand-ratio", &T::max_demand_ratio, 1.25, "Runnable threads ÷ N for oversubscribed",
@@ -141,6 +141,8 @@ std::optional<Verdict> loss_severity(double loss, const Thresholds& t) {
   return loss >= t.max_throughput_loss ? Verdict::oversubscribed : Verdict::warning;
 }
 
+double outside_cpus(const Context& c);
+
 // The CPUs the job may use: `n`, capped as N is by the smallest CPU quota of
 // the watched cgroups of `e` (quota ÷ period rounded down, at least 1) — a
 // job in a cgroup held to 1 CPU that runs one thread uses what it may.
@@ -155,15 +157,16 @@ int job_cpus(const Evidence& e, int n) {
 // 1 − `done` ÷ `possible`, within [0, 1]; 0 when nothing was wanted.
 double lost(double done, double possible) { return possible > 0 ? std::clamp(1 - done / possible, 0.0, 1.0) : 0; }
 
-// A job's loss (THROUGHPUT LOSS) from its `work` over `duration` s on `cpus` CPUs.
-double job_loss(const Work& work, double duration, int cpus) {
-  if (duration <= 0) return 0;
-  return lost(work.useful_s, std::min(work.working_s / duration, static_cast<double>(cpus)) * duration);
+// A job's loss (THROUGHPUT LOSS) from its `work` over `duration` s on `cpus`
+// CPUs of which others used `others` CPU-seconds.
+double job_loss(const Work& work, double duration, int cpus, double others) {
+  const double left = std::max(0.0, cpus * duration - others);
+  return lost(work.useful_s, std::min(work.wanted_s, left));
 }
 
-// The larger of a job's loss and its processes', from `work` over `duration` s on `cpus` CPUs.
-double deciding_loss(const Work& work, double duration, int cpus) {
-  return std::max(job_loss(work, duration, cpus), lost(work.progress_s, work.working_s));
+// The larger of a job's loss and its processes'.
+double deciding_loss(const Work& work, double duration, int cpus, double others) {
+  return std::max(job_loss(work, duration, cpus, others), lost(work.progress_s, work.working_s));
 }
 
 // The `q` quantile of `values` (sorted in place); 0 when empty.
@@ -174,14 +177,16 @@ double quantile(std::vector<double>& values, double q) {
   return values[at];
 }
 
-LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus) {
+// The estimate from `e` on `cpus` CPUs of which others used `others` CPU-seconds.
+LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, double others) {
   LossEstimate loss;
-  loss.job = job_loss(e.work, e.duration_s, cpus);
+  loss.job = job_loss(e.work, e.duration_s, cpus, others);
   loss.processes = lost(e.work.progress_s, e.work.working_s);
-  loss.decides = deciding_loss(e.work, e.duration_s, cpus);
+  loss.decides = deciding_loss(e.work, e.duration_s, cpus, others);
   std::vector<double> intervals;
   for (const auto& entry : e.work_series.entries()) {
-    if (entry.work.working_s > 0) intervals.push_back(deciding_loss(entry.work, entry.duration_s, cpus));
+    if (entry.work.working_s <= 0) continue;
+    intervals.push_back(deciding_loss(entry.work, entry.duration_s, cpus, entry.others_s));
   }
   loss.low = quantile(intervals, 0.1);
   loss.high = quantile(intervals, 0.9);
@@ -208,14 +213,14 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.busy_pools[pid] = pool;
     c.busy_pool_total += pool;
   }
-  c.loss = estimate_loss(e, t, job_cpus(e, c.n));
-  c.severity = loss_severity(*c.loss.decides, t);
   c.usable = capacity.usable_cpu_list;
   if (c.usable.empty()) {
     std::vector<int> seen;
     for (const auto& [cpu, evidence] : e.cpus) seen.push_back(cpu);
     c.usable = CpuSet(seen);
   }
+  c.loss = estimate_loss(e, t, job_cpus(e, c.n), outside_cpus(c) * c.duration);
+  c.severity = loss_severity(*c.loss.decides, t);
   return c;
 }
 

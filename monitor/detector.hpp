@@ -44,12 +44,18 @@
 //       while all its members run, about Π (1 − queued ÷ working) of the
 //       time, so one queued member stalls the rest: the team loses more
 //       than its queued share.
-//   the job's loss     1 − useful ÷ (min(R_w, N′) × D), N′ = N capped by the
-//       smallest cgroup quota: the throughput lost against what the CPUs it
-//       may use would give it. Independent threads and workers that yield
-//       or sleep while they wait lose only CPU others took (a build of 16
-//       compiles on 2 CPUs keeps both busy with useful work); a spinning
-//       team's time on CPU while a member is queued is no work.
+//   the job's loss     1 − useful ÷ min(wanted, N′ × D − others), N′ = N
+//       capped by the smallest cgroup quota, wanted = on CPU + queued,
+//       others = the CPU time other load used on the usable CPUs: the
+//       throughput the job's own contention costs it, against what the CPUs
+//       it may use and others leave would give it (what others take is
+//       outside_load's, and shows in each process's loss). The job's
+//       processes that start and end between two samples are never seen,
+//       so their CPU time counts as others' — and neither as the job's work
+//       nor as its loss. Independent threads and workers that yield or
+//       sleep while they wait lose nothing here (a build of 16 compiles on
+//       2 CPUs keeps both busy with useful work); a spinning team's time on
+//       CPU while a member is queued is no work.
 //   estimated_throughput_loss is the job's; each process reports its own.
 //   The verdict follows the larger of the job's loss and the processes'
 //   (their losses weighted by what they wanted): a job whose processes

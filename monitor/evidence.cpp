@@ -79,6 +79,7 @@ Work process_work(const std::vector<Member>& members, bool team) {
   std::uint64_t voluntary = 0, nonvoluntary = 0;
   for (const auto& m : members) {
     work.working_s += m.working_s;
+    work.wanted_s += m.on_s + m.queued_s;
     work.progress_s += m.working_s - m.queued_s;
     on += m.on_s;
     together *= m.working_s > 0 ? 1 - m.queued_s / m.working_s : 1;
@@ -212,13 +213,13 @@ double SliceWaitHistogram::quantile(double q) const {
   return middle(counts_.size() - 1);
 }
 
-void WorkSeries::add(double duration_s, const Work& work) {
-  entries_.push_back({duration_s, work});
+void WorkSeries::add(const Entry& entry) {
+  entries_.push_back(entry);
   if (entries_.size() > capacity) coarsen();
 }
 
 void WorkSeries::merge(const WorkSeries& other) {
-  for (const auto& entry : other.entries_) add(entry.duration_s, entry.work);
+  for (const auto& entry : other.entries_) add(entry);
 }
 
 void WorkSeries::coarsen() {
@@ -229,6 +230,7 @@ void WorkSeries::coarsen() {
     if (i + 1 < entries_.size()) {
       entry.duration_s += entries_[i + 1].duration_s;
       entry.work.add(entries_[i + 1].work);
+      entry.others_s += entries_[i + 1].others_s;
     }
     coarse.push_back(entry);
   }
@@ -255,7 +257,9 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   }
   add_machine(evidence, before.machine, after.machine);
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
-  evidence.work_series.add(dt, evidence.work);
+  double busy = 0;
+  for (const auto& [cpu, times] : evidence.cpus) busy += times.busy_s;
+  evidence.work_series.add({dt, evidence.work, std::max(0.0, busy - evidence.on_cpu_s)});
   return evidence;
 }
 

@@ -61,7 +61,9 @@ struct QueueRule {
 
 // What the working threads of a job or process got done, in seconds, for
 // the throughput estimate (THROUGHPUT LOSS in detector.hpp):
-//   working   Σ on CPU + wait of the working intervals: what they wanted
+//   working   Σ on CPU + wait of the working intervals
+//   wanted    Σ on CPU + queued wait: the CPU they wanted (a wake-up's
+//             short wait is latency, not CPU wanted)
 //   progress  the part of `working` that moved their work on, as if they
 //             had run unimpeded (working less queued for threads that work
 //             alone; working × Π (1 − queued ÷ working) over a team that
@@ -70,11 +72,13 @@ struct QueueRule {
 //             time on CPU while a member was queued (its waiters spin)
 struct Work {
   double working_s = 0;
+  double wanted_s = 0;
   double progress_s = 0;
   double useful_s = 0;
 
   void add(const Work& more) {
     working_s += more.working_s;
+    wanted_s += more.wanted_s;
     progress_s += more.progress_s;
     useful_s += more.useful_s;
   }
@@ -89,8 +93,9 @@ class WorkSeries {
   struct Entry {
     double duration_s = 0;
     Work work;
+    double others_s = 0;  // CPU time others used on the machine's CPUs (all load less the job's)
   };
-  void add(double duration_s, const Work& work);
+  void add(const Entry& entry);
   void merge(const WorkSeries& other);
   const std::vector<Entry>& entries() const { return entries_; }
 
