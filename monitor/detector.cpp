@@ -190,7 +190,7 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
   }
   loss.low = quantile(intervals, 0.1);
   loss.high = quantile(intervals, 0.9);
-  const double d = *loss.decides;
+  const double d = loss.decides;
   const bool nearer_warn = std::abs(d - t.warn_throughput_loss) < std::abs(d - t.max_throughput_loss);
   loss.margin = d - (nearer_warn ? t.warn_throughput_loss : t.max_throughput_loss);
   return loss;
@@ -220,7 +220,7 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.usable = CpuSet(seen);
   }
   c.loss = estimate_loss(e, t, job_cpus(e, c.n), outside_cpus(c) * c.duration);
-  c.severity = loss_severity(*c.loss.decides, t);
+  c.severity = loss_severity(c.loss.decides, t);
   return c;
 }
 
@@ -488,17 +488,13 @@ std::optional<Finding> check_queueing(const Context& c, const std::vector<Findin
       "({:.2f} per usable CPU): CPU-bound work takes about {:.0f}% longer than on free CPUs; estimated throughput "
       "lost: {} by the job, {} by its processes' own work (over the intervals {}–{}; warning from {}, "
       "oversubscribed from {} with a cause above)",
-      c.queued, c.working, c.queued_share(), 100 * slowdown, percent(loss.job.value_or(0)),
-      percent(loss.processes.value_or(0)), percent(loss.low), percent(loss.high), percent(c.t.warn_throughput_loss),
-      percent(c.t.max_throughput_loss));
+      c.queued, c.working, c.queued_share(), 100 * slowdown, percent(loss.job), percent(loss.processes),
+      percent(loss.low), percent(loss.high), percent(c.t.warn_throughput_loss), percent(c.t.max_throughput_loss));
   f.fix = causes.empty() ? fmt::format("keep at most {} CPU-bound threads on the {} usable CPUs", c.n, c.n)
                          : std::string("remove the causes above");
-  f.numbers = {{"queued_threads_avg", c.queued},
-               {"queued_share", c.queued_share()},
-               {"estimated_throughput_loss", loss.job.value_or(0)},
-               {"processes_throughput_loss", loss.processes.value_or(0)},
-               {"wait_seconds", c.evidence.wait_s},
-               {"cpu_seconds", c.evidence.on_cpu_s}};
+  f.numbers = {{"queued_threads_avg", c.queued},        {"queued_share", c.queued_share()},
+               {"estimated_throughput_loss", loss.job}, {"processes_throughput_loss", loss.processes},
+               {"wait_seconds", c.evidence.wait_s},     {"cpu_seconds", c.evidence.on_cpu_s}};
   return f;
 }
 

@@ -221,15 +221,14 @@ struct Finding {
   std::map<std::string, double> numbers;
 };
 
-// The throughput the job loses (THROUGHPUT LOSS above); nullopt figures
-// where too little was measured.
+// The throughput the job loses (THROUGHPUT LOSS above).
 struct LossEstimate {
-  std::optional<double> job;        // estimated_throughput_loss: against the CPUs the job may use
-  std::optional<double> processes;  // the processes' own loss, weighted by the CPU they wanted
-  std::optional<double> decides;    // the larger of the two: what the verdict follows
-  double low = 0;                   // `decides` over the sampling intervals: 10th percentile
-  double high = 0;                  // … and 90th
-  double margin = 0;                // `decides` less the nearest threshold (negative below it)
+  double job = 0;        // estimated_throughput_loss: against the CPUs the job may use
+  double processes = 0;  // the processes' own loss, weighted by the CPU they wanted
+  double decides = 0;    // the larger of the two: what the verdict follows
+  double low = 0;        // `decides` over the sampling intervals: 10th percentile
+  double high = 0;       // … and 90th
+  double margin = 0;     // `decides` less the nearest threshold (negative below it)
 };
 
 // One watched process in the report.
@@ -292,7 +291,7 @@ struct Diagnosis {
   double waiting_threads_avg = 0;     // Σ wait ÷ duration
   double queued_threads_avg = 0;      // wait of slices that queued behind others ÷ duration
   double working_threads_avg = 0;     // working threads' (on CPU + wait) ÷ duration
-  LossEstimate loss;
+  std::optional<LossEstimate> loss;   // nullopt when too little was measured
   double run_delay_ratio = 0;         // Σ wait ÷ Σ on CPU
   double wait_per_slice_ms_mean = 0;  // Σ wait ÷ Σ time slices
   double wait_per_slice_ms_p95 = 0;   // over (thread, interval) pairs that ran

@@ -39,7 +39,7 @@ std::string period_line(const Diagnosis& d, double since_start_s) {
       "{:.0f}/s invol  loss {}  top {}",
       since_start_s, to_string(d.verdict), d.runnable_threads_avg, d.waiting_threads_avg, d.wait_per_slice_ms_mean,
       100 * d.cpu_utilization, d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second,
-      d.loss.decides ? fmt::format("{:.0f}%", 100 * *d.loss.decides) : std::string("-"), top_finding(d));
+      d.loss ? fmt::format("{:.0f}%", 100 * d.loss->decides) : std::string("-"), top_finding(d));
   if (!d.evidence.sufficient) {
     line += d.verdict == Verdict::healthy ? "  (not measured: too little evidence)" : "  (too little evidence)";
   }

@@ -18,13 +18,11 @@ nlohmann::json rounded(const std::optional<double>& value) {
   return value ? nlohmann::json(rounded(*value)) : nlohmann::json(nullptr);
 }
 
-nlohmann::json loss_json(const LossEstimate& loss) {
-  return {{"job", rounded(loss.job)},
-          {"processes", rounded(loss.processes)},
-          {"decides", rounded(loss.decides)},
-          {"low", loss.decides ? nlohmann::json(rounded(loss.low)) : nlohmann::json(nullptr)},
-          {"high", loss.decides ? nlohmann::json(rounded(loss.high)) : nlohmann::json(nullptr)},
-          {"margin", loss.decides ? nlohmann::json(rounded(loss.margin)) : nlohmann::json(nullptr)}};
+// The estimate's object, or null when too little was measured.
+nlohmann::json loss_json(const std::optional<LossEstimate>& loss) {
+  if (!loss) return nullptr;
+  return {{"job", rounded(loss->job)}, {"processes", rounded(loss->processes)}, {"decides", rounded(loss->decides)},
+          {"low", rounded(loss->low)}, {"high", rounded(loss->high)},           {"margin", rounded(loss->margin)}};
 }
 
 nlohmann::json env_json(const ThreadEnv& env) {
@@ -82,7 +80,7 @@ nlohmann::json cgroup_json(const CgroupSummary& g) {
   return {{"version", version_number(g.version)},
           {"path", g.path},
           {"dir", g.dir},
-          {"quota_cpus", g.quota_cpus ? nlohmann::json(rounded(*g.quota_cpus)) : nlohmann::json(nullptr)},
+          {"quota_cpus", rounded(g.quota_cpus)},
           {"throttled_ratio", rounded(g.throttled_ratio)}};
 }
 
@@ -105,13 +103,13 @@ std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fract
 std::string percent(const std::optional<double>& fraction) { return fraction ? percent(*fraction) : "-"; }
 
 // The estimate's line of the text report.
-std::string loss_line(const LossEstimate& loss) {
-  if (!loss.decides) return "  throughput lost (est.): not measured\n";
+std::string loss_line(const std::optional<LossEstimate>& loss) {
+  if (!loss) return "  throughput lost (est.): not measured\n";
   return fmt::format(
       "  throughput lost (est.): {} by the job, {} by its processes' own work; the larger, {}, spans {}–{} over "
       "the intervals (10th–90th percentile), {:+.2f} from the nearest threshold\n",
-      percent(loss.job), percent(loss.processes), percent(loss.decides), percent(loss.low), percent(loss.high),
-      loss.margin);
+      percent(loss->job), percent(loss->processes), percent(loss->decides), percent(loss->low), percent(loss->high),
+      loss->margin);
 }
 
 }  // namespace
@@ -135,7 +133,7 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
       {"queued_threads_avg", rounded(d.queued_threads_avg)},
       {"working_threads_avg", rounded(d.working_threads_avg)},
-      {"estimated_throughput_loss", rounded(d.loss.job)},
+      {"estimated_throughput_loss", d.loss ? nlohmann::json(rounded(d.loss->job)) : nlohmann::json(nullptr)},
       {"throughput_loss", loss_json(d.loss)},
       {"run_delay_ratio", rounded(d.run_delay_ratio)},
       {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
@@ -143,7 +141,7 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
       {"cpu_utilization", rounded(d.cpu_utilization)},
       {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
-      {"cpu_pressure", d.cpu_pressure ? nlohmann::json(rounded(*d.cpu_pressure)) : nlohmann::json(nullptr)},
+      {"cpu_pressure", rounded(d.cpu_pressure)},
       {"findings", findings},
       {"processes", processes},
       {"cgroups", cgroups}};

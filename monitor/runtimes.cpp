@@ -1,10 +1,10 @@
 // Threading runtimes named from /proc/PID/maps (see runtimes.hpp for the rules).
+#include "monitor/runtimes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <optional>
-
-#include "monitor/runtimes.hpp"
 
 namespace mptrain::monitor {
 

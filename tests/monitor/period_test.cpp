@@ -68,7 +68,8 @@ TEST_CASE("period_line: the verdict, the figures and the top finding on one line
   d.cpu_utilization = 0.996;
   d.voluntary_switches_per_second = 4;
   d.nonvoluntary_switches_per_second = 251;
-  d.loss.decides = 0.5;
+  d.loss = LossEstimate{};
+  d.loss->decides = 0.5;
   d.findings.push_back(Finding{FindingKind::queueing, Verdict::warning, "", "", {}});
   d.findings.push_back(Finding{FindingKind::demand_above_capacity, Verdict::oversubscribed, "", "", {}});
   CHECK(period_line(d, 3) ==

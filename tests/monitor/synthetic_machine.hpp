@@ -23,8 +23,8 @@ struct ThreadSpec {
   double on;
   double wait;
   std::string allowed = "0-1";
-  double slices = 100;  // 100/s: a thread waiting 0.5 s/s waits 5 ms per slice, queued behind others
-  double voluntary = 10;                              // voluntary switches per second (it slept)
+  double slices = 100;    // 100/s: a thread waiting 0.5 s/s waits 5 ms per slice, queued behind others
+  double voluntary = 10;  // voluntary switches per second (it slept)
   std::optional<double> nonvoluntary = std::nullopt;  // per second; default 100 × wait (preempted)
 };
 
