@@ -188,9 +188,12 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
     if (entry.work.working_s <= 0) continue;
     intervals.push_back(deciding_loss(entry.work, entry.duration_s, cpus, entry.others_s));
   }
-  loss.low = quantile(intervals, 0.1);
-  loss.high = quantile(intervals, 0.9);
+  // The window's figure is a ratio of sums, not a percentile of the
+  // intervals' ratios: a few busy intervals among many calm ones can put it
+  // outside their 10th–90th percentiles, so the range widens to take it in.
   const double d = loss.decides;
+  loss.low = intervals.empty() ? d : std::min(d, quantile(intervals, 0.1));
+  loss.high = intervals.empty() ? d : std::max(d, quantile(intervals, 0.9));
   const bool nearer_warn = std::abs(d - t.warn_throughput_loss) < std::abs(d - t.max_throughput_loss);
   loss.margin = d - (nearer_warn ? t.warn_throughput_loss : t.max_throughput_loss);
   return loss;

@@ -61,7 +61,8 @@
 //   (their losses weighted by what they wanted): a job whose processes
 //   each run at an eighth of their speed is oversubscribed even where the
 //   CPUs stay busy. The report gives its spread over the intervals (10th
-//   to 90th percentile) and its margin to the nearest threshold.
+//   to 90th percentile, widened to take in the window's own figure) and its
+//   margin to the nearest threshold.
 // Findings (kind: when; a job-caused one is oversubscribed when the loss ≥
 // max_throughput_loss, a warning from warn_throughput_loss, absent below):
 //   demand_above_capacity  R_w ÷ N ≥ warn_demand_ratio (oversubscribed needs
@@ -226,8 +227,8 @@ struct LossEstimate {
   double job = 0;        // estimated_throughput_loss: against the CPUs the job may use
   double processes = 0;  // the processes' own loss, weighted by the CPU they wanted
   double decides = 0;    // the larger of the two: what the verdict follows
-  double low = 0;        // `decides` over the sampling intervals: 10th percentile
-  double high = 0;       // … and 90th
+  double low = 0;        // `decides` over the sampling intervals: 10th percentile, at most `decides`
+  double high = 0;       // … and 90th, at least `decides`
   double margin = 0;     // `decides` less the nearest threshold (negative below it)
 };
 

@@ -189,6 +189,23 @@ TEST_CASE("the estimate's spread over intervals and its margin say how close a v
   CHECK(d.loss->margin == Approx(std::abs(to_warn) < std::abs(to_max) ? to_warn : to_max));
 }
 
+TEST_CASE("the spread takes in the window's own figure when a few busy intervals lie among calm ones", "[monitor]") {
+  // One busy second among nine calm ones: the 90th percentile of the
+  // intervals is a calm one, the window's ratio of sums is not.
+  Machine calm = two_thread_processes(2, 0.5, 0.0, 100, 1, 0, {gomp});
+  calm.intervals = 9;
+  Machine busy = two_thread_processes(2, 0.5, 0.45, 100, 1, 100, {gomp});
+  busy.intervals = 1;
+  Evidence e = accumulate(series(calm), queue_rule({}));
+  merge(e, accumulate(series(busy), queue_rule({})));
+  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1)});
+  REQUIRE(d.loss.has_value());
+  CHECK(d.loss->decides > 0.01);
+  CHECK(d.loss->low == Approx(0).margin(0.01));
+  CHECK(d.loss->low <= d.loss->decides);
+  CHECK(d.loss->decides <= d.loss->high);
+}
+
 TEST_CASE("warn- and max-throughput-loss set the severity at their edges", "[monitor]") {
   // 3 spinners on 2 CPUs (one process, no runtime): each loses a third.
   const Machine m = pool(1, 3, 2.0 / 3, 1.0 / 3, 100);
