@@ -39,17 +39,17 @@ jq -r '[.layers[] | select(.layer | startswith("fc")) | .forward + .weight_grad 
 perf report -i "$DATA" --no-children --sort symbol --percent-limit 0.3 --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ { pct = $1; sub(/%/, "", pct); $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/ +- +-? *$/, ""); print pct "\t" $0 }' >"$OUT/symbols.tsv"
 # The layer pass a function's name says it computes (the kernel's names in hogwild/conv.cpp; the cnn's dense
-# layers are Cnn::head_forward and Cnn::head_backward in hogwild/network.cpp, on hogwild/dense.hpp).
+# layers are the functions of hogwild/dense.hpp, dense::forward, dense::weight_gradient and dense::input_gradient).
 awk -F'\t' -v us="$us_per_sample" -v peak="$peak" '
   FILENAME == ARGV[1] { split($0, f, " "); flops[f[1]] = f[2]; next }
   {
     name = $2; pass = ""
     if (name ~ /conv1_(row_pair|forward|apply)/) pass = "conv1.forward"
     else if (name ~ /conv1_backward|conv1_weight_grad/) pass = "conv1.weight_grad"
-    else if (name ~ /conv2_(apply|forward|pool)/) pass = "conv2.forward"
+    else if (name ~ /conv2_(apply|forward|pool|block|last_block)/) pass = "conv2.forward"
     else if (name ~ /conv2_weight_grad/) pass = "conv2.weight_grad"
     else if (name ~ /conv2_input_grad/) pass = "conv2.input_grad"
-    else if (name ~ /head_(forward|backward)/) pass = "fc"
+    else if (name ~ /head_(forward|backward)|dense::/) pass = "fc"
     t = $1 / 100 * us
     short = name; gsub(/\(anonymous namespace\)::|mptrain::hogwild::|Eigen::internal::/, "", short)
     if (length(short) > 58) short = substr(short, 1, 55) "..."

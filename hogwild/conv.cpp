@@ -79,8 +79,10 @@ inline void add_window_at_max(V g, V index, const V* corner, V* acc) {
 // conv1: image [28][28] → conv 5×5 (+bias) [10][24][24] → maxpool 2 → relu → p1 [10][12][12]
 
 // conv1 (+bias) for image rows `y` and `y + 1`, all columns and channels, into `rows` [2][24][10].
+// Out of line (12 calls a group) so that bench/kernel_profile.sh can name its time.
 template <class S>
-void conv1_row_pair(const ConvParameters<S>& p, const Lanes<S>* image, int y, Lanes<S>* rows) {
+__attribute__((noinline)) void conv1_row_pair(const ConvParameters<S>& p, const Lanes<S>* image, int y,
+                                              Lanes<S>* rows) {
   using V = Lanes<S>;
   for (int dy = 0; dy < pool; ++dy) {
     for (int x = 0; x < conv1_side; ++x) {
@@ -149,34 +151,104 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
 // conv2: p1 [10][12][12] → conv 5×5 (+bias) × dropout2d mask → c2 [20][8][8]
 //        → maxpool 2 → relu → p2 [20][4][4]
 
-// The inputs of lane_count consecutive conv2 outputs ([y][x], 8 per row) at
-// one tap, from `at` (their first input in a p1 plane): whole rows of 8,
-// two of them per vector with AVX-512's 16 lanes, half a row with 4.
+// conv2's inputs for one sample, laid out so that each lane vector of
+// inputs is one load. With AVX-512's 16 lanes an output vector is two rows
+// of 8 outputs, and its inputs at a tap are two 8-value pieces of two p1
+// rows: `shifted_inputs` copies p1 once per sample as [i][kx][y][8] (row y
+// of plane i from column kx), where those pieces lie back to back. With 8
+// or 4 lanes an output vector lies in one row, and p1 itself is the layout.
+inline constexpr bool conv2_two_rows_per_vector = lane_count == 2 * c2_side;
+static_assert(conv2_two_rows_per_vector || c2_side % lane_count == 0);
+
+// One sample's p1 `planes` [i][12][12] as `shifted` [i][kx][12][8]. Out of
+// line, so that bench/kernel_profile.sh can name its time.
 template <class S>
-inline Lanes<S> conv2_inputs(const S* at) {
-  static_assert(lane_count == 2 * c2_side || lane_count <= c2_side);
-  if constexpr (lane_count == 2 * c2_side) {
-    typedef S Row __attribute__((vector_size(c2_side * sizeof(S))));
-    Row top;
-    Row bottom;
-    __builtin_memcpy(&top, at, sizeof top);
-    __builtin_memcpy(&bottom, at + p1_side, sizeof bottom);
-    return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+__attribute__((noinline)) void shifted_inputs(const S* planes, S* shifted) {
+  for (int i = 0; i < conv1_channels; ++i) {
+    for (int kx = 0; kx < kernel; ++kx) {
+      for (int y = 0; y < p1_side; ++y) {
+        const S* from = planes + i * p1_plane + y * p1_side + kx;
+        S* to = shifted + ((i * kernel + kx) * p1_side + y) * c2_side;
+        __builtin_memcpy(to, from, c2_side * sizeof(S));
+      }
+    }
+  }
+}
+
+// The inputs of output vector `v` (outputs v × lane_count on, [y][x]) at tap
+// (ky, kx) of input channel `i`, from one sample's conv2 inputs.
+template <class S>
+inline Lanes<S> conv2_inputs(const S* inputs, int i, int ky, int kx, int v) {
+  if constexpr (conv2_two_rows_per_vector) {
+    return load_lanes<S>(inputs + ((i * kernel + kx) * p1_side + 2 * v + ky) * c2_side);
   } else {
-    return load_lanes<S>(at);
+    const int out = v * lane_count;
+    return load_lanes<S>(inputs + i * p1_plane + (out / c2_side + ky) * p1_side + out % c2_side + kx);
+  }
+}
+
+// conv2 (+bias) × dropout2d mask of sample `s`'s channels channel[0..block)
+// into its c2 [o][8][8], from its conv2 inputs: `chunk` output vectors of
+// each channel in accumulators at a time, so each input vector is loaded
+// once per block.
+template <class S, int block, int chunk>
+void conv2_block(const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* inputs, const int* channel,
+                 S* c2) {
+  using V = Lanes<S>;
+  using namespace cnn_rows;
+  static_assert(output_vectors % chunk == 0);
+  const S* weights[block];
+  for (int j = 0; j < block; ++j) weights[j] = p.conv2_weight + channel[j] * conv2_weights_per_output;
+  for (int v0 = 0; v0 < output_vectors; v0 += chunk) {
+    V acc[block][chunk] = {};
+    for (int i = 0; i < conv1_channels; ++i) {
+      for (int ky = 0; ky < kernel; ++ky) {
+#pragma GCC unroll 5
+        for (int kx = 0; kx < kernel; ++kx) {
+          V x[chunk];
+#pragma GCC unroll 16
+          for (int c = 0; c < chunk; ++c) x[c] = conv2_inputs<S>(inputs, i, ky, kx, v0 + c);
+          const int tap = i * kernel_taps + ky * kernel + kx;
+#pragma GCC unroll 8
+          for (int j = 0; j < block; ++j) {
+            const V weight = broadcast(weights[j][tap]);
+#pragma GCC unroll 16
+            for (int c = 0; c < chunk; ++c) acc[j][c] += weight * x[c];
+          }
+        }
+      }
+    }
+    for (int j = 0; j < block; ++j) {
+      const S bias = p.conv2_bias[channel[j]];
+      const S mask = w.channel_mask[channel[j]][s];
+      for (int c = 0; c < chunk; ++c) {
+        store_lanes<S>(c2 + channel[j] * c2_plane + (v0 + c) * lane_count, (acc[j][c] + bias) * mask);
+      }
+    }
+  }
+}
+
+// The last `left` (< block) channels, as one block of that many.
+template <class S, int block, int chunk>
+void conv2_last_block(int left, const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* inputs,
+                      const int* channel, S* c2) {
+  if constexpr (block > 1) {
+    if (left == block - 1) {
+      conv2_block<S, block - 1, chunk>(p, w, s, inputs, channel, c2);
+    } else {
+      conv2_last_block<S, block - 1, chunk>(left, p, w, s, inputs, channel, c2);
+    }
   }
 }
 
 // conv2 (+bias) × dropout2d mask into c2, sample by sample and only for
-// the channels dropout2d keeps (half of them in training): `block`
-// channels at a time, `chunk` of their output vectors in accumulators, so
-// each input vector is loaded once per block. A channel dropout2d removed
-// is zero, as the mask makes it.
+// the channels dropout2d keeps (half of them in training), `block` at a
+// time and the rest as one smaller block. A channel dropout2d removed is
+// zero, as the mask makes it. Each output's sum runs over (i, ky, kx) in
+// the same order whatever the blocks, so the bits do not depend on them.
 template <class S, int block, int chunk>
 void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
-  using V = Lanes<S>;
   using namespace cnn_rows;
-  static_assert(output_vectors % chunk == 0);
   auto& rows = w.rows;
   static_assert(p1_size % lane_count == 0 && c2_size % lane_count == 0);
   lanes_to_rows<S>(w.p1.data(), p1_size, rows.p1_planes.data());  // each sample's p1, [i][y][x]
@@ -190,47 +262,15 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
       count += w.channel_mask[o][s] != 0 ? 1 : 0;
     }
     rows.kept_channels += count;
-    const S* planes = rows.p1_planes.data() + s * p1_size;
-    S* c2 = rows.c2.data() + s * c2_size;
-    for (int first = 0; first < count; first += block) {
-      // The block's channels; a block past the last live channel repeats it (and writes the same outputs again).
-      const S* weights[block];
-      int channel[block];
-      for (int j = 0; j < block; ++j) {
-        channel[j] = live[first + j < count ? first + j : count - 1];
-        weights[j] = p.conv2_weight + channel[j] * conv2_weights_per_output;
-      }
-      for (int v0 = 0; v0 < output_vectors; v0 += chunk) {
-        V acc[block][chunk] = {};
-        for (int i = 0; i < conv1_channels; ++i) {
-          for (int ky = 0; ky < kernel; ++ky) {
-#pragma GCC unroll 5
-            for (int kx = 0; kx < kernel; ++kx) {
-              V x[chunk];
-#pragma GCC unroll 16
-              for (int c = 0; c < chunk; ++c) {
-                const int out = (v0 + c) * lane_count;  // output (out / 8, out % 8)
-                x[c] = conv2_inputs<S>(planes + i * p1_plane + (out / c2_side + ky) * p1_side + out % c2_side + kx);
-              }
-              const int tap = i * kernel_taps + ky * kernel + kx;
-#pragma GCC unroll 8
-              for (int j = 0; j < block; ++j) {
-                const V weight = broadcast(weights[j][tap]);
-#pragma GCC unroll 16
-                for (int c = 0; c < chunk; ++c) acc[j][c] += weight * x[c];
-              }
-            }
-          }
-        }
-        for (int j = 0; j < block; ++j) {
-          const S bias = p.conv2_bias[channel[j]];
-          const S mask = w.channel_mask[channel[j]][s];
-          for (int c = 0; c < chunk; ++c) {
-            store_lanes<S>(c2 + channel[j] * c2_plane + (v0 + c) * lane_count, (acc[j][c] + bias) * mask);
-          }
-        }
-      }
+    const S* inputs = rows.p1_planes.data() + s * p1_size;
+    if constexpr (conv2_two_rows_per_vector) {
+      shifted_inputs<S>(inputs, rows.p1_shifted.data());
+      inputs = rows.p1_shifted.data();
     }
+    S* c2 = rows.c2.data() + s * c2_size;
+    int first = 0;
+    for (; first + block <= count; first += block) conv2_block<S, block, chunk>(p, w, s, inputs, live + first, c2);
+    conv2_last_block<S, block, chunk>(count - first, p, w, s, inputs, live + first, c2);
   }
   rows_to_lanes<S>(rows.c2.data(), c2_size, w.c2.data());
 }
