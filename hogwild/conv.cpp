@@ -151,48 +151,39 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
 // conv2: p1 [10][12][12] → conv 5×5 (+bias) × dropout2d mask → c2 [20][8][8]
 //        → maxpool 2 → relu → p2 [20][4][4]
 
-// conv2's inputs for one sample, laid out so that each lane vector of
-// inputs is one load. With AVX-512's 16 lanes an output vector is two rows
-// of 8 outputs, and its inputs at a tap are two 8-value pieces of two p1
-// rows: `shifted_inputs` copies p1 once per sample as [i][kx][y][8] (row y
-// of plane i from column kx), where those pieces lie back to back. With 8
-// or 4 lanes an output vector lies in one row, and p1 itself is the layout.
+// With AVX-512's 16 lanes an output vector of conv2 is two rows of 8
+// outputs; with 8 or 4 it lies in one row. (Copying each sample's p1 once
+// as [i][kx][y][8], where each input vector is one load, made the forward's
+// own loop faster but the step slower on Zen 4: the copy's 19 KB pushed
+// other buffers out of the L1 cache.)
 inline constexpr bool conv2_two_rows_per_vector = lane_count == 2 * c2_side;
 static_assert(conv2_two_rows_per_vector || c2_side % lane_count == 0);
 
-// One sample's p1 `planes` [i][12][12] as `shifted` [i][kx][12][8]. Out of
-// line, so that bench/kernel_profile.sh can name its time.
-template <class S>
-__attribute__((noinline)) void shifted_inputs(const S* planes, S* shifted) {
-  for (int i = 0; i < conv1_channels; ++i) {
-    for (int kx = 0; kx < kernel; ++kx) {
-      for (int y = 0; y < p1_side; ++y) {
-        const S* from = planes + i * p1_plane + y * p1_side + kx;
-        S* to = shifted + ((i * kernel + kx) * p1_side + y) * c2_side;
-        __builtin_memcpy(to, from, c2_side * sizeof(S));
-      }
-    }
-  }
-}
-
 // The inputs of output vector `v` (outputs v × lane_count on, [y][x]) at tap
-// (ky, kx) of input channel `i`, from one sample's conv2 inputs.
+// (ky, kx) of input channel `i`, from one sample's p1 [i][12][12]: whole
+// rows of 8, two of them per vector with 16 lanes, half a row with 4.
 template <class S>
-inline Lanes<S> conv2_inputs(const S* inputs, int i, int ky, int kx, int v) {
+inline Lanes<S> conv2_inputs(const S* planes, int i, int ky, int kx, int v) {
+  const int out = v * lane_count;  // output (out / 8, out % 8)
+  const S* at = planes + i * p1_plane + (out / c2_side + ky) * p1_side + out % c2_side + kx;
   if constexpr (conv2_two_rows_per_vector) {
-    return load_lanes<S>(inputs + ((i * kernel + kx) * p1_side + 2 * v + ky) * c2_side);
+    typedef S Row __attribute__((vector_size(c2_side * sizeof(S))));
+    Row top;
+    Row bottom;
+    __builtin_memcpy(&top, at, sizeof top);
+    __builtin_memcpy(&bottom, at + p1_side, sizeof bottom);
+    return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   } else {
-    const int out = v * lane_count;
-    return load_lanes<S>(inputs + i * p1_plane + (out / c2_side + ky) * p1_side + out % c2_side + kx);
+    return load_lanes<S>(at);
   }
 }
 
 // conv2 (+bias) × dropout2d mask of sample `s`'s channels channel[0..block)
-// into its c2 [o][8][8], from its conv2 inputs: `chunk` output vectors of
+// into its c2 [o][8][8], from its p1 `planes`: `chunk` output vectors of
 // each channel in accumulators at a time, so each input vector is loaded
 // once per block.
 template <class S, int block, int chunk>
-void conv2_block(const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* inputs, const int* channel,
+void conv2_block(const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* planes, const int* channel,
                  S* c2) {
   using V = Lanes<S>;
   using namespace cnn_rows;
@@ -207,7 +198,7 @@ void conv2_block(const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, c
         for (int kx = 0; kx < kernel; ++kx) {
           V x[chunk];
 #pragma GCC unroll 16
-          for (int c = 0; c < chunk; ++c) x[c] = conv2_inputs<S>(inputs, i, ky, kx, v0 + c);
+          for (int c = 0; c < chunk; ++c) x[c] = conv2_inputs<S>(planes, i, ky, kx, v0 + c);
           const int tap = i * kernel_taps + ky * kernel + kx;
 #pragma GCC unroll 8
           for (int j = 0; j < block; ++j) {
@@ -230,13 +221,13 @@ void conv2_block(const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, c
 
 // The last `left` (< block) channels, as one block of that many.
 template <class S, int block, int chunk>
-void conv2_last_block(int left, const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* inputs,
+void conv2_last_block(int left, const ConvParameters<S>& p, const ConvWorkspace<S>& w, int s, const S* planes,
                       const int* channel, S* c2) {
   if constexpr (block > 1) {
     if (left == block - 1) {
-      conv2_block<S, block - 1, chunk>(p, w, s, inputs, channel, c2);
+      conv2_block<S, block - 1, chunk>(p, w, s, planes, channel, c2);
     } else {
-      conv2_last_block<S, block - 1, chunk>(left, p, w, s, inputs, channel, c2);
+      conv2_last_block<S, block - 1, chunk>(left, p, w, s, planes, channel, c2);
     }
   }
 }
@@ -262,15 +253,11 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
       count += w.channel_mask[o][s] != 0 ? 1 : 0;
     }
     rows.kept_channels += count;
-    const S* inputs = rows.p1_planes.data() + s * p1_size;
-    if constexpr (conv2_two_rows_per_vector) {
-      shifted_inputs<S>(inputs, rows.p1_shifted.data());
-      inputs = rows.p1_shifted.data();
-    }
+    const S* planes = rows.p1_planes.data() + s * p1_size;
     S* c2 = rows.c2.data() + s * c2_size;
     int first = 0;
-    for (; first + block <= count; first += block) conv2_block<S, block, chunk>(p, w, s, inputs, live + first, c2);
-    conv2_last_block<S, block, chunk>(count - first, p, w, s, inputs, live + first, c2);
+    for (; first + block <= count; first += block) conv2_block<S, block, chunk>(p, w, s, planes, live + first, c2);
+    conv2_last_block<S, block, chunk>(count - first, p, w, s, planes, live + first, c2);
   }
   rows_to_lanes<S>(rows.c2.data(), c2_size, w.c2.data());
 }

@@ -79,8 +79,6 @@ struct ConvSampleRows {
   // conv2's forward: each sample's p1 ([i][y][x]) and its conv outputs [o][8][8].
   Buffer<S, lane_count * cnn::p1_size> p1_planes;
   Buffer<S, lane_count * cnn::c2_size> c2;
-  // One sample's p1 as [i][kx][y][8] (conv2's inputs with AVX-512: hogwild/conv.cpp, shifted_inputs).
-  Buffer<S, cnn::conv1_channels * cnn::kernel * cnn::p1_side * cnn::c2_side> p1_shifted;
   int kept_channels = 0;     // conv2 channels the last forward computed, over the lanes
   int gradient_winners = 0;  // conv2 pooling winners with a gradient in the last backward, over the lanes
   Buffer<S, lane_count * cnn_rows::sample_stride> p1;
