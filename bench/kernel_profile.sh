@@ -49,7 +49,7 @@ awk -F'\t' -v us="$us_per_sample" -v peak="$peak" '
     else if (name ~ /conv2_(apply|forward|pool|block|last_block)/) pass = "conv2.forward"
     else if (name ~ /conv2_weight_grad/) pass = "conv2.weight_grad"
     else if (name ~ /conv2_input_grad/) pass = "conv2.input_grad"
-    else if (name ~ /head_(forward|backward)|dense::/) pass = "fc"
+    else if (name ~ /dense::/) pass = "fc"
     t = $1 / 100 * us
     short = name; gsub(/\(anonymous namespace\)::|mptrain::hogwild::|Eigen::internal::/, "", short)
     if (length(short) > 58) short = substr(short, 1, 55) "..."

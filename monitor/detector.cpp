@@ -123,9 +123,6 @@ struct Context {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-// "12%".
-std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
-
 // A finding of `kind` with `severity`, its text and numbers to be filled.
 Finding finding(FindingKind kind, Verdict severity) {
   Finding f;

@@ -98,8 +98,9 @@ nlohmann::json thread_json(const ThreadSummary& t) {
           {"cpus_allowed", t.cpus_allowed}};
 }
 
-std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
+using mptrain::percent;
 
+// `fraction` as a whole percentage, "-" when not measured.
 std::string percent(const std::optional<double>& fraction) { return fraction ? percent(*fraction) : "-"; }
 
 // The estimate's line of the text report.

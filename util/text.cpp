@@ -1,5 +1,7 @@
 #include "util/text.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -9,6 +11,8 @@
 #include <string>
 
 namespace mptrain {
+
+std::string percent(double fraction) { return fmt::format("{:.0f}%", 100 * fraction); }
 
 std::string_view trim(std::string_view text) {
   constexpr std::string_view space = " \t\r\n\f\v";

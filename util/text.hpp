@@ -25,6 +25,8 @@ std::optional<std::uint64_t> parse_u64(std::string_view text);
 // `n` and `noun`, the noun plural unless `n` is 1: "1 thread", "2 threads",
 // "3 processes" (a noun ending in s takes "es").
 std::string counted(long long n, std::string_view noun);
+// `fraction` as a whole percentage: 0.254 → "25%".
+std::string percent(double fraction);
 // `text` safe to show on a terminal: each control character but tab, DEL,
 // and each C1 control (U+0080-U+009F in UTF-8) written as \xHH instead.
 std::string printable(std::string_view text);

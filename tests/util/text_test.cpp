@@ -52,3 +52,10 @@ TEST_CASE("printable shows control characters as \\xHH and leaves text, tabs and
   CHECK(printable("c1 \xc2\x9b"
                   "31m") == "c1 \\x9b31m");
 }
+
+TEST_CASE("percent writes a fraction as a whole percentage", "[util]") {
+  CHECK(percent(0) == "0%");
+  CHECK(percent(0.254) == "25%");
+  CHECK(percent(0.756) == "76%");
+  CHECK(percent(1) == "100%");
+}
