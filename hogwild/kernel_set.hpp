@@ -5,6 +5,7 @@
 // nothing here is defined inline, so no build emits a copy of it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -47,13 +48,15 @@ class NetworkKernels {
 extern template class NetworkKernels<float>;
 extern template class NetworkKernels<double>;
 
-// What one build of the kernels offers: its instruction set and its
+// What one build of the kernels offers: its instruction set, its
 // networks of model `kind` with the layer offsets `layers` (model_layout's,
-// one per layer), allocated with new for the caller to own.
+// one per layer), allocated with new for the caller to own, and its
+// normalize_pixels (kernels.hpp).
 struct KernelSet {
   Isa isa;
   NetworkKernels<float>* (*make_float)(ModelKind kind, const LayerOffsets* layers);
   NetworkKernels<double>* (*make_double)(ModelKind kind, const LayerOffsets* layers);
+  void (*normalize_pixels)(const std::uint8_t* pixels, std::size_t count, float* out);
 };
 
 // The builds of the kernels linked into this binary, best first.

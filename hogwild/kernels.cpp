@@ -13,10 +13,6 @@ namespace mptrain::hogwild {
 
 namespace {
 
-// The peer's normalisation: MNIST's pixel mean and standard deviation, as PyTorch's example uses.
-constexpr float pixel_mean = 0.1307f;
-constexpr float pixel_std = 0.3081f;
-
 // The build of `isa`, which this CPU must run; throws a Failure (exit code 2) otherwise.
 const KernelSet& kernel_set_for(Isa isa) {
   const std::string name(to_string(isa));
@@ -60,6 +56,15 @@ const DropoutDraws* make_draws(const std::uint64_t* keys, int count, DropoutDraw
 }  // namespace
 
 float normalize_pixel(std::uint8_t pixel) { return (static_cast<float>(pixel) / 255.0f - pixel_mean) / pixel_std; }
+
+void normalize_pixels(const std::uint8_t* pixels, std::size_t count, float* out) {
+  static const KernelSet& set = kernel_set_for(chosen_isa());
+  set.normalize_pixels(pixels, count, out);
+}
+
+void normalize_pixels(Isa isa, const std::uint8_t* pixels, std::size_t count, float* out) {
+  kernel_set_for(isa).normalize_pixels(pixels, count, out);
+}
 
 template <class S>
 Network<S>::Network(ModelKind kind) : Network(kind, chosen_isa()) {}

