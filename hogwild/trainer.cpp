@@ -45,6 +45,17 @@ struct Slot {
 
 // Copies samples `indices` (at most group_size) of `data` into `slot`, normalised and zero-padded.
 void pack_group(const Dataset& data, std::span<const int> indices, Slot& slot) {
+  // The images are read in random order, mostly from memory: asking for all
+  // their cache lines first keeps a group's misses in flight together, where
+  // reading them image by image waits for each (on Zen 4 the pack took a
+  // third less time, and samples/s rose 1.3% in alternating runs; asking
+  // for the next group's a whole group ahead gained nothing more).
+  constexpr int cache_line = 64;
+  for (const int index : indices) {
+    const std::uint8_t* image = data.image(index);
+    for (int offset = 0; offset < image_pixels; offset += cache_line) __builtin_prefetch(image + offset);
+    __builtin_prefetch(image + image_pixels - 1);
+  }
   for (int s = 0; s < group_size; ++s) {
     float* out = slot.images.data() + s * image_pixels;
     if (s >= static_cast<int>(indices.size())) {
