@@ -10,12 +10,15 @@
 
 namespace mptrain::hogwild {
 
+// Bytes in a cache line of the x86-64 and ARM64 CPUs mptrain runs on.
+inline constexpr std::size_t cache_line = 64;
+
 // An allocator whose blocks start on a cache line (and so on a lane
 // vector of any width here): for arrays of scalars read as whole vectors.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
-  static constexpr std::align_val_t alignment{64};
+  static constexpr std::align_val_t alignment{cache_line};
   CacheLineAllocator() = default;
   template <class U>
   CacheLineAllocator(const CacheLineAllocator<U>&) {}

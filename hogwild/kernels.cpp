@@ -1,5 +1,6 @@
-// The dispatching Network: each one runs the KernelSet of its instruction
-// set, chosen once per process (isa_choice) unless a test names one.
+// The dispatching Network and normalize_pixels: each runs the KernelSet of
+// its instruction set, chosen once per process (isa_choice) unless a test
+// names one.
 #include "hogwild/kernels.hpp"
 
 #include <string>

@@ -2,7 +2,8 @@
 // samples, run by the kernels this CPU runs best (hogwild/isa.hpp: built
 // per instruction set, chosen at start-up, MPTRAIN_ISA forces one).
 // Templated on the scalar: float for training, double for the gradient
-// checks in the tests. Not thread-safe: one Network per thread.
+// checks in the tests. Not thread-safe: one Network per thread
+// (normalize_pixels, which keeps no state, runs on any thread).
 #pragma once
 
 #include <cstddef>
@@ -86,7 +87,7 @@ inline constexpr float pixel_std = 0.3081f;
 float normalize_pixel(std::uint8_t pixel);
 
 // Writes normalize_pixel of each of the `count` bytes at `pixels` to `out`,
-// a lane vector at a time with the kernels of `isa` (isa_choice()'s
+// in a loop vectorised by the kernel build of `isa` (isa_choice()'s
 // without it; a Failure, exit code 2, as Network's constructors throw).
 // The same bits as normalize_pixel on every build: a division, a
 // subtraction and a division, each correctly rounded.

@@ -37,6 +37,8 @@ extern "C" void on_stop_signal(int) { stop_signal = 1; }
 // One thread slot's inputs and buffers.
 struct Slot {
   std::unique_ptr<Network<float>> network;
+  // Zero at the start of every batch: train_group adds each group's share
+  // to it, and update_slice zeroes each slice as it sums the slots.
   AlignedVector<float> gradient;
   AlignedVector<float> images = AlignedVector<float>(group_size * image_pixels);
   std::array<int, group_size> labels{};
@@ -51,10 +53,10 @@ void pack_group(const Dataset& data, std::span<const int> indices, Slot& slot) {
   // reading them image by image waits for each (on Zen 4 the pack took a
   // third less time, and samples/s rose 1.3% in alternating runs; asking
   // for the next group's a whole group ahead gained nothing more).
-  constexpr int cache_line = 64;
   for (const int index : indices) {
     const std::uint8_t* image = data.image(index);
-    for (int offset = 0; offset < image_pixels; offset += cache_line) __builtin_prefetch(image + offset);
+    for (std::size_t offset = 0; offset < std::size_t{image_pixels}; offset += cache_line)
+      __builtin_prefetch(image + offset);
     __builtin_prefetch(image + image_pixels - 1);
   }
   for (int s = 0; s < group_size; ++s) {

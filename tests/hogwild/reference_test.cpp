@@ -20,8 +20,10 @@
 #include "reference.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -226,6 +228,54 @@ TEST_CASE("reference and kernels: a cnn of constant parameters, by hand", "[hogw
     check_close(ModelKind::cnn, run_kernels<double>(isa, ModelKind::cnn, p, input), reference, 1e-12);
     check_close(ModelKind::cnn, run_kernels<float>(isa, ModelKind::cnn, p, input), reference, 1e-5);
   }
+}
+
+TEST_CASE("a pixel byte is normalised as the peer does, (x / 255 - 0.1307) / 0.3081", "[hogwild]") {
+  for (int b = 0; b < 256; ++b) {
+    INFO("byte " << b);
+    // In float the constants and each operation round; near x / 255 = 0.1307
+    // the subtraction cancels, so the float result is within 1e-6 absolute.
+    CHECK(normalize_pixel(static_cast<std::uint8_t>(b)) == Approx((b / 255.0 - 0.1307) / 0.3081).margin(1e-6));
+  }
+}
+
+TEST_CASE("every kernel build normalises pixel bytes with normalize_pixel's bits, at every length and offset",
+          "[hogwild]") {
+  // Each build's vectorised loop and its scalar remainder, from every
+  // alignment of the input and the output.
+  std::vector<std::uint8_t> bytes(4 + 256 + 5);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 37 + i / 256);
+  std::vector<float> out(4 + bytes.size() + 1);
+  for (Isa isa : runnable_isas()) {
+    for (std::size_t in_offset = 0; in_offset < 4; ++in_offset) {
+      for (std::size_t out_offset = 0; out_offset < 4; ++out_offset) {
+        for (std::size_t count = 0; count <= bytes.size() - in_offset; count += count < 140 ? 1 : 61) {
+          std::fill(out.begin(), out.end(), -1.0f);
+          normalize_pixels(isa, bytes.data() + in_offset, count, out.data() + out_offset);
+          std::size_t differing = 0;
+          for (std::size_t i = 0; i < count; ++i) {
+            const float expected = normalize_pixel(bytes[in_offset + i]);
+            differing += std::bit_cast<std::uint32_t>(out[out_offset + i]) != std::bit_cast<std::uint32_t>(expected);
+          }
+          INFO(to_string(isa) << ": " << count << " bytes from offset " << in_offset << " into offset " << out_offset);
+          CHECK(differing == 0);
+          CHECK(out[out_offset + count] == -1.0f);  // nothing written past the end
+          if (out_offset > 0) CHECK(out[out_offset - 1] == -1.0f);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("normalize_pixels without a build runs the one isa_choice() picked", "[hogwild]") {
+  std::vector<std::uint8_t> all(256);
+  for (std::size_t b = 0; b < all.size(); ++b) all[b] = static_cast<std::uint8_t>(b);
+  std::vector<float> chosen(all.size());
+  std::vector<float> named(all.size());
+  normalize_pixels(all.data(), all.size(), chosen.data());
+  normalize_pixels(isa_choice().value().isa, all.data(), all.size(), named.data());
+  CHECK(chosen == named);
+  CHECK(chosen[200] == normalize_pixel(200));
 }
 
 TEST_CASE("every kernel build in double matches the reference on random groups within 1e-10", "[hogwild]") {
