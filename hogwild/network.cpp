@@ -264,6 +264,10 @@ NetworkKernels<S>* make_network(ModelKind kind, const LayerOffsets* layers) {
 // kernels.hpp's normalize_pixels in this build: a loop the compiler
 // vectorises (bytes widened and converted a register at a time), where the
 // table lookup it replaces was a scalar load per byte: half the time, on Zen 4.
+// normalize_pixel's formula is written again here, not called: a call per
+// byte would not vectorise, and an inline copy shared with the baseline
+// code is what lanes.hpp forbids. tests/hogwild/reference_test.cpp holds
+// the two to the same bits on every build.
 void normalize_pixels(const std::uint8_t* pixels, std::size_t count, float* out) {
   for (std::size_t i = 0; i < count; ++i) out[i] = (static_cast<float>(pixels[i]) / 255.0f - pixel_mean) / pixel_std;
 }
