@@ -33,7 +33,7 @@ using namespace cnn;
 
 static_assert(conv1_channels == 10 && conv2_channels == 20 && kernel == 5 && kernel_taps == 25,
               "update the #pragma GCC unroll counts to the new shapes");
-static_assert(pool == 2, "pool_relu, add_window_at_max and conv2's winner offsets take a 2×2 window");
+static_assert(pool == 2, "pool_relu, add_band_at_max and conv2's winner offsets take a 2×2 window");
 
 constexpr int conv2_weights_per_output = conv1_channels * kernel_taps;  // conv2 weight [o][i][ky][kx]: 250 per o
 
@@ -54,24 +54,56 @@ inline void pool_relu(V a, V b, V c, V d, V& out, V& index) {
   index = where;
 }
 
-// A weight gradient's share of one pooled output: adds g × the 5×5 input
-// window under the conv position that won the pooling, lane by lane, to
-// acc[25]. `corner` is the input under the top-left position of the 2×2
-// pooling window, in rows of `row_stride`. Only the winner gets a gradient,
-// so this touches a quarter of the conv positions: the window is chosen
-// with blends (rows, then columns) rather than correlating all four
-// positions with a gradient that is zero at three of them.
-template <class V, int row_stride>
-inline void add_window_at_max(V g, V index, const V* corner, V* acc) {
-  const auto down = index >= 2.0f;                       // positions 2 and 3: the window's bottom row
-  const auto right = (index == 1.0f) | (index == 3.0f);  // positions 1 and 3: its right column
+// `v`, kept in a register. Where a value is read twice (an input of two
+// neighbouring windows), GCC otherwise folds the load back into each use's
+// memory operand when registers are short, and a Zen 4 core loads one
+// 512-bit vector a cycle: the loads, not the FMAs or the blends, then bound
+// conv1's weight gradient. A no-op for a vector wider than one register.
+template <class V>
+inline V held(V v) {
+#if defined(__x86_64__)
+  if constexpr (sizeof(V) == lane_count * sizeof(float)) __asm__("" : "+v"(v));
+#endif
+  return v;
+}
+
+// One input row under a pooling window, the six inputs `row[0 … 5]`, with
+// each lane's window column picked: out[kx] = right ? row[kx + 1] : row[kx].
+// Each input is loaded once.
+template <class V, class Mask>
+inline void pick_columns(const V* row, Mask right, V* out) {
+  V left = held(row[0]);
 #pragma GCC unroll 5
-  for (int ky = 0; ky < kernel; ++ky) {
-    V row[kernel + 1];
-#pragma GCC unroll 6
-    for (int c = 0; c <= kernel; ++c) row[c] = down ? corner[(ky + 1) * row_stride + c] : corner[ky * row_stride + c];
+  for (int kx = 0; kx < kernel; ++kx) {
+    const V next = held(row[kx + 1]);
+    out[kx] = right ? next : left;
+    left = next;
+  }
+}
+
+// A weight gradient's share of one pooled output, for the kernel rows
+// first … first + rows − 1: adds g × those rows of the 5×5 input window
+// under the conv position that won the pooling, lane by lane, to acc[rows ×
+// 5]. `corner` is the input under the top-left position of the 2×2 pooling
+// window, in rows of `row_stride`. Only the winner gets a gradient, so this
+// touches a quarter of the conv positions: each lane's window is picked
+// with blends (columns, then rows) rather than correlating all four
+// positions with a gradient that is zero at three of them. The input rows
+// are walked down once, each column-picked row serving as the bottom of one
+// kernel row and the top of the next.
+template <int first, int rows, int row_stride, class V, class Mask>
+inline void add_band_at_max(V g, Mask down, Mask right, const V* corner, V* acc) {
+  V above[kernel];
+  pick_columns(corner + first * row_stride, right, above);
+#pragma GCC unroll 3
+  for (int r = 0; r < rows; ++r) {
+    V below[kernel];
+    pick_columns(corner + (first + r + 1) * row_stride, right, below);
 #pragma GCC unroll 5
-    for (int kx = 0; kx < kernel; ++kx) acc[ky * kernel + kx] += g * (right ? row[kx + 1] : row[kx]);
+    for (int kx = 0; kx < kernel; ++kx) {
+      acc[r * kernel + kx] += g * (down ? below[kx] : above[kx]);
+      above[kx] = below[kx];
+    }
   }
 }
 
@@ -126,24 +158,43 @@ void conv1_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 
 // d_p1 [10][12][12] through relu and the pooling → conv1's weight [10][25] and
 // bias [10] gradients, correlating each pooling winner's gradient with the 5×5 image window under it.
+// A channel's 25 taps take two passes over its windows, kernel rows 0–2 and
+// then 3–4: with all 25 accumulators the column-picked rows did not fit
+// the 32 registers, and the inputs were loaded again for every use. The
+// first pass also sums the bias gradient. Each accumulator still adds the
+// windows in the same order, so the bits do not depend on the split.
+inline constexpr int top_band_rows = 3;
+
+template <int first, int rows, class S>
+void conv1_weight_grad_band(ConvWorkspace<S>& w, int c, const ConvGradients<S>& grad) {
+  using V = Lanes<S>;
+  V acc[rows * kernel];
+#pragma GCC unroll 15
+  for (int t = 0; t < rows * kernel; ++t) acc[t] = V{};
+  V bias_acc{};
+  for (int py = 0; py < p1_side; ++py) {
+    for (int px = 0; px < p1_side; ++px) {
+      const int at = c * p1_plane + py * p1_side + px;
+      const V g = w.p1[at] > 0 ? w.d_p1[at] : V{};
+      if constexpr (first == 0) bias_acc += g;
+      const V index = w.p1_index[at];
+      const auto down = index >= 2.0f;                       // positions 2 and 3: the window's bottom row
+      const auto right = (index == 1.0f) | (index == 3.0f);  // positions 1 and 3: its right column
+      add_band_at_max<first, rows, image_side>(g, down, right, w.image.data() + pool * py * image_side + pool * px,
+                                               acc);
+    }
+  }
+  for (int t = 0; t < rows * kernel; ++t)
+    grad.conv1_weight[c * kernel_taps + first * kernel + t] += lane_sum<S>(acc[t]);
+  if constexpr (first == 0) grad.conv1_bias[c] += lane_sum<S>(bias_acc);
+}
+
+// d_p1 → conv1's weight and bias gradients, a channel at a time.
 template <class S>
 void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
-  using V = Lanes<S>;
   for (int c = 0; c < conv1_channels; ++c) {
-    V acc[kernel_taps];
-#pragma GCC unroll 25
-    for (int t = 0; t < kernel_taps; ++t) acc[t] = V{};
-    V bias_acc{};
-    for (int py = 0; py < p1_side; ++py) {
-      for (int px = 0; px < p1_side; ++px) {
-        const int at = c * p1_plane + py * p1_side + px;
-        const V g = w.p1[at] > 0 ? w.d_p1[at] : V{};
-        bias_acc += g;
-        add_window_at_max<V, image_side>(g, w.p1_index[at], w.image.data() + pool * py * image_side + pool * px, acc);
-      }
-    }
-    for (int t = 0; t < kernel_taps; ++t) grad.conv1_weight[c * kernel_taps + t] += lane_sum<S>(acc[t]);
-    grad.conv1_bias[c] += lane_sum<S>(bias_acc);
+    conv1_weight_grad_band<0, top_band_rows>(w, c, grad);
+    conv1_weight_grad_band<top_band_rows, kernel - top_band_rows>(w, c, grad);
   }
 }
 
@@ -485,28 +536,42 @@ void conv2_rows_weights(const ConvParameters<S>& p, ConvSampleRows<S>& rows) {
 // never read): each winner adds g × the 5 rows of its p1 window. The
 // winners of one channel, over all the samples, are one list, so the
 // accumulators (`rows_per_pass` kernel rows at a time) stay in registers
-// through it.
+// through it. A row's last values (2 of its 50 with 16 or 8 lanes) are
+// one vector of 4, not a whole lane vector mostly past the row: the
+// windows start anywhere, so every whole vector is an unaligned load, and
+// on Zen 4 those loads, not the FMAs, bound this loop.
 template <class S, int rows_per_pass>
 void conv2_weight_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
+  typedef S Tail __attribute__((vector_size(4 * sizeof(S))));
   static_assert(kernel % rows_per_pass == 0);
+  constexpr int whole = segment / lane_count;         // whole lane vectors in a row
+  constexpr int rest = segment - whole * lane_count;  // values after them
+  static_assert(rest <= 4 && (whole + (rest > 0 ? 1 : 0)) * lane_count <= segment_vectors * lane_count);
   constexpr int grad_row = segment_vectors * lane_count;
   for (int o = 0; o < conv2_channels; ++o) {
     const int count = rows.by_channel_count[o];
     const S* at = rows.by_channel_at.data() + o * ConvSampleRows<S>::by_channel_room;
     const S* gs = rows.by_channel_g.data() + o * ConvSampleRows<S>::by_channel_room;
     for (int ky0 = 0; ky0 < kernel; ky0 += rows_per_pass) {
-      V acc[rows_per_pass][segment_vectors] = {};
+      V acc[rows_per_pass][whole] = {};
+      Tail tail_acc[rows_per_pass] = {};
       for (int n = 0; n < count; ++n) {
         const V g = broadcast(gs[n]);
         const S* window = rows.p1.data() + static_cast<int>(at[n]) + ky0 * row;
         for (int r = 0; r < rows_per_pass; ++r) {
-          for (int j = 0; j < segment_vectors; ++j) acc[r][j] += g * load_lanes<S>(window + r * row + j * lane_count);
+          for (int j = 0; j < whole; ++j) acc[r][j] += g * load_lanes<S>(window + r * row + j * lane_count);
+          if constexpr (rest > 0) {
+            Tail in;
+            __builtin_memcpy(&in, window + r * row + whole * lane_count, sizeof in);
+            tail_acc[r] += (gs[n] - Tail{}) * in;
+          }
         }
       }
       S* out = rows.weight_grad.data() + (o * kernel + ky0) * grad_row;
       for (int r = 0; r < rows_per_pass; ++r) {
-        for (int j = 0; j < segment_vectors; ++j) store_lanes<S>(out + r * grad_row + j * lane_count, acc[r][j]);
+        for (int j = 0; j < whole; ++j) store_lanes<S>(out + r * grad_row + j * lane_count, acc[r][j]);
+        if constexpr (rest > 0) __builtin_memcpy(out + r * grad_row + whole * lane_count, &tail_acc[r], sizeof(Tail));
       }
     }
   }
