@@ -67,42 +67,32 @@ inline V held(V v) {
   return v;
 }
 
-// One input row under a pooling window, the six inputs `row[0 … 5]`, with
-// each lane's window column picked: out[kx] = right ? row[kx + 1] : row[kx].
-// Each input is loaded once.
-template <class V, class Mask>
-inline void pick_columns(const V* row, Mask right, V* out) {
-  V left = held(row[0]);
-#pragma GCC unroll 5
-  for (int kx = 0; kx < kernel; ++kx) {
-    const V next = held(row[kx + 1]);
-    out[kx] = right ? next : left;
-    left = next;
-  }
-}
-
 // A weight gradient's share of one pooled output, for the kernel rows
 // first … first + rows − 1: adds g × those rows of the 5×5 input window
 // under the conv position that won the pooling, lane by lane, to acc[rows ×
 // 5]. `corner` is the input under the top-left position of the 2×2 pooling
 // window, in rows of `row_stride`. Only the winner gets a gradient, so this
 // touches a quarter of the conv positions: each lane's window is picked
-// with blends (columns, then rows) rather than correlating all four
+// with blends (rows, then columns) rather than correlating all four
 // positions with a gradient that is zero at three of them. The input rows
-// are walked down once, each column-picked row serving as the bottom of one
-// kernel row and the top of the next.
+// are walked down once, each loaded once, into registers: an input row
+// serves as the bottom of one kernel row's choice and the top of the next.
 template <int first, int rows, int row_stride, class V, class Mask>
 inline void add_band_at_max(V g, Mask down, Mask right, const V* corner, V* acc) {
-  V above[kernel];
-  pick_columns(corner + first * row_stride, right, above);
+  V above[kernel + 1];
+#pragma GCC unroll 6
+  for (int c = 0; c <= kernel; ++c) above[c] = held(corner[first * row_stride + c]);
 #pragma GCC unroll 3
   for (int r = 0; r < rows; ++r) {
-    V below[kernel];
-    pick_columns(corner + (first + r + 1) * row_stride, right, below);
-#pragma GCC unroll 5
-    for (int kx = 0; kx < kernel; ++kx) {
-      acc[r * kernel + kx] += g * (down ? below[kx] : above[kx]);
-      above[kx] = below[kx];
+    const V* below = corner + (first + r + 1) * row_stride;
+    V left{};
+#pragma GCC unroll 6
+    for (int c = 0; c <= kernel; ++c) {
+      const V in = held(below[c]);
+      const V picked = down ? in : above[c];  // this column of the kernel row's window row
+      above[c] = in;
+      if (c > 0) acc[r * kernel + c - 1] += g * (right ? picked : left);
+      left = picked;
     }
   }
 }
