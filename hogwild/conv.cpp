@@ -284,18 +284,21 @@ void conv2_apply(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
   auto& rows = w.rows;
   static_assert(p1_size % lane_count == 0 && c2_size % lane_count == 0);
   lanes_to_rows<S>(w.p1.data(), p1_size, rows.p1_planes.data());  // each sample's p1, [i][y][x]
-  for (auto& v : rows.c2.values) v = 0;
   rows.kept_channels = 0;
   for (int s = 0; s < lane_count; ++s) {
+    S* c2 = rows.c2.data() + s * c2_size;
     int live[conv2_channels];
     int count = 0;
     for (int o = 0; o < conv2_channels; ++o) {
+      const bool kept = w.channel_mask[o][s] != 0;
       live[count] = o;
-      count += w.channel_mask[o][s] != 0 ? 1 : 0;
+      count += kept ? 1 : 0;
+      if (!kept) {
+        for (int v = 0; v < c2_plane; ++v) c2[o * c2_plane + v] = 0;  // the blocks below write only the kept
+      }
     }
     rows.kept_channels += count;
     const S* planes = rows.p1_planes.data() + s * p1_size;
-    S* c2 = rows.c2.data() + s * c2_size;
     int first = 0;
     for (; first + block <= count; first += block) conv2_block<S, block, chunk>(p, w, s, planes, live + first, c2);
     conv2_last_block<S, block, chunk>(count - first, p, w, s, planes, live + first, c2);

@@ -111,7 +111,9 @@ void weight_gradient(const Lanes<S>* x, const Lanes<S>* g, S* gw, S* gb, Rows<S>
     for (int s = 0; s < lane_count; ++s) bias_sum += g_rows[s * g_stride + o];
     gb[o] += bias_sum;
     for (int j0 = 0; j0 < input_vectors; j0 += block) {
-      V acc[block] = {};
+      V acc[block];
+#pragma GCC unroll 20
+      for (int j = 0; j < block; ++j) acc[j] = V{};  // (not `= {}`: GCC zeroed that through memory, by rep stos)
       for (int s = 0; s < lane_count; ++s) {
         const V go = broadcast(g_rows[s * g_stride + o]);
         const S* in = x_rows + s * x_stride + j0 * lane_count;
