@@ -54,11 +54,12 @@ inline void pool_relu(V a, V b, V c, V d, V& out, V& index) {
   index = where;
 }
 
-// `v`, kept in a register. Where a value is read twice (an input of two
-// neighbouring windows), GCC otherwise folds the load back into each use's
-// memory operand when registers are short, and a Zen 4 core loads one
-// 512-bit vector a cycle: the loads, not the FMAs or the blends, then bound
-// conv1's weight gradient. A no-op for a vector wider than one register.
+// `v`, kept in a register. Where a loaded value is used twice (an input
+// row of conv1's window serves two kernel rows), GCC otherwise folds the
+// load back into each use's memory operand when registers are short, and a
+// Zen 4 core loads one 512-bit vector a cycle: the loads, not the FMAs or
+// the blends, then bound conv1's weight gradient. A no-op for a vector
+// wider than one register (doubles with 16 lanes).
 template <class V>
 inline V held(V v) {
 #if defined(__x86_64__)
@@ -149,8 +150,8 @@ void conv1_forward(const ConvParameters<S>& p, ConvWorkspace<S>& w) {
 // d_p1 [10][12][12] through relu and the pooling → conv1's weight [10][25] and
 // bias [10] gradients, correlating each pooling winner's gradient with the 5×5 image window under it.
 // A channel's 25 taps take two passes over its windows, kernel rows 0–2 and
-// then 3–4: with all 25 accumulators the column-picked rows did not fit
-// the 32 registers, and the inputs were loaded again for every use. The
+// then 3–4: with all 25 accumulators the inputs held in registers did not
+// fit the 32 registers, and were loaded again for every use. The
 // first pass also sums the bias gradient. Each accumulator still adds the
 // windows in the same order, so the bits do not depend on the split.
 inline constexpr int top_band_rows = 3;
@@ -530,9 +531,9 @@ void conv2_rows_weights(const ConvParameters<S>& p, ConvSampleRows<S>& rows) {
 // winners of one channel, over all the samples, are one list, so the
 // accumulators (`rows_per_pass` kernel rows at a time) stay in registers
 // through it. A row's last values (2 of its 50 with 16 or 8 lanes) are
-// one vector of 4, not a whole lane vector mostly past the row: the
-// windows start anywhere, so every whole vector is an unaligned load, and
-// on Zen 4 those loads, not the FMAs, bound this loop.
+// one vector of 4, not a whole lane vector mostly past the row: each
+// winner reads about 1.3 KB of rows that start anywhere, and the data it
+// reads, not the FMAs, bounds this loop (docs/kernel_profile.md).
 template <class S, int rows_per_pass>
 void conv2_weight_grad(ConvSampleRows<S>& rows) {
   using V = Lanes<S>;
