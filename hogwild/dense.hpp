@@ -34,12 +34,11 @@ inline constexpr int widest_inputs = image_pixels;
 inline constexpr int widest_outputs = mlp::hidden;
 static_assert(cnn::features <= widest_inputs && cnn::hidden <= widest_outputs && class_count <= widest_outputs);
 
-// A layer's rows for its weight gradient: each sample's input values and
-// output gradients, [lane][padded(·)], sized for the widest layer.
+// A layer's rows for its weight gradient: each sample's input values,
+// [lane][padded(inputs)], sized for the widest layer.
 template <class S>
 struct Rows {
   Buffer<S, lane_count * padded(widest_inputs)> x;
-  Buffer<S, lane_count * padded(widest_outputs)> g;
 };
 
 // Forward: out [outputs] = b + w [outputs][inputs] · x [inputs].
@@ -79,6 +78,50 @@ void input_gradient(const S* w, const Lanes<S>* g, Lanes<S>* d_x) {
   }
 }
 
+// The same d_x where most of g is zero (behind a relu and dropout): sample
+// by sample, over only the outputs whose g is not zero, in output order,
+// so about a quarter of input_gradient's FMAs (each sample's list of them
+// made first); each sample's row then goes back into lanes through `rows`.
+// A term 0 × w adds nothing to a sum that starts at +0, so for finite w the
+// bits are input_gradient's.
+template <class S, int inputs, int outputs>
+void sparse_input_gradient(const S* w, const Lanes<S>* g, Lanes<S>* d_x, Rows<S>& rows) {
+  static_assert(inputs % lane_count == 0 && inputs <= widest_inputs);
+  using V = Lanes<S>;
+  constexpr int input_vectors = inputs / lane_count;
+  constexpr int block = block_of(input_vectors, accumulator_cap);
+  S* d_rows = rows.x.data();
+  S live_g[lane_count][outputs];
+  int live_output[lane_count][outputs];
+  int live[lane_count];
+  for (int s = 0; s < lane_count; ++s) {
+    int count = 0;
+    for (int o = 0; o < outputs; ++o) {
+      const S value = g[o][s];
+      live_g[s][count] = value;
+      live_output[s][count] = o;
+      count += value != 0 ? 1 : 0;
+    }
+    live[s] = count;
+  }
+  for (int j0 = 0; j0 < input_vectors; j0 += block) {
+    for (int s = 0; s < lane_count; ++s) {
+      V acc[block];
+#pragma GCC unroll 20
+      for (int j = 0; j < block; ++j) acc[j] = V{};
+      for (int k = 0; k < live[s]; ++k) {
+        const V go = broadcast(live_g[s][k]);
+        const S* row = w + live_output[s][k] * inputs + j0 * lane_count;
+#pragma GCC unroll 20
+        for (int j = 0; j < block; ++j) acc[j] += go * load_lanes<S>(row + j * lane_count);
+      }
+#pragma GCC unroll 20
+      for (int j = 0; j < block; ++j) store_lanes<S>(d_rows + s * inputs + (j0 + j) * lane_count, acc[j]);
+    }
+  }
+  rows_to_lanes<S>(d_rows, inputs, d_x);
+}
+
 // out[0 … n) += the first n values of the vectors `acc`.
 template <class S, int n>
 inline void add_to(S* out, const Lanes<S>* acc) {
@@ -91,32 +134,42 @@ inline void add_to(S* out, const Lanes<S>* acc) {
 
 // Weight and bias gradients: gw [outputs][inputs] += Σ over the lanes of
 // g[o] × x[i], gb [outputs] += Σ over the lanes of g[o]. The lanes of `x`
-// and `g` (padded, zeros past the real units) are first transposed into each
-// sample's own rows, so a weight row's gradient is FMAs of whole vectors:
+// (padded, zeros past the real units) are first transposed into each
+// sample's own row, so a weight row's gradient is FMAs of whole vectors:
 // `block` vectors of one row in accumulators, the samples in lane order.
+// Only the samples whose g[o] is not zero are added (behind a relu and
+// dropout, about a quarter of them): a term 0 × x adds nothing to a sum
+// that starts at +0, so for finite x the bits are those of the full sum.
 template <class S, int inputs, int outputs>
 void weight_gradient(const Lanes<S>* x, const Lanes<S>* g, S* gw, S* gb, Rows<S>& rows) {
   static_assert(inputs <= widest_inputs && outputs <= widest_outputs);
   using V = Lanes<S>;
   constexpr int x_stride = padded(inputs);
-  constexpr int g_stride = padded(outputs);
   constexpr int input_vectors = x_stride / lane_count;
   constexpr int block = block_of(input_vectors, accumulator_cap);
   lanes_to_rows<S>(x, x_stride, rows.x.data());
-  lanes_to_rows<S>(g, g_stride, rows.g.data());
-  const S* g_rows = rows.g.data();
   const S* x_rows = rows.x.data();
   for (int o = 0; o < outputs; ++o) {
     S bias_sum = 0;
-    for (int s = 0; s < lane_count; ++s) bias_sum += g_rows[s * g_stride + o];
+    S live_g[lane_count];
+    int live_sample[lane_count];
+    int live = 0;
+    for (int s = 0; s < lane_count; ++s) {
+      const S value = g[o][s];
+      bias_sum += value;
+      live_g[live] = value;
+      live_sample[live] = s;
+      live += value != 0 ? 1 : 0;
+    }
     gb[o] += bias_sum;
+    if (live == 0) continue;  // gw += +0 would change nothing
     for (int j0 = 0; j0 < input_vectors; j0 += block) {
       V acc[block];
 #pragma GCC unroll 20
       for (int j = 0; j < block; ++j) acc[j] = V{};  // (not `= {}`: GCC zeroed that through memory, by rep stos)
-      for (int s = 0; s < lane_count; ++s) {
-        const V go = broadcast(g_rows[s * g_stride + o]);
-        const S* in = x_rows + s * x_stride + j0 * lane_count;
+      for (int k = 0; k < live; ++k) {
+        const V go = broadcast(live_g[k]);
+        const S* in = x_rows + live_sample[k] * x_stride + j0 * lane_count;
 #pragma GCC unroll 20
         for (int j = 0; j < block; ++j) acc[j] += go * load_lanes<S>(in + j * lane_count);
       }

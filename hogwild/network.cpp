@@ -185,7 +185,7 @@ struct Cnn {
     l.out.loss_gradient(loss_scale);
     dense::input_gradient<S, cnn::hidden, class_count>(p + fc2.weight, l.out.g, l.d_h);
     for (int j = 0; j < cnn::hidden; ++j) l.d_h[j] = l.h[j] > 0 ? l.d_h[j] * l.mask[j] : V{};
-    dense::input_gradient<S, cnn::features, cnn::hidden>(p + fc1.weight, l.d_h, d_x);
+    dense::sparse_input_gradient<S, cnn::features, cnn::hidden>(p + fc1.weight, l.d_h, d_x, rows);
     dense::weight_gradient<S, cnn::features, cnn::hidden>(x, l.d_h, grad + fc1.weight, grad + fc1.bias, rows);
     dense::weight_gradient<S, cnn::hidden, class_count>(l.h, l.out.g, grad + fc2.weight, grad + fc2.bias, rows);
   }

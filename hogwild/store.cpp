@@ -50,6 +50,11 @@ void ParameterStore::apply_update(std::span<const float> step, std::size_t offse
   hogwild_apply_update(parameters_ + offset, step.data(), std::min(step.size(), parameter_count_ - offset));
 }
 
+void ParameterStore::apply_update(std::span<const float> step, std::size_t offset, std::span<float> refreshed) {
+  const std::size_t count = std::min({step.size(), refreshed.size(), parameter_count_ - offset});
+  hogwild_apply_update(parameters_ + offset, step.data(), count, refreshed.data());
+}
+
 void ParameterStore::complete_epoch(int rank, int epoch) {
   counters(rank).epoch.store(epoch, std::memory_order_relaxed);
   if (epoch < 1 || epoch > snapshot_epochs_) return;
@@ -76,10 +81,19 @@ std::optional<std::span<const float>> ParameterStore::epoch_snapshot(int epoch) 
 // and stores a non-atomic loop would use. The read-modify-write is
 // deliberately *not* one atomic operation; that lost-update race is the
 // only intended race in mptrain.
-void hogwild_apply_update(float* shared, const float* step, std::size_t count) {
+void hogwild_apply_update(float* shared, const float* step, std::size_t count, float* refreshed) {
+  if (refreshed == nullptr) {
+    for (std::size_t i = 0; i < count; ++i) {
+      std::atomic_ref<float> element(shared[i]);
+      element.store(element.load(std::memory_order_relaxed) - step[i], std::memory_order_relaxed);
+    }
+    return;
+  }
   for (std::size_t i = 0; i < count; ++i) {
     std::atomic_ref<float> element(shared[i]);
-    element.store(element.load(std::memory_order_relaxed) - step[i], std::memory_order_relaxed);
+    const float value = element.load(std::memory_order_relaxed) - step[i];
+    element.store(value, std::memory_order_relaxed);
+    refreshed[i] = value;
   }
 }
 

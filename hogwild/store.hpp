@@ -64,6 +64,11 @@ class ParameterStore {
   // Subtracts `step` from the parameters from `offset` on, without locking
   // (Hogwild); see hogwild_apply_update.
   void apply_update(std::span<const float> step, std::size_t offset = 0);
+  // The same, also writing each value it stores into `refreshed` (as long as
+  // `step`; it may be `step` itself): what a snapshot taken at once would
+  // read, but for another worker's step landing in between, which the
+  // next one picks up.
+  void apply_update(std::span<const float> step, std::size_t offset, std::span<float> refreshed);
 
   // Worker `rank` has completed epoch `epoch` (from 1 on): publishes it in
   // its counters and, when it is the last worker to complete a kept epoch,
@@ -112,7 +117,9 @@ class ParameterStore {
 };
 
 // The Hogwild update `shared[i] -= step[i]` for `count` elements, without
-// locks; the only intended race in mptrain (see store.cpp).
-void hogwild_apply_update(float* shared, const float* step, std::size_t count);
+// locks; the only intended race in mptrain (see store.cpp). When `refreshed`
+// is not null, the value stored in shared[i] is also written to refreshed[i]
+// (which may be step[i]: each step is read before its value is written).
+void hogwild_apply_update(float* shared, const float* step, std::size_t count, float* refreshed = nullptr);
 
 }  // namespace mptrain::hogwild

@@ -38,6 +38,28 @@ TEST_CASE("the store holds the parameters and applies Hogwild steps", "[hogwild]
   CHECK(copy[10] == 9.5f);
 }
 
+TEST_CASE("a Hogwild step can hand back the values it stored, over its own steps too", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  auto store = ParameterStore::create(layout, 1);
+  REQUIRE(store.ok());
+  auto parameters = store->parameters();
+  for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i] = static_cast<float>(i);
+  std::vector<float> step(8, 0.5f);
+  std::vector<float> refreshed(8, -1.0f);
+  store->apply_update(step, 100, refreshed);
+  CHECK(refreshed[0] == 99.5f);
+  CHECK(refreshed[7] == 106.5f);
+  CHECK(parameters[107] == 106.5f);
+  CHECK(parameters[108] == 108.0f);  // past the step: untouched
+  // The values written over the steps themselves.
+  store->apply_update(step, 100, step);
+  CHECK(step[0] == 99.0f);
+  CHECK(step[7] == 106.0f);
+  std::vector<float> copy(8);
+  store->snapshot(copy, 100);
+  CHECK(copy == step);
+}
+
 TEST_CASE("the store's counters start cleared", "[hogwild]") {
   auto store = ParameterStore::create(model_layout(ModelKind::mlp), 3);
   REQUIRE(store.ok());
