@@ -34,8 +34,9 @@ inline constexpr int widest_inputs = image_pixels;
 inline constexpr int widest_outputs = mlp::hidden;
 static_assert(cnn::features <= widest_inputs && cnn::hidden <= widest_outputs && class_count <= widest_outputs);
 
-// A layer's rows for its weight gradient: each sample's input values,
-// [lane][padded(inputs)], sized for the widest layer.
+// A layer's rows, [lane][padded(inputs)], sized for the widest layer: each
+// sample's input values for its weight gradient, or each sample's input
+// gradient on its way back into lanes (sparse_input_gradient).
 template <class S>
 struct Rows {
   Buffer<S, lane_count * padded(widest_inputs)> x;
