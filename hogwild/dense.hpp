@@ -79,6 +79,22 @@ void input_gradient(const S* w, const Lanes<S>* g, Lanes<S>* d_x) {
   }
 }
 
+// The non-zero terms of a sum over k in [0, n), in order: value(k) goes to
+// values[live] and k to index[live] when it is not zero; returns how many.
+// (Without a branch on the value: every term is written at the end, which
+// moves past it only when it joins.)
+template <class S, int n, class Value>
+inline int nonzero_terms(Value value, S* values, int* index) {
+  int live = 0;
+  for (int k = 0; k < n; ++k) {
+    const S v = value(k);
+    values[live] = v;
+    index[live] = k;
+    live += v != 0 ? 1 : 0;
+  }
+  return live;
+}
+
 // The same d_x where most of g is zero (behind a relu and dropout): sample
 // by sample, over only the outputs whose g is not zero, in output order,
 // so about a quarter of input_gradient's FMAs (each sample's list of them
@@ -96,14 +112,7 @@ void sparse_input_gradient(const S* w, const Lanes<S>* g, Lanes<S>* d_x, Rows<S>
   int live_output[lane_count][outputs];
   int live[lane_count];
   for (int s = 0; s < lane_count; ++s) {
-    int count = 0;
-    for (int o = 0; o < outputs; ++o) {
-      const S value = g[o][s];
-      live_g[s][count] = value;
-      live_output[s][count] = o;
-      count += value != 0 ? 1 : 0;
-    }
-    live[s] = count;
+    live[s] = nonzero_terms<S, outputs>([&](int o) { return g[o][s]; }, live_g[s], live_output[s]);
   }
   for (int j0 = 0; j0 < input_vectors; j0 += block) {
     for (int s = 0; s < lane_count; ++s) {
@@ -152,18 +161,12 @@ void weight_gradient(const Lanes<S>* x, const Lanes<S>* g, S* gw, S* gb, Rows<S>
   const S* x_rows = rows.x.data();
   for (int o = 0; o < outputs; ++o) {
     S bias_sum = 0;
+    for (int s = 0; s < lane_count; ++s) bias_sum += g[o][s];
+    gb[o] += bias_sum;
     S live_g[lane_count];
     int live_sample[lane_count];
-    int live = 0;
-    for (int s = 0; s < lane_count; ++s) {
-      const S value = g[o][s];
-      bias_sum += value;
-      live_g[live] = value;
-      live_sample[live] = s;
-      live += value != 0 ? 1 : 0;
-    }
-    gb[o] += bias_sum;
-    if (live == 0) continue;  // gw += +0 would change nothing
+    const int live = nonzero_terms<S, lane_count>([&](int s) { return g[o][s]; }, live_g, live_sample);
+    if (live == 0) continue;  // adding +0 changes no gradient (one that starts at +0 is never −0)
     for (int j0 = 0; j0 < input_vectors; j0 += block) {
       V acc[block];
 #pragma GCC unroll 20
