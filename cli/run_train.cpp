@@ -315,20 +315,26 @@ class EpochEvaluator {
   int next_ = 1;  // the next epoch to evaluate
 };
 
-// The worker function: trains as the rank of `spec`; exit code 1 when
-// training diverged (the parent explains it) or a thread cannot be pinned.
-int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Dataset& data,
-                    hogwild::ParameterStore& store, int threads, const procmgr::WorkerSpec& spec) {
-  // Every stop signal sent to a worker itself (a scheduler signals every
-  // process of a job) stops it after its batch, as SIGTERM does; SIGUSR1 is
-  // for the parent, which saves the model.
+// A training worker's handlers (GroupOptions::worker_signals: installed
+// before any signal reaches it): every stop signal sent to a worker itself (a
+// scheduler signals every process of a job) stops it after its batch, as
+// SIGTERM does; SIGUSR1 is for the parent, which saves the model.
+void install_worker_signals() {
   hogwild::install_stop_handlers();
   struct sigaction stop {};
   ::sigaction(SIGTERM, nullptr, &stop);
   for (int signal : procmgr::stop_signals()) {
     if (signal != SIGINT && signal != SIGTERM) ::sigaction(signal, &stop, nullptr);
   }
-  ::signal(SIGUSR1, SIG_IGN);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGUSR1, &ignore, nullptr);
+}
+
+// The worker function: trains as the rank of `spec`; exit code 1 when
+// training diverged (the parent explains it) or a thread cannot be pinned.
+int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Dataset& data,
+                    hogwild::ParameterStore& store, int threads, const procmgr::WorkerSpec& spec) {
   const hogwild::WorkerSetup setup{spec.rank, threads, spec.cpus};
   const auto outcome = hogwild::train_worker(settings, data, store, setup);
   if (!outcome.ok()) {
@@ -384,6 +390,7 @@ TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& sett
   group.notify = {SIGUSR1};
   group.on_signal = [&](int) { checkpoint(); };
   group.stop_with = SIGTERM;
+  group.worker_signals = install_worker_signals;
   const auto worker = [&](const procmgr::WorkerSpec& spec) {
     return train_as_worker(settings, train_data, store, plan.threads_per_process, spec);
   };

@@ -306,6 +306,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   setup.environment = merge_environment(base_environment_, overrides);
   setup.streams.in = dev_null_.get();
   setup.process_group = process_group_;
+  if (target_.function != nullptr) setup.install_handlers = options_.worker_signals;
   if (cgroup_) {
     setup.cgroup_join_fd = cgroup_->join_fd();
     setup.close_fds.push_back(cgroup_->join_fd());

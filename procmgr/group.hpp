@@ -145,6 +145,13 @@ struct GroupOptions {
   std::vector<int> notify;
   std::function<void(int)> on_signal;
   int stop_with = 0;
+  // For a group of function workers: called in each worker, after the
+  // parent's handlers were reset and before any signal can be delivered
+  // (every signal stays blocked from fork until it returns), to install the
+  // worker's own handlers; a stop forwarded at once then reaches them
+  // instead of killing a worker still starting. Async-signal-safe calls only
+  // (sigaction): the parent may have other threads. Not used for programs.
+  void (*worker_signals)() = nullptr;
 };
 
 // How one worker ended.

@@ -38,9 +38,11 @@ class SignalRelay {
   // The signals received since the last call, oldest first (SIGCHLD included).
   std::vector<int> take();
   // Resets the caught signals and SIGPIPE to their default dispositions (or
-  // SIG_IGN for those ignored at installation) and unblocks all signals.
-  // Async-signal-safe: for a child between fork and exec.
+  // SIG_IGN for those ignored at installation); the signal mask is left as
+  // it is. Async-signal-safe: for a child between fork and exec.
   static void reset_in_child();
+  // Unblocks all signals (async-signal-safe).
+  static void unblock_in_child();
   // Closes the relay's descriptors in a forked child (async-signal-safe).
   static void close_in_child();
 

@@ -110,6 +110,9 @@ void SignalRelay::reset_in_child() {
   }
   action.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &action, nullptr);
+}
+
+void SignalRelay::unblock_in_child() {
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

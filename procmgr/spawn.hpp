@@ -37,6 +37,9 @@ struct ChildSetup {
   pid_t process_group = 0;     // 0: the child leads a new process group
   int cgroup_join_fd = -1;     // the run's cgroup.procs, joined before anything else (-1: none)
   std::vector<int> close_fds;  // closed in the child (a function child keeps all others)
+  // A function child's own handlers, installed while every signal is still
+  // blocked (GroupOptions::worker_signals); nullptr: none.
+  void (*install_handlers)() = nullptr;
 };
 
 // A forked child and the read end of its start report (EOF once it runs).

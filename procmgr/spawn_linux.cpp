@@ -189,6 +189,8 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
   // Into the run's cgroup before anything can be started (RunCgroup::create checked that joining works).
   join_cgroup(setup.cgroup_join_fd);
   SignalRelay::reset_in_child();
+  if (setup.install_handlers != nullptr) setup.install_handlers();
+  SignalRelay::unblock_in_child();
   ::setpgid(0, setup.process_group);  // the parent does it too; either may lose the race harmlessly
   if (!move_fd(setup.streams.in, 0) || !move_fd(setup.streams.out, 1) || !move_fd(setup.streams.err, 2)) {
     fail_child(fd, Step::streams);

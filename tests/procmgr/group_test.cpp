@@ -607,6 +607,52 @@ TEST_CASE("a stop signal is forwarded as stop_with and recorded as received") {
   CHECK(result->forwarded_signal == SIGALRM);
 }
 
+namespace {
+
+volatile sig_atomic_t worker_stop_seen = 0;
+volatile sig_atomic_t blocked_while_installing = 0;
+extern "C" void note_worker_stop(int) { worker_stop_seen = 1; }
+
+// A worker's handlers that also send it SIGTERM at once, while every signal
+// is still blocked: the signal the parent forwards to a worker still starting.
+void install_and_receive_stop() {
+  sigset_t blocked;
+  ::sigprocmask(SIG_SETMASK, nullptr, &blocked);
+  blocked_while_installing = ::sigismember(&blocked, SIGTERM) == 1 && ::sigismember(&blocked, SIGINT) == 1 &&
+                             ::sigismember(&blocked, SIGHUP) == 1;
+  struct sigaction action {};
+  action.sa_handler = note_worker_stop;
+  ::sigemptyset(&action.sa_mask);
+  ::sigaction(SIGTERM, &action, nullptr);
+  ::kill(::getpid(), SIGTERM);
+}
+
+}  // namespace
+
+TEST_CASE("a function worker's own handlers are in place before any signal reaches it") {
+  auto options = quick_options();
+  options.worker_signals = install_and_receive_stop;
+  auto result = run_group(
+      specs(2),
+      [](const WorkerSpec&) {
+        // The signal waited, blocked, for the handler, which has run by now;
+        // and nothing is left blocked for the worker.
+        sigset_t blocked;
+        ::sigprocmask(SIG_SETMASK, nullptr, &blocked);
+        if (blocked_while_installing == 0) return 2;
+        if (::sigismember(&blocked, SIGTERM) == 1 || ::sigismember(&blocked, SIGINT) == 1) return 3;
+        return worker_stop_seen == 1 ? 0 : 4;
+      },
+      options);
+  REQUIRE(result.ok());
+  for (const auto& worker : result->workers) {
+    INFO("rank " << worker.rank);
+    INFO(worker.status.describe());
+    CHECK(worker.status.success());
+  }
+  CHECK(result->exit_code() == 0);
+}
+
 TEST_CASE("what a worker leaves behind, also after setsid, ends with the group") {
   auto pid_pipe = mptrain::make_pipe(mptrain::PipeMode::blocking);
   REQUIRE(pid_pipe.ok());
