@@ -391,6 +391,7 @@ TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& sett
   group.on_signal = [&](int) { checkpoint(); };
   group.stop_with = SIGTERM;
   group.worker_signals = install_worker_signals;
+  group.workers_start_processes = false;
   const auto worker = [&](const procmgr::WorkerSpec& spec) {
     return train_as_worker(settings, train_data, store, plan.threads_per_process, spec);
   };

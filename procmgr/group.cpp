@@ -172,6 +172,7 @@ Status Supervisor::prepare() {
   subreaper_ = true;
   auto choice = run_cgroup_choice_from_env();
   if (!choice.ok()) return choice.error();
+  if (!options_.workers_start_processes) *choice = RunCgroupChoice::off;
   auto made = RunCgroup::create(*choice);
   if (made.ok()) {
     cgroup_.emplace(std::move(made).value());

@@ -152,6 +152,12 @@ struct GroupOptions {
   // instead of killing a worker still starting. Async-signal-safe calls only
   // (sigaction): the parent may have other threads. Not used for programs.
   void (*worker_signals)() = nullptr;
+  // False where the workers start no processes of their own (the built-in
+  // trainer's): no run cgroup is made, since there is nothing for it to hold
+  // that the workers' process group and death signal do not already end,
+  // and joining one costs each run a wait for an RCU grace period (the
+  // kernel's cgroup migration lock; 15-20 ms on a quiet machine).
+  bool workers_start_processes = true;
 };
 
 // How one worker ended.

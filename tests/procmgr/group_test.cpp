@@ -653,6 +653,26 @@ TEST_CASE("a function worker's own handlers are in place before any signal reach
   CHECK(result->exit_code() == 0);
 }
 
+TEST_CASE("workers that start no processes get no run cgroup") {
+  ::setenv("MPTRAIN_RUN_CGROUP", "auto", 1);
+  auto options = quick_options();
+  options.workers_start_processes = false;
+  auto result = run_group(
+      specs(1),
+      [](const WorkerSpec&) {
+        std::ifstream file("/proc/self/cgroup");
+        std::stringstream text;
+        text << file.rdbuf();
+        if (!file && text.str().empty()) return 2;
+        return text.str().find("mptrain-run-") == std::string::npos ? 0 : 5;
+      },
+      options);
+  ::unsetenv("MPTRAIN_RUN_CGROUP");
+  REQUIRE(result.ok());
+  INFO(result->workers.at(0).status.describe());
+  CHECK(result->exit_code() == 0);
+}
+
 TEST_CASE("what a worker leaves behind, also after setsid, ends with the group") {
   auto pid_pipe = mptrain::make_pipe(mptrain::PipeMode::blocking);
   REQUIRE(pid_pipe.ok());
