@@ -16,12 +16,14 @@
 #      performed (`executed_flops_per_sample`: the cnn's kernels skip conv2's
 #      channels dropout2d removed and its winners without a gradient).
 #   3. Scaling: M x T = N workers/threads against one worker of one thread
-#      (the bar: >= 0.95 N times the single-thread samples/s).
+#      (the bar: >= 0.95 N times the single-thread samples/s), with a cache
+#      line's round trip between the CPUs before and after (bench/core_latency.cpp).
 # Usage: bench/train.sh  (from the repository root; set any variable below to override)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
 FMA_PEAK=${FMA_PEAK:-$ROOT/build/bench/mptrain_fma_peak}
+CORE_LATENCY=${CORE_LATENCY:-$(dirname "$FMA_PEAK")/mptrain_core_latency}
 PEER=${PEER:-$ROOT/../shared/bench/torch_hogwild.py}
 PYTHON=${PYTHON:-/usr/bin/python3}
 DATA=${DATA:-/usr/share/datasets/fashion-mnist}
@@ -113,7 +115,17 @@ printf 'executed %.0f FLOPs per sample performed (mean of the runs; conv2 skips 
 share "executed $M x 1 steady:" "$ours_rate" "$peak_all" "$executed"
 
 SCALING_REPEAT=${SCALING_REPEAT:-3}
+# latency WHEN: how far apart the CPUs are (bench/core_latency.cpp): 1 x N's threads pass
+# gradient and parameter lines between their cores every batch; a virtual machine's host
+# may move its vCPUs apart between two runs (docs/benchmarks.md).
+latency() {
+  [[ -x "$CORE_LATENCY" ]] || return 0
+  "$CORE_LATENCY" >"$OUT/latency_$1.json"
+  printf 'cores    %s: a cache line'"'"'s round trip from CPU %s, %s\n' "$1" "$(field "latency_$1" '.round_trip_ns[0].from // "-"')" \
+    "$(field "latency_$1" '[.round_trip_ns[] | "\(.ns) ns to CPU \(.to)"] | join(", ") | if . == "" then "none (one CPU)" else . end')"
+}
 echo "== scaling: M x T = $N against 1 worker x 1 thread, $SCALING_EPOCHS epoch(s) of ${SCALING_LIMIT/#0/all} samples per worker, mean of $SCALING_REPEAT"
+latency before
 scaling=(--epochs "$SCALING_EPOCHS" --train-limit "$SCALING_LIMIT")
 shapes=("1 1" "$N 1" "1 $N")
 # The shapes alternate within each round, so a burst of outside load hits all alike.
@@ -123,6 +135,7 @@ for ((run = 1; run <= SCALING_REPEAT; run++)); do
     ours "scale_${m}_${t}_$run" -n "$m" -t "$t" "${scaling[@]}"
   done
 done
+latency after
 single=$(mean scale_1_1 .samples_per_second)
 printf '1 x 1    %10.0f samples/s  ' "$single"
 share "" "$single" "$peak_one" | sed 's/ of / of one thread'"'"'s /'
