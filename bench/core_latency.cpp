@@ -30,7 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The line the two threads pass: odd values are the first CPU's serves, even ones the returns.
+// The line the two threads pass: -1 until the partner runs on its CPU, then
+// odd values are the first CPU's serves, even ones the returns.
 struct alignas(64) Line {
   std::atomic<long> value{0};
 };
@@ -44,9 +45,11 @@ void pin_or_exit(int cpu) {
 
 // Mean nanoseconds of one round trip of a line between CPUs `from` and `to`, over `rounds`.
 double round_trip_ns(int from, int to, long rounds) {
-  Line line;
-  std::thread partner([&] {
+  static Line line;
+  line.value.store(-1);
+  std::thread partner([to, rounds] {
     pin_or_exit(to);
+    line.value.store(0, std::memory_order_release);  // on its CPU: the clock may start
     for (long i = 0; i < rounds; ++i) {
       while (line.value.load(std::memory_order_acquire) != 2 * i + 1) {
       }
@@ -54,6 +57,7 @@ double round_trip_ns(int from, int to, long rounds) {
     }
   });
   pin_or_exit(from);
+  while (line.value.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   const auto start = Clock::now();
   for (long i = 0; i < rounds; ++i) {
     line.value.store(2 * i + 1, std::memory_order_release);
