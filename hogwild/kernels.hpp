@@ -30,6 +30,13 @@ struct Group {
   // dropout (evaluation, or a model without dropout).
   const std::uint64_t* dropout_keys = nullptr;
   S loss_scale = 1;  // every gradient is multiplied by this (1 / batch size gives the mean loss)
+  // Training only; nullptr: nothing. Called with `head_context` once the
+  // group is done with the layers after the conv front (the cnn's fc1 and
+  // fc2; every layer of the other models): their gradients are all added,
+  // and the rest of its backward neither reads their parameters nor adds
+  // to their gradients.
+  void (*head_done)(void* context) = nullptr;
+  void* head_context = nullptr;
 };
 
 template <class S>

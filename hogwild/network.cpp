@@ -12,6 +12,10 @@
 //   input(g)                    where the lane group's images go, as lane vectors
 //   forward(p, g)               their log-probabilities, in out(g)
 //   backward(p, g, scale, grad) adds the scaled gradient of out(g)'s loss to `grad`
+// and, for a model with a conv front (the cnn), that backward in two parts,
+// so the head's gradients are final before the front's backward starts:
+//   backward_head(p, g, scale, grad)   the head's gradients, and the loss's gradient at the front's output
+//   backward_front(p, g, grad)         the front's gradients
 // and, for a model with dropout or work it skips (the cnn):
 //   masks(count, draws)         the dropout masks of a group of `count` samples
 //   work()                      the GroupWork of the last forward and backward
@@ -166,8 +170,15 @@ struct Cnn {
   }
 
   void backward(const S* p, int g, S loss_scale, S* grad) {
+    backward_head(p, g, loss_scale, grad);
+    backward_front(p, g, grad);
+  }
+  void backward_head(const S* p, int g, S loss_scale, S* grad) {
     LaneGroup& l = lanes[g];
     head_backward(p, l.front.p2.data(), l, loss_scale, grad, l.front.d_p2.data());
+  }
+  void backward_front(const S* p, int g, S* grad) {
+    LaneGroup& l = lanes[g];
     conv_backward(front_tensors(p), l.front, front_tensors(grad));
   }
 
@@ -199,7 +210,18 @@ class ModelNetwork final : public NetworkKernels<S> {
 
   S train_group(const S* parameters, const Group<S>& group, const DropoutDraws* draws, S* gradient) override {
     const S loss = forward(parameters, group, draws);
-    for (int g = 0; g < sub_groups; ++g) model_.backward(parameters, g, group.loss_scale, gradient);
+    if constexpr (requires { model_.backward_front(parameters, 0, gradient); }) {
+      // Every lane group's head, then every lane group's front: each
+      // parameter still adds the lane groups' terms in the same order (a
+      // head's and a front's parameters are apart), and the head's
+      // gradients are final before the fronts run.
+      for (int g = 0; g < sub_groups; ++g) model_.backward_head(parameters, g, group.loss_scale, gradient);
+      if (group.head_done != nullptr) group.head_done(group.head_context);
+      for (int g = 0; g < sub_groups; ++g) model_.backward_front(parameters, g, gradient);
+    } else {
+      for (int g = 0; g < sub_groups; ++g) model_.backward(parameters, g, group.loss_scale, gradient);
+      if (group.head_done != nullptr) group.head_done(group.head_context);
+    }
     return loss;
   }
 

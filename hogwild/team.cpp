@@ -15,6 +15,7 @@ inline void relax() {
 
 BatchTeam::BatchTeam(int members, int spin) : members_(members), spin_(spin) {
   for (auto& claims : claims_) claims = std::make_unique<Counter[]>(static_cast<std::size_t>(members));
+  marks_ = std::make_unique<Counter[]>(static_cast<std::size_t>(members));
 }
 
 BatchTeam::~BatchTeam() = default;
@@ -37,6 +38,11 @@ std::uint64_t BatchTeam::await_batch(std::uint64_t seen) {
 }
 
 void BatchTeam::run_phase(int phase, std::uint64_t batch, int member, const std::function<void(int)>& work) {
+  work_phase(phase, batch, member, work);
+  await_phase(phase, batch);
+}
+
+void BatchTeam::work_phase(int phase, std::uint64_t batch, int member, const std::function<void(int)>& work) {
   auto& done = done_[phase];
   for (int k = 0; k < members_; ++k) {
     const int item = (member + k) % members_;
@@ -45,7 +51,20 @@ void BatchTeam::run_phase(int phase, std::uint64_t batch, int member, const std:
     done.value.fetch_add(1, std::memory_order_release);
     done.value.notify_all();
   }
-  wait_at_least(done, batch * static_cast<std::uint64_t>(members_));
+}
+
+void BatchTeam::await_phase(int phase, std::uint64_t batch) {
+  wait_at_least(done_[phase], batch * static_cast<std::uint64_t>(members_));
+}
+
+void BatchTeam::mark(int item, std::uint64_t batch) {
+  auto& mark = marks_[static_cast<std::size_t>(item)].value;
+  mark.store(batch, std::memory_order_release);
+  mark.notify_all();
+}
+
+void BatchTeam::await_marks(std::uint64_t batch) {
+  for (int item = 0; item < members_; ++item) wait_at_least(marks_[static_cast<std::size_t>(item)], batch);
 }
 
 bool BatchTeam::claim(int phase, int item, std::uint64_t batch) {

@@ -29,10 +29,23 @@ class BatchTeam {
   // Member: waits for a batch numbered above `seen` and returns the newest
   // one, or 0 once the team is closed.
   std::uint64_t await_batch(std::uint64_t seen);
-  // Member `member`: runs `work(item)` for each item of phase `phase` (0 or
-  // 1) of batch `batch` that it claims, own item first, then waits until
-  // every item of that phase is done.
+  // Member `member`: runs `work(item)` for each item of phase `phase` (0 to
+  // phases - 1) of batch `batch` that it claims, own item first, then
+  // waits until every item of that phase is done.
   void run_phase(int phase, std::uint64_t batch, int member, const std::function<void(int)>& work);
+  // run_phase without the wait: the member can go on to a later phase
+  // whose items do not need this one's, and await_phase later.
+  void work_phase(int phase, std::uint64_t batch, int member, const std::function<void(int)>& work);
+  // Waits until every item of phase `phase` of batch `batch` is done.
+  void await_phase(int phase, std::uint64_t batch);
+  // Item `item` (of any phase) says that a part of its work in batch
+  // `batch` is done; await_marks waits until every item has said so. A
+  // later phase's item can then start on what that part made before the
+  // whole phase is done.
+  void mark(int item, std::uint64_t batch);
+  void await_marks(std::uint64_t batch);
+
+  static constexpr int phases = 3;
 
  private:
   struct alignas(64) Counter {
@@ -47,8 +60,9 @@ class BatchTeam {
   int spin_;
   Counter batch_;
   Counter closed_;
-  Counter done_[2];
-  std::unique_ptr<Counter[]> claims_[2];  // per item, the latest batch that claimed it
+  Counter done_[phases];
+  std::unique_ptr<Counter[]> claims_[phases];  // per item, the latest batch that claimed it
+  std::unique_ptr<Counter[]> marks_;           // per item, the latest batch it marked
 };
 
 }  // namespace mptrain::hogwild

@@ -38,7 +38,7 @@ extern "C" void on_stop_signal(int) { stop_signal = 1; }
 struct Slot {
   std::unique_ptr<Network<float>> network;
   // Zero at the start of every batch: train_group adds each group's share
-  // to it, and update_slice zeroes each slice as it sums the slots.
+  // to it, and update_range zeroes each range as it sums the slots.
   AlignedVector<float> gradient;
   AlignedVector<float> images = AlignedVector<float>(group_size * image_pixels);
   std::array<int, group_size> labels{};
@@ -120,6 +120,11 @@ class WorkerLoop {
                      static_cast<std::size_t>(std::max(1, setup.threads))),
         arena_(std::max(1, setup.threads)) {
     const auto layout = model_layout(settings.model);
+    const auto layers = model_layers(settings.model);
+    for (std::size_t k = 0; k < layers.size(); ++k) {
+      if (layers[k].kind == LayerKind::conv)
+        head_begin_ = k + 1 < layout.layers.size() ? layout.layers[k + 1].weight : 0;
+    }
     parameters_.resize(layout.parameter_count);
     momentum_.resize(layout.parameter_count);
     slots_.resize(static_cast<std::size_t>(std::max(1, setup.threads)));
@@ -200,11 +205,37 @@ class WorkerLoop {
     }
   }
 
-  // Does member `member`'s share of batch `batch`: gradients, then (once all
-  // are computed) the update slices.
+  // Does member `member`'s share of batch `batch`: gradients (phase 0);
+  // then the update of the head's parameters (phase 1), which starts as
+  // soon as every slot's groups are done with the head (BatchTeam::mark),
+  // while a slot may still be in its conv front's backward; then, once
+  // every gradient is computed, the update of the front's (phase 2). A
+  // member that finished its groups first takes the head's update slices
+  // the others have not: the threads' wait for each other at the end of a
+  // batch becomes update work. Each slice is updated as by one thread
+  // alone (update_range), whoever takes it: the same bits.
   void share_batch(std::uint64_t batch, int member) {
-    team_->run_phase(0, batch, member, [this](int slot_index) { compute(slot_index); });
-    team_->run_phase(1, batch, member, [this](int slot_index) { update_slice(slot_index); });
+    const std::size_t total = parameters_.size();
+    team_->work_phase(0, batch, member, [this, batch](int slot_index) { compute(slot_index, batch); });
+    team_->work_phase(1, batch, member, [this, batch, total](int slice) {
+      team_->await_marks(batch);
+      const auto [first, last] = slice_of(head_begin_, total, slice);
+      update_range(first, last);
+    });
+    team_->await_phase(0, batch);
+    team_->run_phase(2, batch, member, [this](int slice) {
+      const auto [first, last] = slice_of(0, head_begin_, slice);
+      update_range(first, last);
+    });
+    team_->await_phase(1, batch);
+  }
+
+  // Slice `slice` of [begin, end) cut into one slice per slot.
+  std::pair<std::size_t, std::size_t> slice_of(std::size_t begin, std::size_t end, int slice) const {
+    const std::size_t count = slots_.size();
+    const std::size_t size = end - begin;
+    return {begin + size * static_cast<std::size_t>(slice) / count,
+            begin + size * (static_cast<std::size_t>(slice) + 1) / count};
   }
 
   // Computes one batch's gradient across the slots, then updates the store
@@ -216,52 +247,64 @@ class WorkerLoop {
     if (team_) {
       share_batch(team_->post(), 0);
     } else {
-      compute(0);
-      update_slice(0);
+      compute(0, 0);
+      update_range(0, parameters_.size());
     }
     double loss = 0;
     for (const auto& slot : slots_) loss += slot.loss;
     return loss;
   }
 
-  // Slot `slot_index`'s gradient and loss for its groups of the current batch.
-  void compute(int slot_index) {
+  // Slot `slot_index`'s gradient and loss for its groups of the current
+  // batch; in a team's batch `batch`, the slot marks (BatchTeam::mark) when
+  // its last group is done with the head.
+  void compute(int slot_index, std::uint64_t batch) {
     const int groups = static_cast<int>((batch_.size() + group_size - 1) / group_size);
     const int slot_count = static_cast<int>(slots_.size());
     const float loss_scale = 1.0f / static_cast<float>(batch_.size());
     Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
     slot.loss = 0;
+    HeadDone head_done{team_.get(), slot_index, batch};
+    bool marked = team_ == nullptr;
     for (int g = slot_index; g < groups; g += slot_count) {
       const std::size_t first = static_cast<std::size_t>(g) * group_size;
       const auto indices = batch_.subspan(first, std::min<std::size_t>(group_size, batch_.size() - first));
       pack_group(data_, indices, slot);
       for (int s = 0; s < group_size; ++s) slot.keys[s] = mix64(key_base_ + first + static_cast<std::uint64_t>(s));
-      const Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()),
-                               slot.keys.data(), loss_scale};
+      Group<float> group{slot.images.data(), slot.labels.data(), static_cast<int>(indices.size()), slot.keys.data(),
+                         loss_scale};
+      if (!marked && g + slot_count >= groups) {
+        group.head_done = &HeadDone::call;
+        group.head_context = &head_done;
+        marked = true;
+      }
       slot.loss += slot.network->train_group(parameters_.data(), group, slot.gradient.data());
     }
+    if (!marked) head_done.team->mark(slot_index, batch);  // no group in this batch
   }
 
-  // For slot `slot_index`'s slice of the parameters: sums the slots'
-  // gradients, zeroing them for the next batch, takes the SGD-with-momentum
-  // step in the store and refreshes the local copy for the next batch.
-  // (Zeroed here, where the slice is being read, rather than by each slot
-  // before its groups: that fill of the whole gradient, whose lines the
-  // other threads had just read, took 2% of a 1 x 2 run.) The slice goes by
-  // chunks whose steps stay in L1: the sum and the momentum over plain
-  // arrays, so the compiler vectorises them (the sum keeps slot order,
-  // gradient 0 + gradient 1 + …), then the store's element-at-a-time
-  // Hogwild step, which hands back the values it stored, copied into the
-  // local copy with whole vectors. (Passes over the whole slice, one after
-  // another, and then a snapshot read back from the store took a fifth
-  // longer. Writing the local copy inside the store's scalar loop was
-  // slower for T > 1: the other threads had read those lines, and the
-  // scalar stores waiting for them filled the store queue.)
-  void update_slice(int slot_index) {
-    const std::size_t total = parameters_.size();
+  // What a slot's last group calls when it is done with the head.
+  struct HeadDone {
+    BatchTeam* team;
+    int slot;
+    std::uint64_t batch;
+    static void call(void* context) {
+      const auto* self = static_cast<const HeadDone*>(context);
+      self->team->mark(self->slot, self->batch);
+    }
+  };
+
+  // For parameters [begin, end): sums the slots' gradients, zeroing them for the next batch, takes the
+  // SGD-with-momentum step in the store and refreshes the local copy for the next batch. (Zeroed here, where the slice
+  // is being read, rather than by each slot before its groups: that fill of the whole gradient, whose lines the other
+  // threads had just read, took 2% of a 1 x 2 run.) The slice goes by chunks whose steps stay in L1: the sum and the
+  // momentum over plain arrays, so the compiler vectorises them (the sum keeps slot order, gradient 0 + gradient 1 +
+  // …), then the store's element-at-a-time Hogwild step, which hands back the values it stored, copied into the local
+  // copy with whole vectors. (Passes over the whole slice, one after another, and then a snapshot read back from the
+  // store took a fifth longer. Writing the local copy inside the store's scalar loop was slower for T > 1: the other
+  // threads had read those lines, and the scalar stores waiting for them filled the store queue.)
+  void update_range(std::size_t begin, std::size_t end) {
     const std::size_t count = slots_.size();
-    const std::size_t begin = total * static_cast<std::size_t>(slot_index) / count;
-    const std::size_t end = total * (static_cast<std::size_t>(slot_index) + 1) / count;
     const float lr = settings_.learning_rate;
     const float momentum = settings_.momentum;
     const float keep = first_step_ ? 0.0f : momentum;
@@ -318,6 +361,7 @@ class WorkerLoop {
   std::vector<Slot> slots_;
   std::unique_ptr<PinningObserver> observer_;
   std::unique_ptr<BatchTeam> team_;  // only with more than one slot
+  std::size_t head_begin_ = 0;       // the first parameter after the conv front (0: no front)
   std::span<const int> batch_;       // the current batch's sample indices
   std::uint64_t key_base_ = 0;       // the current batch's dropout key base
   AlignedVector<float> parameters_;
