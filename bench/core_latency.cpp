@@ -74,6 +74,11 @@ struct Options {
   int repeat = 5;
 };
 
+[[noreturn]] void usage_and_exit() {
+  fmt::print(stderr, "usage: mptrain_core_latency [--rounds R] [--repeat K]\n");
+  std::exit(2);
+}
+
 Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -83,14 +88,10 @@ Options parse(int argc, char** argv) {
     } else if (name == "--repeat") {
       options.repeat = std::max(1, std::atoi(argv[i + 1]));
     } else {
-      fmt::print(stderr, "usage: mptrain_core_latency [--rounds R] [--repeat K]\n");
-      std::exit(2);
+      usage_and_exit();
     }
   }
-  if (argc % 2 == 0) {
-    fmt::print(stderr, "usage: mptrain_core_latency [--rounds R] [--repeat K]\n");
-    std::exit(2);
-  }
+  if (argc % 2 == 0) usage_and_exit();  // an option without its value
   return options;
 }
 

@@ -120,10 +120,11 @@ class WorkerLoop {
                      static_cast<std::size_t>(std::max(1, setup.threads))),
         arena_(std::max(1, setup.threads)) {
     const auto layout = model_layout(settings.model);
+    // The head starts after the last conv layer (every layer is head without one).
     const auto layers = model_layers(settings.model);
     for (std::size_t k = 0; k < layers.size(); ++k) {
-      if (layers[k].kind == LayerKind::conv)
-        head_begin_ = k + 1 < layout.layers.size() ? layout.layers[k + 1].weight : 0;
+      if (layers[k].kind != LayerKind::conv) continue;
+      head_begin_ = k + 1 < layout.layers.size() ? layout.layers[k + 1].weight : layout.parameter_count;
     }
     parameters_.resize(layout.parameter_count);
     momentum_.resize(layout.parameter_count);
@@ -215,11 +216,10 @@ class WorkerLoop {
   // batch becomes update work. Each slice is updated as by one thread
   // alone (update_range), whoever takes it: the same bits.
   void share_batch(std::uint64_t batch, int member) {
-    const std::size_t total = parameters_.size();
     team_->work_phase(0, batch, member, [this, batch](int slot_index) { compute(slot_index, batch); });
-    team_->work_phase(1, batch, member, [this, batch, total](int slice) {
+    team_->work_phase(1, batch, member, [this, batch](int slice) {
       team_->await_marks(batch);
-      const auto [first, last] = slice_of(head_begin_, total, slice);
+      const auto [first, last] = slice_of(head_begin_, parameters_.size(), slice);
       update_range(first, last);
     });
     team_->await_phase(0, batch);
@@ -294,15 +294,21 @@ class WorkerLoop {
     }
   };
 
-  // For parameters [begin, end): sums the slots' gradients, zeroing them for the next batch, takes the
-  // SGD-with-momentum step in the store and refreshes the local copy for the next batch. (Zeroed here, where the slice
-  // is being read, rather than by each slot before its groups: that fill of the whole gradient, whose lines the other
-  // threads had just read, took 2% of a 1 x 2 run.) The slice goes by chunks whose steps stay in L1: the sum and the
-  // momentum over plain arrays, so the compiler vectorises them (the sum keeps slot order, gradient 0 + gradient 1 +
-  // …), then the store's element-at-a-time Hogwild step, which hands back the values it stored, copied into the local
-  // copy with whole vectors. (Passes over the whole slice, one after another, and then a snapshot read back from the
-  // store took a fifth longer. Writing the local copy inside the store's scalar loop was slower for T > 1: the other
-  // threads had read those lines, and the scalar stores waiting for them filled the store queue.)
+  // For parameters [begin, end): sums the slots' gradients, zeroing them
+  // for the next batch, takes the SGD-with-momentum step in the store and
+  // refreshes the local copy for the next batch. (Zeroed here, where the
+  // range is being read, rather than by each slot before its groups: that
+  // fill of the whole gradient, whose lines the other threads had just
+  // read, took 2% of a 1 x 2 run.) The range goes by chunks whose steps
+  // stay in L1: the sum and the momentum over plain arrays, so the compiler
+  // vectorises them (the sum keeps slot order, gradient 0 + gradient 1 +
+  // …), then the store's element-at-a-time Hogwild step, which hands back
+  // the values it stored, copied into the local copy with whole vectors.
+  // (Passes over the whole range, one after another, and then a snapshot
+  // read back from the store took a fifth longer. Writing the local copy
+  // inside the store's scalar loop was slower for T > 1: the other threads
+  // had read those lines, and the scalar stores waiting for them filled the
+  // store queue.)
   void update_range(std::size_t begin, std::size_t end) {
     const std::size_t count = slots_.size();
     const float lr = settings_.learning_rate;
