@@ -5,6 +5,17 @@
 #include <limits>
 #include <new>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+// __has_feature where the compiler has it (Clang), otherwise no feature.
+#if defined(__has_feature)
+#define MPTRAIN_HAS_FEATURE(feature) __has_feature(feature)
+#else
+#define MPTRAIN_HAS_FEATURE(feature) 0
+#endif
+
 namespace mptrain::hogwild {
 
 namespace {
@@ -76,24 +87,42 @@ std::optional<std::span<const float>> ParameterStore::epoch_snapshot(int epoch) 
 // once may lose one of the two updates, and a reader may see a mix of old
 // and new elements; with sparse-enough, small SGD steps this costs nothing
 // measurable in accuracy and removes all synchronisation between workers.
-// Each element is read and written with a relaxed atomic (std::atomic_ref):
-// no torn floats, no undefined behaviour, and on x86 the same plain loads
-// and stores a non-atomic loop would use. The read-modify-write is
-// deliberately *not* one atomic operation; that lost-update race is the
-// only intended race in mptrain.
+// The read-modify-write is deliberately *not* one atomic operation; that
+// lost-update race is the only intended race in mptrain.
+//
+// Each element is read and written whole: no torn floats. On x86-64 four
+// elements go at a time, each shared access one SSE2 `movups` in inline
+// assembly, outside the C++ memory model like the other process's writes
+// to the same segment: every float of it is 4-byte aligned, so none spans
+// two cache lines, and x86 reads and writes each one whole. (Element by
+// element, with relaxed atomics, the loop was 60% of the optimiser step:
+// compilers do not vectorise atomics.) The rest of the elements, and every
+// element under ThreadSanitizer and MemorySanitizer, which do not see
+// assembly, go one at a time through a relaxed std::atomic_ref: on x86 the
+// same plain loads and stores, with no undefined behaviour.
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && !MPTRAIN_HAS_FEATURE(thread_sanitizer) && \
+    !MPTRAIN_HAS_FEATURE(memory_sanitizer)
+#define MPTRAIN_HOGWILD_SSE 1
+#endif
 void hogwild_apply_update(float* shared, const float* step, std::size_t count, float* refreshed) {
-  if (refreshed == nullptr) {
-    for (std::size_t i = 0; i < count; ++i) {
-      std::atomic_ref<float> element(shared[i]);
-      element.store(element.load(std::memory_order_relaxed) - step[i], std::memory_order_relaxed);
-    }
-    return;
+  std::size_t i = 0;
+#ifdef MPTRAIN_HOGWILD_SSE
+  struct Four {
+    float values[4];
+  };
+  for (; i + 4 <= count; i += 4) {
+    __m128 value;
+    asm volatile("movups %1, %0" : "=x"(value) : "m"(*reinterpret_cast<const Four*>(shared + i)));
+    value = _mm_sub_ps(value, _mm_loadu_ps(step + i));
+    asm volatile("movups %1, %0" : "=m"(*reinterpret_cast<Four*>(shared + i)) : "x"(value));
+    if (refreshed != nullptr) _mm_storeu_ps(refreshed + i, value);
   }
-  for (std::size_t i = 0; i < count; ++i) {
+#endif
+  for (; i < count; ++i) {
     std::atomic_ref<float> element(shared[i]);
     const float value = element.load(std::memory_order_relaxed) - step[i];
     element.store(value, std::memory_order_relaxed);
-    refreshed[i] = value;
+    if (refreshed != nullptr) refreshed[i] = value;
   }
 }
 

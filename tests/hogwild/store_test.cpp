@@ -1,8 +1,10 @@
 #include "hogwild/store.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <vector>
@@ -58,6 +60,44 @@ TEST_CASE("a Hogwild step can hand back the values it stored, over its own steps
   std::vector<float> copy(8);
   store->snapshot(copy, 100);
   CHECK(copy == step);
+}
+
+TEST_CASE("a Hogwild step gives each element's own subtraction, whatever its length and start", "[hogwild]") {
+  // The step goes several elements at a time where it can (store.cpp): every
+  // length and start, around those groups, must give exactly the
+  // element-by-element result and touch nothing outside its range.
+  const std::vector<float> values = {1.5f, -0.0f, 3.0e-39f, 1.0e30f, -7.25f, 0.1f, 2.0f, -1.0e-8f, 65504.0f};
+  constexpr std::size_t size = 48;
+  for (std::size_t start = 0; start < 5; ++start) {
+    for (std::size_t count = 0; count + start <= size - 3; ++count) {
+      std::vector<float> shared(size), step(size), refreshed(size, 42.0f), expected(size);
+      for (std::size_t i = 0; i < size; ++i) {
+        shared[i] = values[i % values.size()] * static_cast<float>(i + 1);
+        step[i] = values[(i * 5 + 3) % values.size()];
+      }
+      for (std::size_t i = 0; i < size; ++i)
+        expected[i] = i >= start && i < start + count ? shared[i] - step[i] : shared[i];
+      hogwild_apply_update(shared.data() + start, step.data() + start, count, refreshed.data() + start);
+      for (std::size_t i = 0; i < size; ++i) {
+        INFO("start " << start << ", count " << count << ", element " << i);
+        const bool inside = i >= start && i < start + count;
+        CHECK(std::bit_cast<std::uint32_t>(shared[i]) == std::bit_cast<std::uint32_t>(expected[i]));
+        CHECK(std::bit_cast<std::uint32_t>(refreshed[i]) == std::bit_cast<std::uint32_t>(inside ? expected[i] : 42.0f));
+      }
+      // Written over the steps themselves, and with no values handed back.
+      std::vector<float> again = shared;
+      std::vector<float> steps = step;
+      hogwild_apply_update(again.data() + start, steps.data() + start, count, steps.data() + start);
+      std::vector<float> plain = shared;
+      hogwild_apply_update(plain.data() + start, step.data() + start, count);
+      for (std::size_t i = start; i < start + count; ++i) {
+        INFO("start " << start << ", count " << count << ", element " << i);
+        CHECK(std::bit_cast<std::uint32_t>(steps[i]) == std::bit_cast<std::uint32_t>(shared[i] - step[i]));
+        CHECK(std::bit_cast<std::uint32_t>(again[i]) == std::bit_cast<std::uint32_t>(shared[i] - step[i]));
+        CHECK(std::bit_cast<std::uint32_t>(plain[i]) == std::bit_cast<std::uint32_t>(shared[i] - step[i]));
+      }
+    }
+  }
 }
 
 TEST_CASE("the store's counters start cleared", "[hogwild]") {
