@@ -107,7 +107,7 @@ std::optional<std::span<const float>> ParameterStore::epoch_snapshot(int epoch) 
 void hogwild_apply_update(float* shared, const float* step, std::size_t count, float* refreshed) {
   std::size_t i = 0;
 #ifdef MPTRAIN_HOGWILD_SSE
-  struct Four {
+  struct __attribute__((may_alias)) Four {  // four of the segment's floats, as the assembly sees them
     float values[4];
   };
   for (; i + 4 <= count; i += 4) {
