@@ -12,7 +12,7 @@
 //   input(g)                    where the lane group's images go, as lane vectors
 //   forward(p, g)               their log-probabilities, in out(g)
 //   backward(p, g, scale, grad) adds the scaled gradient of out(g)'s loss to `grad`
-// and, for a model with a conv front (the cnn), that backward in two parts,
+// or, for a model with a conv front (the cnn), that backward in two parts,
 // so the head's gradients are final before the front's backward starts:
 //   backward_head(p, g, scale, grad)   the head's gradients, and the loss's gradient at the front's output
 //   backward_front(p, g, grad)         the front's gradients
@@ -169,10 +169,6 @@ struct Cnn {
     head_forward(p, l.front.p2.data(), l);
   }
 
-  void backward(const S* p, int g, S loss_scale, S* grad) {
-    backward_head(p, g, loss_scale, grad);
-    backward_front(p, g, grad);
-  }
   void backward_head(const S* p, int g, S loss_scale, S* grad) {
     LaneGroup& l = lanes[g];
     head_backward(p, l.front.p2.data(), l, loss_scale, grad, l.front.d_p2.data());
