@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "affinity/bind.hpp"
+#include "bench/usable_cpus.hpp"
 
 using namespace mptrain;
 
@@ -99,12 +100,8 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
-  const auto mask = affinity::current_affinity(0);
-  if (!mask.ok() || mask->empty()) {
-    fmt::print(stderr, "mptrain_core_latency: cannot read this process's CPU affinity\n");
-    return 1;
-  }
-  const std::vector<int>& cpus = mask->cpus();
+  const CpuSet usable = bench::usable_cpus_or_exit("mptrain_core_latency");
+  const std::vector<int>& cpus = usable.cpus();
   std::vector<std::string> pairs;
   double max_ns = 0;
   for (std::size_t k = 1; k < cpus.size(); ++k) {
@@ -116,6 +113,6 @@ int main(int argc, char** argv) {
     pairs.push_back(fmt::format("{{\"from\":{},\"to\":{},\"ns\":{:.1f}}}", cpus.front(), cpus[k], median));
   }
   fmt::print("{{\"cpus\":{},\"cpu_list\":\"{}\",\"round_trip_ns\":[{}],\"max_ns\":{:.1f}}}\n", cpus.size(),
-             mask->to_string(), fmt::join(pairs, ","), max_ns);
+             usable.to_string(), fmt::join(pairs, ","), max_ns);
   return 0;
 }

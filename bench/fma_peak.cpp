@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "affinity/bind.hpp"
+#include "bench/usable_cpus.hpp"
 
 using namespace mptrain;
 
@@ -187,12 +188,8 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
-  const auto mask = affinity::current_affinity(0);
-  if (!mask.ok() || mask->empty()) {
-    fmt::print(stderr, "mptrain_fma_peak: cannot read this process's CPU affinity\n");
-    return 1;
-  }
-  const std::vector<int>& cpus = mask->cpus();
+  const CpuSet usable = bench::usable_cpus_or_exit("mptrain_fma_peak");
+  const std::vector<int>& cpus = usable.cpus();
   // Best of `repeat`, the all-CPU and the one-CPU runs alternating so a burst of outside load hits both alike.
   std::vector<double> best_all(cpus.size(), 0.0);
   double best_one = 0;
@@ -204,7 +201,7 @@ int main(int argc, char** argv) {
   fmt::print(
       "{{\"isa\":\"{}\",\"cpus\":{},\"cpu_list\":\"{}\",\"gflops_all\":{:.1f},\"gflops_per_cpu\":[{:.1f}],"
       "\"gflops_one_thread\":{:.1f},\"seconds\":{},\"repeat\":{},\"accumulators\":{}}}\n",
-      options.isa.name, cpus.size(), mask->to_string(), sum(best_all), fmt::join(best_all, ","), best_one,
+      options.isa.name, cpus.size(), usable.to_string(), sum(best_all), fmt::join(best_all, ","), best_one,
       options.seconds, options.repeat, accumulators);
   return 0;
 }
