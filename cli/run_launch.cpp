@@ -14,6 +14,8 @@
 #include <functional>
 #include <optional>
 
+#include <unistd.h>
+
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
@@ -49,6 +51,7 @@ struct LaunchOptions {
   std::string omp_bind = "close";
   int children = 0;                   // --children K; 0: the program's own processes are not slices
   std::string descendants = "place";  // --descendants place|leave
+  bool keep_program_threads = false;  // --keep-program-threads: pools the program sizes are not capped
   std::string spread_threads = "on";  // --spread-threads on|off
   std::string allocator{procmgr::to_string(procmgr::Allocator::system)};
   std::string membind;
@@ -86,6 +89,12 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "CPU it inherited), or leave them with what they inherit: place or leave")
       ->check(one_of({"place", "leave"}))
       ->default_str("place")
+      ->group(group);
+  command
+      .add_flag("--keep-program-threads", options.keep_program_threads,
+                "Let a pool the program sizes itself (omp_set_num_threads, torch.set_num_threads, "
+                "openblas_set_num_threads, a num_threads clause) hold more threads than its process's CPUs; by "
+                "default such a request gets the CPU count. Its OpenMP runtimes then wait passively")
       ->group(group);
   command
       .add_option("--spread-threads", options.spread_threads,
@@ -266,6 +275,18 @@ void warn_user_placement(const std::vector<std::string>& environment) {
   }
 }
 
+// Warns when the user's own wait policy keeps spinning threads that mptrain would have wait passively.
+void warn_user_wait_policy(const std::vector<std::string>& environment) {
+  for (const auto& name : procmgr::wait_variables_set(environment)) {
+    std::string value;
+    procmgr::find_variable(environment, name, &value);
+    print_warning(fmt::format(
+        "{}={} is set, so mptrain leaves the OpenMP runtimes' waiting to it; pools may hold more threads than "
+        "their CPUs in this run, where threads that spin at a barrier hold up the ones they wait for",
+        name, value));
+  }
+}
+
 // The memory policy --membind or --interleave asks for; nullopt when neither was given.
 std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launch) {
   if (launch.membind.empty() && launch.interleave.empty()) return std::nullopt;
@@ -298,7 +319,9 @@ struct WorkerSettings {
   std::optional<procmgr::MemoryPolicy> memory;
   int children = 0;                 // K working children per worker (--children); 0: none
   std::string place_library;        // libmptrain_place.so; "": the workers' descendants are left alone
-  std::vector<std::string> tables;  // per local rank, the path of its slot table (with children)
+  std::vector<std::string> tables;  // per local rank, the path of its tree table (with the library)
+  procmgr::ProgramThreads program_threads = procmgr::ProgramThreads::cap;
+  bool passive_wait = false;  // pools may hold more threads than CPUs: OpenMP waits passively
 };
 
 WorkerSettings worker_settings(const LaunchOptions& launch) {
@@ -309,6 +332,8 @@ WorkerSettings worker_settings(const LaunchOptions& launch) {
   settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
   settings.memory = requested_memory(launch);
   settings.children = launch.children;
+  settings.program_threads =
+      launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
   return settings;
 }
 
@@ -378,11 +403,18 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
     if (!settings.place_library.empty()) preload += (preload.empty() ? "" : ":") + settings.place_library;
     for (auto& entry : procmgr::preload_environment(preload, environment)) spec.env.push_back(std::move(entry));
     if (!settings.place_library.empty()) {
-      const auto slices = procmgr::child_slices(cpus, world.threads, settings.children);
-      const std::string table = slices.empty() ? "" : settings.tables.at(static_cast<std::size_t>(spec.rank));
-      for (auto& entry : procmgr::tree_placement_environment(cpus, slices, tree_world.threads, table)) {
-        spec.env.push_back(std::move(entry));
-      }
+      procmgr::TreePlacement tree;
+      tree.cpus = cpus;
+      tree.slices = procmgr::child_slices(cpus, world.threads, settings.children);
+      tree.threads = world.threads;
+      tree.threads_per_child = tree_world.threads;
+      tree.table = settings.tables.at(static_cast<std::size_t>(spec.rank));
+      tree.launcher = static_cast<int>(::getpid());
+      tree.program_threads = settings.program_threads;
+      for (auto& entry : procmgr::tree_placement_environment(tree)) spec.env.push_back(std::move(entry));
+    }
+    if (settings.passive_wait) {
+      for (auto& entry : procmgr::passive_wait_environment(environment)) spec.env.push_back(std::move(entry));
     }
     if (settings.memory) spec.memory = *settings.memory;
   }
@@ -609,13 +641,16 @@ int run_launcher(const RunOptions& options) {
   auto settings = worker_settings(launch);
   check_children(launch, plan, options.placement.allow_oversubscribe);
   settings.place_library = place_library(launch, plan);
-  std::vector<procmgr::SlotTable> tables;  // the children's slot tables, alive until the run ends
-  if (settings.children > 0) {
+  std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
+  if (!settings.place_library.empty()) {
     for (int rank = 0; rank < plan.num_processes; ++rank) {
-      tables.push_back(value_or_fail(procmgr::SlotTable::create(settings.children)));
+      tables.push_back(value_or_fail(procmgr::PlaceTable::create(settings.children)));
       settings.tables.push_back(tables.back().path());
     }
   }
+  settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,
+                                                         plan.threads_per_process, settings.children);
+  if (settings.passive_wait) warn_user_wait_policy(environment);
   if (settings.thread_counts == procmgr::UserThreadEnv::override) {
     warn_overridden_variables(environment, procmgr::child_threads(plan.threads_per_process, settings.children));
   }
@@ -630,6 +665,7 @@ int run_launcher(const RunOptions& options) {
   const auto world = world_info(plan, node, rendezvous, launch, options.torchrun.get());
   auto specs = launch_specs(plan, world, settings, environment);
   if (launch.dry_run) {
+    for (auto& spec : specs) spec.env = procmgr::without_variables(spec.env, procmgr::launcher_bound_variables);
     if (options.torchrun) {  // the first attempt's error files, named but not created
       for (auto& spec : specs) {
         const auto file = torchrun_error_file(options.torchrun->run_dir, spec.rank, 0);

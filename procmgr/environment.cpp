@@ -26,6 +26,17 @@ std::vector<std::string> placement_variables_set(const std::vector<std::string>&
   return names_set(thread_placement_variables, environment);
 }
 
+std::vector<std::string> wait_variables_set(const std::vector<std::string>& environment) {
+  return names_set(wait_policy_variables, environment);
+}
+
+std::vector<std::string> passive_wait_environment(const std::vector<std::string>& environment) {
+  std::vector<std::string> entries;
+  if (!find_variable(environment, "OMP_WAIT_POLICY")) entries.emplace_back("OMP_WAIT_POLICY=passive");
+  if (!find_variable(environment, "KMP_BLOCKTIME")) entries.emplace_back("KMP_BLOCKTIME=0");
+  return entries;
+}
+
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
                                             const std::vector<std::string>& environment) {
   const int global_rank = world.node_rank * world.local_size + rank;

@@ -47,6 +47,12 @@ inline constexpr std::array omp_bind_names{Named<OmpBind>{OmpBind::close, "close
 inline constexpr std::array<std::string_view, 4> thread_placement_variables = {"OMP_PLACES", "OMP_PROC_BIND",
                                                                                "KMP_AFFINITY", "GOMP_CPU_AFFINITY"};
 
+// The variables that say how an OpenMP runtime's idle threads wait:
+// OMP_WAIT_POLICY (the standard), KMP_BLOCKTIME (LLVM and Intel OpenMP),
+// GOMP_SPINCOUNT (GNU OpenMP's spin before sleeping).
+inline constexpr std::array<std::string_view, 3> wait_policy_variables = {"OMP_WAIT_POLICY", "KMP_BLOCKTIME",
+                                                                          "GOMP_SPINCOUNT"};
+
 // This process's environment and lookups in it (util/environment.hpp).
 using mptrain::current_environment;
 using mptrain::find_variable;
@@ -55,6 +61,16 @@ using mptrain::find_variable;
 std::vector<std::string> thread_variables_set(const std::vector<std::string>& environment);
 // The names of `thread_placement_variables` that `environment` already sets.
 std::vector<std::string> placement_variables_set(const std::vector<std::string>& environment);
+
+// The names of `wait_policy_variables` that `environment` already sets.
+std::vector<std::string> wait_variables_set(const std::vector<std::string>& environment);
+
+// The variables that make the OpenMP runtimes of a pool larger than its
+// CPUs wait passively, so that a queued thread does not spin at a barrier
+// while the one it waits for needs its CPU: OMP_WAIT_POLICY=passive (GNU
+// OpenMP then does not spin) and KMP_BLOCKTIME=0 (LLVM and Intel OpenMP) —
+// each only where `environment` does not set it: the user's own wins.
+std::vector<std::string> passive_wait_environment(const std::vector<std::string>& environment);
 
 // The variables for local worker `rank` planned on `cpus`: torchrun's RANK
 // (node_rank x M + rank), LOCAL_RANK (rank), WORLD_SIZE (K x M),

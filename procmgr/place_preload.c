@@ -1,182 +1,355 @@
 /* libmptrain_place.so: preloaded (LD_PRELOAD) into every process of a
- * worker's tree by `mptrain run -- CMD`, it places the processes a program
- * starts itself, the moment they start: after fork (it wraps fork) and
- * after exec (its constructor). Written in C, with libc only:
- * it is loaded into programs that are not ours, and brings no C++ runtime.
+ * worker's tree by `mptrain run -- CMD`. It places the processes a program
+ * starts itself the moment they start (after fork: it wraps fork; after
+ * exec: its constructor), and keeps each thread pool of the tree inside
+ * the CPUs its process was given (it wraps the runtimes' sizing calls and
+ * GNU OpenMP's parallel regions). Written in C with libc only: it is loaded
+ * into programs that are not ours, and brings no C++ runtime.
  *
- * What it reads (set by the launcher, procmgr/environment.cpp):
+ * What it reads, once, in its constructor (set by the launcher,
+ * procmgr/tree_placement.cpp):
  *   MPTRAIN_PLACE_CPUS      the worker's CPUs ("0-3,8")
+ *   MPTRAIN_PLACE_TABLE     the worker's tree table (procmgr/place_table.h)
+ *   MPTRAIN_PLACE_LAUNCHER  mptrain's pid: its child is the worker itself
+ *   MPTRAIN_PLACE_POOL      the threads the plan gives the worker (T)
  *   MPTRAIN_PLACE_SLICES    with --children K: the K slices, "0-1;2-3"
- *   MPTRAIN_PLACE_TABLE     with --children K: the worker's slot table, a
- *                           file of K pids (0: free) that every process of
- *                           the tree maps shared
  *   MPTRAIN_PLACE_THREADS   with --children K: each child's threads, floor(T/K)
- * and what it writes into the environment of the tree:
- *   MPTRAIN_PLACE_MAIN      the worker's own pid (set in the worker itself)
- *   MPTRAIN_PLACE_SLICE     the slice an ancestor holds (its descendants stay in it)
+ *   MPTRAIN_PLACE_KEEP      "1" (--keep-program-threads): pools are not capped
+ * It writes nothing into any environment but, in the constructor of an
+ * exec'd slice holder (before the program runs), OMP_PLACES and
+ * OMP_PROC_BIND for its slice; everything a process of the tree must know
+ * of another is in the table.
  *
  * The rules (mptrain-run(1), "Process trees"):
  *   - the worker's main process keeps the CPUs the launcher gave it;
- *   - with slices, each working child (not a shell, not Python's resource
- *     tracker or forkserver) claims the first free slice and runs there,
- *     its OpenMP threads placed in it when its runtime starts after it;
- *     a child's descendants stay in its slice; a slice is free again when
- *     its holder has exited; past K working children, the others float
- *     over the worker's CPUs;
- *   - without slices, a process that inherited fewer CPUs than the worker
- *     has (a parent's main thread bound by OpenMP) gets the worker's CPUs;
- *   - a program that set its own affinity (sched_setaffinity or
- *     pthread_setaffinity_np from its own code, not from an OpenMP
- *     runtime) keeps it, and so do the processes it starts; it says so
- *     once on stderr (and mptrain's thread spreader leaves such threads).
- * Nothing is done when MPTRAIN_PLACE_CPUS is unset or unreadable.
+ *   - with slices, each working process (not a shell, a wrapper such as
+ *     timeout or env, Python's resource tracker or forkserver) claims the
+ *     first free slice and runs there; when none is free it stays in the
+ *     slice of its nearest placed ancestor, or floats over the worker's
+ *     CPUs; a slice is free again when its holder has exited;
+ *   - without slices, a process that inherited a CPU an OpenMP runtime
+ *     bound its parent's thread to gets the worker's CPUs;
+ *   - a program that set its own affinity (its own sched_setaffinity or
+ *     pthread_setaffinity_np, or a mask it brought across exec such as
+ *     taskset's or numactl's) keeps it, and so do the processes it
+ *     starts; it says so once on stderr;
+ *   - a pool never holds more threads than its CPUs: a sizing call
+ *     (omp_set_num_threads, mkl_set_num_threads, openblas_set_num_threads,
+ *     bli_thread_set_num_threads, LLVM's num_threads clause) or a GNU
+ *     OpenMP parallel region that asks for more gets the room of its
+ *     process: its placement's CPUs (or the plan's threads, if more)
+ *     divided among the processes of the same placement that ran a
+ *     parallel region in the last PLACE_ACTIVE_MS; said once per tree on
+ *     stderr, and kept in the table for the run's report. Not with
+ *     MPTRAIN_PLACE_KEEP=1, nor for a process that set its own affinity.
+ * Between fork and the program's next instruction only async-signal-safe
+ * work: system calls, atomics on the table, arithmetic on what the
+ * constructor read. Nothing is done when MPTRAIN_PLACE_CPUS is unset or
+ * unreadable.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#define MAX_SLICES 1024
+#include "procmgr/place_table.h"
+
 #define VISIBLE __attribute__((visibility("default")))
+#define HIDDEN __attribute__((visibility("hidden")))
+#define PLACE_ACTIVE_MS 200 /* a process that ran a region this recently shares its placement's CPUs */
 
-static cpu_set_t worker_cpus; /* MPTRAIN_PLACE_CPUS */
-static int placing = 0;       /* 1 once worker_cpus is known */
-static int held_slice = -1;   /* the slice this process holds, -1: none */
-static int own_affinity = 0;  /* 1 once the program set an affinity of its own */
+/* ---- What the constructor read (a forked child inherits it) ---- */
+static cpu_set_t worker_cpus;        /* MPTRAIN_PLACE_CPUS */
+static int placing = 0;              /* 1 once worker_cpus is known */
+static int capping = 0;              /* 1 unless MPTRAIN_PLACE_KEEP=1 */
+static int worker_pool = 0;          /* MPTRAIN_PLACE_POOL: T */
+static int child_pool = 0;           /* MPTRAIN_PLACE_THREADS: floor(T/K) */
+static int slice_total = 0;          /* K */
+static char slices_text[65536];      /* MPTRAIN_PLACE_SLICES */
+static struct place_table* table;    /* the worker's tree table; NULL: unreachable */
 
-/* Parses a kernel CPU list ("0-3,8", strides "0-15:2") into `set`; 0 on success. */
-static int parse_cpu_list(const char* text, cpu_set_t* set) {
+/* ---- This process ---- */
+static int is_main = 0;                  /* the worker's own process */
+static struct place_process* self_entry; /* its entry in the table; NULL: none */
+static int current_slice = -1;           /* the slice it runs in; -1: the worker's CPUs */
+static int holder = 0;                   /* 1: it holds current_slice */
+static int place_cpus = 0;               /* the CPUs of its placement */
+static int own_affinity = 0;             /* 1 once the program set an affinity of its own */
+static cpu_set_t brought_mask;           /* the mask this image started with */
+static int brought_known = 0;            /* 1 once brought_mask is read */
+
+/* ---- Small async-signal-safe helpers ---- */
+
+/* Parses a decimal number at `*at`, moving past it; -1 when there is none. */
+static long parse_number(const char** at) {
+  long value = 0;
+  int digits = 0;
+  while (**at >= '0' && **at <= '9' && digits < 9) {
+    value = value * 10 + (**at - '0');
+    ++*at;
+    ++digits;
+  }
+  return digits > 0 ? value : -1;
+}
+
+/* Parses the kernel CPU list from `text` to `end` ("0-3,8", strides "0-15:2") into `set`; 0 on success. */
+static int parse_cpu_range(const char* text, const char* end, cpu_set_t* set) {
   CPU_ZERO(set);
   const char* at = text;
-  while (*at != '\0') {
-    char* end = NULL;
-    long first = strtol(at, &end, 10);
-    if (end == at || first < 0 || first >= CPU_SETSIZE) return -1;
-    long last = first, stride = 1;
-    at = end;
-    if (*at == '-') {
-      last = strtol(at + 1, &end, 10);
-      if (end == at + 1 || last < first || last >= CPU_SETSIZE) return -1;
-      at = end;
-      if (*at == ':') {
-        stride = strtol(at + 1, &end, 10);
-        if (end == at + 1 || stride < 1) return -1;
-        at = end;
+  while (at < end) {
+    long first = parse_number(&at), last = first, stride = 1;
+    if (first < 0 || first >= CPU_SETSIZE) return -1;
+    if (at < end && *at == '-') {
+      ++at;
+      last = parse_number(&at);
+      if (last < first || last >= CPU_SETSIZE) return -1;
+      if (at < end && *at == ':') {
+        ++at;
+        stride = parse_number(&at);
+        if (stride < 1) return -1;
       }
     }
     for (long cpu = first; cpu <= last; cpu += stride) CPU_SET((int)cpu, set);
-    if (*at == ',') {
+    if (at < end && *at == ',') {
       ++at;
-    } else if (*at != '\0') {
+    } else if (at != end) {
       return -1;
     }
   }
   return CPU_COUNT(set) > 0 ? 0 : -1;
 }
 
-/* Slice `index` of MPTRAIN_PLACE_SLICES into `set`; 0 on success. */
+static int parse_cpu_list(const char* text, cpu_set_t* set) { return parse_cpu_range(text, text + strlen(text), set); }
+
+/* Slice `index` into `set`; 0 on success. */
 static int slice_cpus(int index, cpu_set_t* set) {
-  const char* slices = getenv("MPTRAIN_PLACE_SLICES");
-  if (slices == NULL) return -1;
+  if (index < 0 || index >= slice_total) return -1;
+  const char* at = slices_text;
   for (int i = 0; i < index; ++i) {
-    slices = strchr(slices, ';');
-    if (slices == NULL) return -1;
-    ++slices;
+    at = strchr(at, ';');
+    if (at == NULL) return -1;
+    ++at;
   }
-  char one[4096];
-  size_t length = strcspn(slices, ";");
-  if (length == 0 || length >= sizeof one) return -1;
-  memcpy(one, slices, length);
-  one[length] = '\0';
-  return parse_cpu_list(one, set);
+  const char* end = strchr(at, ';');
+  return parse_cpu_range(at, end != NULL ? end : at + strlen(at), set);
 }
 
-/* The number of slices (K), 0 without any. */
-static int slice_count(void) {
-  const char* slices = getenv("MPTRAIN_PLACE_SLICES");
-  if (slices == NULL || *slices == '\0') return 0;
-  int count = 1;
-  for (const char* at = slices; *at != '\0'; ++at) count += *at == ';';
-  return count > MAX_SLICES ? MAX_SLICES : count;
-}
-
-/* Whether process `pid` is gone: no such process, or a zombie. */
-static int process_gone(pid_t pid) {
-  if (kill(pid, 0) != 0 && errno == ESRCH) return 1;
-  char path[64], stat[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+/* Reads /proc/PID/stat (`pid` 0: this process): its state into `state` and start time (field 22, clock
+ * ticks since boot) into `start`; 0 on success, -1 when there is no such process. */
+static int read_stat(pid_t pid, char* state, uint64_t* start) {
+  char path[40] = "/proc/self/stat";
+  if (pid != 0) {
+    char digits[16];
+    int n = 0;
+    for (unsigned value = (unsigned)pid; value > 0 && n < 15; value /= 10) digits[n++] = (char)('0' + value % 10);
+    char* at = path + 6; /* after "/proc/" */
+    while (n > 0) *at++ = digits[--n];
+    memcpy(at, "/stat", 6);
+  }
+  char stat[1024];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 1;
+  if (fd < 0) return -1;
   ssize_t n = read(fd, stat, sizeof stat - 1);
   close(fd);
-  if (n <= 0) return 1;
+  if (n <= 0) return -1;
   stat[n] = '\0';
-  const char* state = strrchr(stat, ')');
-  return state != NULL && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+  const char* at = strrchr(stat, ')');
+  if (at == NULL || at[1] != ' ') return -1;
+  *state = at[2];
+  /* Field 3 (the state) follows ") "; field 22 is 19 fields further on. */
+  for (int field = 2; field < 22 && *at != '\0'; ++at) field += *at == ' ';
+  uint64_t value = 0;
+  while (*at >= '0' && *at <= '9') value = value * 10 + (uint64_t)(*at++ - '0');
+  *start = value;
+  return 0;
 }
 
-/* The worker's slot table (MPTRAIN_PLACE_TABLE) mapped shared: `count`
- * pids, 0 for a free slot; NULL when it cannot be mapped. A forked child
- * inherits the mapping. */
-static int* slot_table(int count) {
-  static int* table = NULL;
-  if (table != NULL) return table;
-  const char* path = getenv("MPTRAIN_PLACE_TABLE");
-  if (path == NULL) return NULL;
-  int fd = open(path, O_RDWR | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  size_t size = (size_t)count * sizeof(int);
-  struct stat info;
-  if (fstat(fd, &info) == 0 && (size_t)info.st_size >= size) {
-    void* mapped = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (mapped != MAP_FAILED) table = mapped;
-  }
-  close(fd);
-  return table;
+/* The start time of process `pid` (0: this one), 0 when it cannot be read. */
+static uint64_t start_time(pid_t pid) {
+  char state;
+  uint64_t start = 0;
+  return read_stat(pid, &state, &start) == 0 ? start : 0;
 }
 
-/* Claims the first free slot for this process (one this process already
- * holds counts); its index, or -1 when all are held by live processes. */
-static int claim_slot(int count) {
-  int* pids = slot_table(count);
-  if (pids == NULL) return -1;
-  const int self = (int)getpid();
-  for (int i = 0; i < count; ++i) {
-    if (__atomic_load_n(&pids[i], __ATOMIC_ACQUIRE) == self) return i;
+/* Whether process `pid`, started at `start` (0: unknown), is gone: no such process, a zombie, or a reused pid. */
+static int process_gone(pid_t pid, uint64_t start) {
+  if (pid <= 0) return 1;
+  char state;
+  uint64_t now = 0;
+  if (read_stat(pid, &state, &now) != 0) return 1;
+  if (start != 0 && now != start) return 1;
+  return state == 'Z' || state == 'X';
+}
+
+/* Sets this process's affinity (the system call itself: this library's own calls are not the program's). */
+static void set_affinity(const cpu_set_t* set) { syscall(SYS_sched_setaffinity, 0, sizeof *set, set); }
+
+static int64_t now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- The table ---- */
+
+/* Claims an entry for this process (`pid`, started at `start`): a free one, or one whose process is gone. */
+static struct place_process* claim_entry(pid_t pid, uint64_t start) {
+  if (table == NULL) return NULL;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < PLACE_MAX_PROCESSES; ++i) {
+      struct place_process* entry = &table->process[i];
+      int old = __atomic_load_n(&entry->pid, __ATOMIC_ACQUIRE);
+      if (pass == 0 ? old != 0 : (old == 0 || !process_gone(old, __atomic_load_n(&entry->start, __ATOMIC_ACQUIRE)))) {
+        continue;
+      }
+      if (!__atomic_compare_exchange_n(&entry->pid, &old, (int32_t)pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
+      __atomic_store_n(&entry->start, start, __ATOMIC_RELEASE);
+      entry->flags = 0;
+      entry->slice = -1;
+      entry->cpus = 0;
+      entry->asked = 0;
+      entry->got = 0;
+      entry->active_ms = 0;
+      entry->call[0] = '\0';
+      entry->comm[0] = '\0';
+      int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
+      while (used < i + 1 &&
+             !__atomic_compare_exchange_n(&table->used, &used, i + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      }
+      return entry;
+    }
   }
-  for (int i = 0; i < count; ++i) {
-    int holder = __atomic_load_n(&pids[i], __ATOMIC_ACQUIRE);
-    if (holder != 0 && !process_gone((pid_t)holder)) continue;
-    if (__atomic_compare_exchange_n(&pids[i], &holder, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return i;
+  return NULL;
+}
+
+/* The entry of live process `pid` started at `start` (0: any start), NULL when it has none. */
+static struct place_process* find_entry(pid_t pid, uint64_t start) {
+  if (table == NULL || pid <= 0) return NULL;
+  const int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < used && i < PLACE_MAX_PROCESSES; ++i) {
+    struct place_process* entry = &table->process[i];
+    if (__atomic_load_n(&entry->pid, __ATOMIC_ACQUIRE) != pid) continue;
+    if (start == 0 || __atomic_load_n(&entry->start, __ATOMIC_ACQUIRE) == start) return entry;
+  }
+  return NULL;
+}
+
+static void add_flags(int flags) {
+  if (self_entry != NULL) __atomic_or_fetch(&self_entry->flags, flags, __ATOMIC_ACQ_REL);
+}
+
+/* Records this process's placement in its entry. */
+static void record_placement(const cpu_set_t* set) {
+  place_cpus = CPU_COUNT(set);
+  if (self_entry == NULL) return;
+  self_entry->slice = current_slice;
+  self_entry->cpus = place_cpus;
+  for (int word = 0; word < PLACE_MASK_WORDS; ++word) {
+    uint64_t bits = 0;
+    for (int bit = 0; bit < 64; ++bit) {
+      if (CPU_ISSET(word * 64 + bit, set)) bits |= (uint64_t)1 << bit;
+    }
+    self_entry->mask[word] = bits;
+  }
+  if (holder) add_flags(PLACE_HOLDER);
+}
+
+/* The CPUs entry `entry` records into `set`. */
+static void entry_mask(const struct place_process* entry, cpu_set_t* set) {
+  CPU_ZERO(set);
+  for (int word = 0; word < PLACE_MASK_WORDS; ++word) {
+    for (int bit = 0; bit < 64; ++bit) {
+      if (entry->mask[word] & ((uint64_t)1 << bit)) CPU_SET(word * 64 + bit, set);
+    }
+  }
+}
+
+/* Claims the first free slot for this process; its index, or -1 when all are held by live processes. */
+static int claim_slot(pid_t self, uint64_t start) {
+  if (table == NULL) return -1;
+  for (int i = 0; i < slice_total; ++i) {
+    int holder_pid = __atomic_load_n(&table->slot[i], __ATOMIC_ACQUIRE);
+    if (holder_pid == self) return i;
+    if (holder_pid != 0 && !process_gone(holder_pid, __atomic_load_n(&table->slot_start[i], __ATOMIC_ACQUIRE))) {
+      continue;
+    }
+    if (__atomic_compare_exchange_n(&table->slot[i], &holder_pid, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      __atomic_store_n(&table->slot_start[i], start, __ATOMIC_RELEASE);
+      return i;
+    }
   }
   return -1;
 }
 
-/* Whether this process holds slot `slot`. */
-static int holds_slot(int slot, int count) {
-  int* pids = slot_table(count);
-  return pids != NULL && slot >= 0 && slot < count && __atomic_load_n(&pids[slot], __ATOMIC_ACQUIRE) == (int)getpid();
-}
-
 /* Gives slot `slot` back. */
-static void release_slot(int slot, int count) {
-  int* pids = slot_table(count);
+static void release_slot(int slot) {
   int self = (int)getpid();
-  if (pids != NULL) __atomic_compare_exchange_n(&pids[slot], &self, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  if (table != NULL && slot >= 0 && slot < slice_total) {
+    __atomic_compare_exchange_n(&table->slot[slot], &self, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  }
 }
 
-/* Whether this process is a helper that does no work of its own: a shell, or
- * Python's resource tracker, semaphore tracker or forkserver. */
+/* This process's placement: its slice's CPUs, or the worker's. */
+static void placement_mask(cpu_set_t* set) {
+  if (current_slice < 0 || slice_cpus(current_slice, set) != 0) *set = worker_cpus;
+}
+
+/* Decides where a new process runs (`parent_slice`: its parent's slice, -1 for none; `may_hold`: it may
+ * claim a free slice), moves it there and records it. */
+static void place_in_tree(pid_t self, uint64_t start, int parent_slice, int may_hold) {
+  holder = 0;
+  current_slice = -1;
+  if (slice_total > 0 && may_hold) {
+    const int slot = claim_slot(self, start);
+    if (slot >= 0) {
+      holder = 1;
+      current_slice = slot;
+    }
+  }
+  if (current_slice < 0) current_slice = parent_slice;
+  cpu_set_t set;
+  placement_mask(&set);
+  set_affinity(&set);
+  record_placement(&set);
+}
+
+/* ---- After fork: async-signal-safe only ---- */
+
+static void after_fork_in_child(void) {
+  is_main = 0;
+  self_entry = NULL;
+  if (!placing) return;
+  const pid_t self = (pid_t)syscall(SYS_getpid);
+  const uint64_t start = start_time(0);
+  self_entry = claim_entry(self, start);
+  if (own_affinity) {
+    /* The program's own pin holds for what it starts, as it was. */
+    add_flags(PLACE_OWN_AFFINITY);
+    holder = 0;
+    return;
+  }
+  place_in_tree(self, start, current_slice, 1);
+}
+
+/* ---- After exec: the constructor ---- */
+
+/* Whether this process is a helper that does no work of its own: a shell, a wrapper that runs
+ * another program (timeout, env, nice, mptrain…), or Python's resource tracker, semaphore tracker
+ * or forkserver. */
 static int is_helper(void) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -184,9 +357,12 @@ static int is_helper(void) {
     exe[n] = '\0';
     const char* name = strrchr(exe, '/');
     name = name != NULL ? name + 1 : exe;
-    static const char* const shells[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox"};
-    for (size_t i = 0; i < sizeof shells / sizeof shells[0]; ++i) {
-      if (strcmp(name, shells[i]) == 0) return 1;
+    static const char* const wrappers[] = {
+        "sh",    "bash",    "dash",   "zsh",   "ksh",    "mksh",    "busybox", "env",     "timeout", "time",
+        "nice",  "ionice",  "nohup",  "setsid", "unshare", "stdbuf", "chrt",   "setpriv", "runuser", "sudo",
+        "su",    "taskset", "numactl", "strace", "ltrace", "xargs",  "flock",  "mptrain", "prlimit", "chronic"};
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; ++i) {
+      if (strcmp(name, wrappers[i]) == 0) return 1;
     }
   }
   char cmdline[8192];
@@ -204,31 +380,39 @@ static int is_helper(void) {
          strstr(cmdline, "multiprocessing.forkserver") != NULL;
 }
 
-static void (*omp_set)(int);      /* omp_set_num_threads, where a runtime is loaded */
-static void (*openblas_set)(int); /* openblas_set_num_threads, likewise */
-
-/* Sets the thread-count variables to `threads` and, when a runtime already
- * runs in this process (a forked copy of its parent's), its own count. */
-static void size_pools(const char* threads) {
-  static const char* const variables[] = {"OMP_NUM_THREADS",  "MKL_NUM_THREADS",        "OPENBLAS_NUM_THREADS",
-                                          "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"};
-  for (size_t i = 0; i < sizeof variables / sizeof variables[0]; ++i) setenv(variables[i], threads, 1);
-  int count = atoi(threads);
-  if (count < 1) return;
-  if (omp_set != NULL) omp_set(count);
-  if (openblas_set != NULL) openblas_set(count);
+/* The parent of process `pid` (/proc/PID/stat field 4), 0 when unknown. */
+static pid_t parent_of(pid_t pid) {
+  char path[64], stat[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  stat[n] = '\0';
+  const char* at = strrchr(stat, ')');
+  int parent = 0;
+  return at != NULL && sscanf(at, ") %*c %d", &parent) == 1 ? (pid_t)parent : 0;
 }
 
-/* Looks up the runtimes' own sizing calls (before a fork: the child then
- * makes no dynamic-loader call). */
-static void find_runtimes(void) {
-  omp_set = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
-  openblas_set = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+/* The entry of this process's nearest ancestor in the table, NULL when none has one. */
+static struct place_process* ancestor_entry(void) {
+  pid_t pid = getppid();
+  for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+    struct place_process* entry = find_entry(pid, start_time(pid));
+    if (entry != NULL) return entry;
+    pid = parent_of(pid);
+  }
+  return NULL;
 }
 
-/* Writes `set` as OMP_PLACES (one place per CPU) with OMP_PROC_BIND=close,
- * for an OpenMP runtime that starts after this point in this process. */
+/* Says once, on stderr, that this process keeps an affinity of its own (`brought`: it came across exec). */
+static void warn_own_affinity(int brought);
+
+/* Writes `set` as OMP_PLACES (one place per CPU) with OMP_PROC_BIND=close, for the OpenMP runtime this
+ * fresh image will start (in the constructor: no program code runs yet); the user's own placement wins. */
 static void place_openmp(const cpu_set_t* set) {
+  if (getenv("OMP_PLACES") != NULL || getenv("GOMP_CPU_AFFINITY") != NULL) return;
   char places[8192];
   size_t used = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE && used + 16 < sizeof places; ++cpu) {
@@ -238,79 +422,391 @@ static void place_openmp(const cpu_set_t* set) {
   setenv("OMP_PLACES", places, 1);
   setenv("OMP_PROC_BIND", "close", 1);
   unsetenv("KMP_AFFINITY");
-  unsetenv("GOMP_CPU_AFFINITY");
 }
 
-/* Sets this process's affinity (the system call itself: this library's
- * own calls are not the program's). */
-static void set_affinity(const cpu_set_t* set) { syscall(SYS_sched_setaffinity, 0, sizeof *set, set); }
-
-/* This process becomes the holder of slot `slot`: its CPUs, its threads
- * and (`after_exec`: its runtimes have not started yet) its OpenMP places. */
-static void hold_slice(int slot, int after_exec) {
-  if (after_exec) find_runtimes();
-  cpu_set_t set;
-  if (slice_cpus(slot, &set) != 0) return;
-  held_slice = slot;
-  char text[16];
-  snprintf(text, sizeof text, "%d", slot);
-  setenv("MPTRAIN_PLACE_SLICE", text, 1);
-  set_affinity(&set);
-  const char* threads = getenv("MPTRAIN_PLACE_THREADS");
-  if (threads != NULL) size_pools(threads);
-  if (after_exec) place_openmp(&set);
-}
-
-/* Places a new process of the tree other than the worker itself
- * (`after_exec`: a fresh image; else a forked copy of its parent). */
-static void place_new_process(int after_exec) {
-  if (own_affinity) return;
-  const int slices = slice_count();
-  const char* inherited = getenv("MPTRAIN_PLACE_SLICE");
-  if (slices > 0 && inherited != NULL) {
-    const int slot = atoi(inherited);
-    cpu_set_t set;
-    if (!holds_slot(slot, slices)) {
-      /* A descendant of the slice's holder: it stays in the slice. */
-      if (slice_cpus(slot, &set) == 0) set_affinity(&set);
+/* Places this fresh image: the worker itself, a forked copy of the tree that exec'd, or a process
+ * started without our fork (vfork, posix_spawn). A mask it brought that neither this library nor a
+ * runtime set is the program's own pin (taskset, numactl): kept. */
+static void place_after_exec(void) {
+  const pid_t self = getpid();
+  const uint64_t start = start_time(0);
+  const int helper = is_helper();
+  if (!brought_known && sched_getaffinity(0, sizeof brought_mask, &brought_mask) == 0) brought_known = 1;
+  const int known = brought_known;
+  const cpu_set_t now = brought_mask;
+  struct place_process* entry = find_entry(self, start);
+  if (entry != NULL) {
+    /* A forked copy of the tree, placed at fork, that exec'd. */
+    self_entry = entry;
+    current_slice = entry->slice;
+    holder = (entry->flags & PLACE_HOLDER) != 0;
+    cpu_set_t placed;
+    entry_mask(entry, &placed);
+    place_cpus = CPU_COUNT(&placed);
+    if (entry->flags & PLACE_OWN_AFFINITY) {
+      own_affinity = 1;
       return;
     }
-    /* It claimed the slice as a forked copy and has exec'd since: a helper gives it back. */
-    if (!is_helper()) {
-      hold_slice(slot, after_exec);
+    if (known && !CPU_EQUAL(&now, &placed) && !(entry->flags & PLACE_RUNTIME_BOUND)) {
+      own_affinity = 1;
+      add_flags(PLACE_OWN_AFFINITY);
+      warn_own_affinity(1);
       return;
     }
-    release_slot(slot, slices);
-    unsetenv("MPTRAIN_PLACE_SLICE");
-  } else if (slices > 0 && !(after_exec && is_helper())) {
-    /* (A forked copy is judged by what it runs after an exec, if it execs:
-     * until then it shows its parent's program, a forkserver's say.) */
-    const int slot = claim_slot(slices);
-    if (slot >= 0) {
-      hold_slice(slot, after_exec);
-      return;
+    if (holder && helper) {
+      /* A wrapper or shell gives the slice back: the program it runs may claim it. */
+      release_slot(current_slice);
+      holder = 0;
+      __atomic_and_fetch(&entry->flags, ~PLACE_HOLDER, __ATOMIC_ACQ_REL);
+      struct place_process* parent = ancestor_entry();
+      current_slice = parent != NULL ? parent->slice : -1;
     }
-  }
-  /* Not a slice's: the worker's CPUs, where it inherited others (fewer). */
-  cpu_set_t now;
-  if (sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &worker_cpus)) return;
-  set_affinity(&worker_cpus);
-}
-
-static void after_fork_in_child(void) {
-  if (!placing || own_affinity) return;
-  if (held_slice >= 0) {
-    /* The child of a slice's holder is in that slice, not a holder itself. */
-    cpu_set_t set;
-    char text[16];
-    snprintf(text, sizeof text, "%d", held_slice);
-    setenv("MPTRAIN_PLACE_SLICE", text, 1);
-    if (slice_cpus(held_slice, &set) == 0) set_affinity(&set);
-    held_slice = -1;
+    if (helper) add_flags(PLACE_HELPER);
+    placement_mask(&placed);
+    set_affinity(&placed);
+    record_placement(&placed);
+    if (holder) place_openmp(&placed);
     return;
   }
-  place_new_process(0);
+  struct place_process* parent = ancestor_entry();
+  self_entry = claim_entry(self, start);
+  if (helper) add_flags(PLACE_HELPER);
+  if (parent != NULL && (parent->flags & PLACE_OWN_AFFINITY)) {
+    own_affinity = 1;
+    add_flags(PLACE_OWN_AFFINITY);
+    return;
+  }
+  if (parent != NULL && known) {
+    cpu_set_t placed;
+    entry_mask(parent, &placed);
+    CPU_AND(&placed, &placed, &worker_cpus);
+    if (!CPU_EQUAL(&now, &placed) && !(parent->flags & PLACE_RUNTIME_BOUND)) {
+      own_affinity = 1;
+      add_flags(PLACE_OWN_AFFINITY);
+      warn_own_affinity(1);
+      return;
+    }
+  }
+  place_in_tree(self, start, parent != NULL ? parent->slice : -1, !helper);
+  if (holder) {
+    cpu_set_t set;
+    placement_mask(&set);
+    place_openmp(&set);
+  }
 }
+
+/* The worker's tree table, mapped shared (a forked child inherits the mapping); NULL when unreachable. */
+static struct place_table* map_table(const char* path) {
+  if (path == NULL) return NULL;
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat info;
+  void* mapped = MAP_FAILED;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (size_t)info.st_size >= sizeof(struct place_table)) {
+    mapped = mmap(NULL, sizeof(struct place_table), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  close(fd);
+  if (mapped == MAP_FAILED) return NULL;
+  struct place_table* mapped_table = mapped;
+  return mapped_table->magic == PLACE_TABLE_MAGIC ? mapped_table : NULL;
+}
+
+/* ---- Thread pools: the room a pool has, and the calls that size pools ---- */
+
+/* The threads the plan gives this process's placement: floor(T/K) in a slice, T on the worker's CPUs. */
+static int planned_threads(void) { return current_slice >= 0 && child_pool > 0 ? child_pool : worker_pool; }
+
+/* Notes in this process's entry that it runs a parallel region now; the time, in ms. */
+static int64_t mark_active(void) {
+  const int64_t now = now_ms();
+  if (self_entry != NULL && __atomic_load_n(&self_entry->active_ms, __ATOMIC_RELAXED) != now) {
+    __atomic_store_n(&self_entry->active_ms, now, __ATOMIC_RELAXED);
+  }
+  return now;
+}
+
+/* The processes of this placement that ran a parallel region lately, this one included; refreshed at most
+ * once a clock tick. */
+static int sharers(void) {
+  static __thread int64_t counted_at = -1;
+  static __thread int counted = 1;
+  if (self_entry == NULL || table == NULL) return 1;
+  const int64_t now = mark_active();
+  if (now == counted_at) return counted;
+  int count = 0;
+  const int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < used && i < PLACE_MAX_PROCESSES; ++i) {
+    const struct place_process* entry = &table->process[i];
+    if (__atomic_load_n(&entry->pid, __ATOMIC_RELAXED) == 0 || entry->slice != current_slice) continue;
+    if (now - __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED) <= PLACE_ACTIVE_MS) ++count;
+  }
+  counted_at = now;
+  counted = count > 0 ? count : 1;
+  return counted;
+}
+
+/* Copies `text` into `out` of `size` bytes. */
+static void copy_text(char* out, size_t size, const char* text) {
+  size_t n = strlen(text);
+  if (n >= size) n = size - 1;
+  memcpy(out, text, n);
+  out[n] = '\0';
+}
+
+/* Says once per tree, on stderr, that a pool was capped. */
+static void note_cap(const char* call, int asked, int got, int shared) {
+  if (table == NULL || __atomic_exchange_n(&table->noted, 1, __ATOMIC_ACQ_REL)) return;
+  char name[17] = "?";
+  prctl(PR_GET_NAME, name, 0, 0, 0);
+  for (char* c = name; *c != '\0'; ++c) {
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  }
+  char where[96];
+  if (shared > 1) {
+    snprintf(where, sizeof where, "%d CPU%s shared by %d busy processes", place_cpus, place_cpus == 1 ? "" : "s",
+             shared);
+  } else {
+    snprintf(where, sizeof where, "%s of %d CPU%s", current_slice >= 0 ? "a slice" : "a worker", place_cpus,
+             place_cpus == 1 ? "" : "s");
+  }
+  char line[512];
+  int length = snprintf(line, sizeof line,
+                        "mptrain: note: process %d (%s) asked for %d threads (%s) in %s: capped to %d; "
+                        "--keep-program-threads keeps the program's count\n",
+                        (int)getpid(), name, asked, call, where, got);
+  if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
+}
+
+/* The threads a pool that asks for `asked` (through `call`) may have: at most its process's room. */
+static int capped(int asked, const char* call) {
+  if (!placing || !capping || own_affinity) return asked;
+  mark_active();
+  if (asked <= 1 || place_cpus <= 0) return asked;
+  const int shared = sharers();
+  int budget = planned_threads() > place_cpus ? planned_threads() : place_cpus;
+  int room = budget / shared;
+  if (room < 1) room = 1;
+  const int got = asked > room ? room : asked;
+  if (self_entry != NULL && got < asked && (self_entry->asked != asked || self_entry->got != got)) {
+    self_entry->asked = asked;
+    self_entry->got = got;
+    copy_text(self_entry->call, sizeof self_entry->call, call);
+    prctl(PR_GET_NAME, self_entry->comm, 0, 0, 0);
+  } else if (self_entry != NULL && self_entry->asked == 0) {
+    self_entry->asked = asked;
+    self_entry->got = got;
+    copy_text(self_entry->call, sizeof self_entry->call, call);
+    prctl(PR_GET_NAME, self_entry->comm, 0, 0, 0);
+  }
+  if (got < asked) note_cap(call, asked, got, shared);
+  return got;
+}
+
+/* ---- Finding the runtimes' own functions ---- */
+
+HIDDEN void* (*real_dlsym)(void*, const char*); /* libc's dlsym */
+
+struct object_search {
+  const char* name;
+  void* found;
+};
+
+/* dl_iterate_phdr's visit: `name` in one loaded object other than this library. */
+static int search_object(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  struct object_search* search = data;
+  if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') return 0;
+  Dl_info self;
+  if (dladdr((void*)search_object, &self) != 0 && self.dli_fbase == (void*)info->dlpi_addr) return 0;
+  void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == NULL) return 0;
+  void* found = real_dlsym != NULL ? real_dlsym(handle, search->name) : NULL;
+  dlclose(handle);
+  if (found == NULL) return 0;
+  search->found = found;
+  return 1;
+}
+
+/* The runtime's own `name`: the next definition after this library, or the first in any loaded
+ * object (a library loaded with RTLD_LOCAL, as Python loads extension modules); NULL when none. */
+static void* real_symbol(const char* name) {
+  void* found = dlsym(RTLD_NEXT, name);
+  if (found != NULL) return found;
+  struct object_search search = {name, NULL};
+  dl_iterate_phdr(search_object, &search);
+  return search.found;
+}
+
+#define REAL(type, name)                                  \
+  static __typeof__(type) real_##name;                    \
+  if (real_##name == NULL) real_##name = (type)real_symbol(#name)
+
+/* The team a GNU OpenMP parallel region asking for `num_threads` (0: the ICV) starts with. */
+static unsigned region_team(unsigned num_threads) {
+  if (!placing || !capping || own_affinity) return num_threads;
+  REAL(int (*)(void), omp_get_level);
+  REAL(int (*)(void), omp_get_max_threads);
+  if (real_omp_get_level == NULL || real_omp_get_max_threads == NULL || real_omp_get_level() > 0) return num_threads;
+  const int asked = num_threads > 0 ? (int)num_threads : real_omp_get_max_threads();
+  const int got = capped(asked, "parallel region");
+  return got < asked ? (unsigned)got : num_threads;
+}
+
+typedef void (*region_fn)(void*);
+
+VISIBLE void omp_set_num_threads(int count) {
+  REAL(void (*)(int), omp_set_num_threads);
+  if (real_omp_set_num_threads != NULL) real_omp_set_num_threads(capped(count, "omp_set_num_threads"));
+}
+
+VISIBLE void __kmpc_push_num_threads(void* location, int32_t thread, int32_t count) {
+  REAL(void (*)(void*, int32_t, int32_t), __kmpc_push_num_threads);
+  if (real___kmpc_push_num_threads != NULL) {
+    real___kmpc_push_num_threads(location, thread, capped(count, "num_threads clause"));
+  }
+}
+
+VISIBLE void openblas_set_num_threads(int count) {
+  REAL(void (*)(int), openblas_set_num_threads);
+  if (real_openblas_set_num_threads != NULL) real_openblas_set_num_threads(capped(count, "openblas_set_num_threads"));
+}
+
+VISIBLE void goto_set_num_threads(int count) {
+  REAL(void (*)(int), goto_set_num_threads);
+  if (real_goto_set_num_threads != NULL) real_goto_set_num_threads(capped(count, "goto_set_num_threads"));
+}
+
+VISIBLE void mkl_set_num_threads(int count) {
+  REAL(void (*)(int), mkl_set_num_threads);
+  if (real_mkl_set_num_threads != NULL) real_mkl_set_num_threads(capped(count, "mkl_set_num_threads"));
+}
+
+VISIBLE void MKL_Set_Num_Threads(int count) {
+  REAL(void (*)(int), MKL_Set_Num_Threads);
+  if (real_MKL_Set_Num_Threads != NULL) real_MKL_Set_Num_Threads(capped(count, "mkl_set_num_threads"));
+}
+
+VISIBLE int mkl_set_num_threads_local(int count) {
+  REAL(int (*)(int), mkl_set_num_threads_local);
+  if (real_mkl_set_num_threads_local == NULL) return 0;
+  return real_mkl_set_num_threads_local(count == 0 ? 0 : capped(count, "mkl_set_num_threads_local"));
+}
+
+VISIBLE void bli_thread_set_num_threads(long count) {
+  REAL(void (*)(long), bli_thread_set_num_threads);
+  if (real_bli_thread_set_num_threads != NULL) {
+    real_bli_thread_set_num_threads(capped((int)count, "bli_thread_set_num_threads"));
+  }
+}
+
+VISIBLE void GOMP_parallel(region_fn fn, void* data, unsigned threads, unsigned flags) {
+  REAL(void (*)(region_fn, void*, unsigned, unsigned), GOMP_parallel);
+  real_GOMP_parallel(fn, data, region_team(threads), flags);
+}
+
+VISIBLE unsigned GOMP_parallel_reductions(region_fn fn, void* data, unsigned threads, unsigned flags) {
+  REAL(unsigned (*)(region_fn, void*, unsigned, unsigned), GOMP_parallel_reductions);
+  return real_GOMP_parallel_reductions(fn, data, region_team(threads), flags);
+}
+
+VISIBLE void GOMP_parallel_start(region_fn fn, void* data, unsigned threads) {
+  REAL(void (*)(region_fn, void*, unsigned), GOMP_parallel_start);
+  real_GOMP_parallel_start(fn, data, region_team(threads));
+}
+
+VISIBLE void GOMP_parallel_sections(region_fn fn, void* data, unsigned threads, unsigned count, unsigned flags) {
+  REAL(void (*)(region_fn, void*, unsigned, unsigned, unsigned), GOMP_parallel_sections);
+  real_GOMP_parallel_sections(fn, data, region_team(threads), count, flags);
+}
+
+/* The combined parallel loops with a chunk size. */
+#define PARALLEL_LOOP(name)                                                                                     \
+  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step, long chunk,   \
+                    unsigned flags) {                                                                           \
+    REAL(void (*)(region_fn, void*, unsigned, long, long, long, long, unsigned), name);                         \
+    real_##name(fn, data, region_team(threads), start, end, step, chunk, flags);                                \
+  }
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+
+/* The combined parallel loops whose schedule is chosen at run time. */
+#define PARALLEL_RUNTIME_LOOP(name)                                                                       \
+  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step,         \
+                    unsigned flags) {                                                                     \
+    REAL(void (*)(region_fn, void*, unsigned, long, long, long, unsigned), name);                         \
+    real_##name(fn, data, region_team(threads), start, end, step, flags);                                 \
+  }
+PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_runtime)
+PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* The sizing calls a program may reach through a library handle (ctypes, threadpoolctl:
+ * dlsym(handle, name)), and this library's own version of each. */
+static const struct {
+  const char* name;
+  void* ours;
+} sizing_calls[] = {
+    {"omp_set_num_threads", (void*)omp_set_num_threads},
+    {"openblas_set_num_threads", (void*)openblas_set_num_threads},
+    {"goto_set_num_threads", (void*)goto_set_num_threads},
+    {"mkl_set_num_threads", (void*)mkl_set_num_threads},
+    {"MKL_Set_Num_Threads", (void*)MKL_Set_Num_Threads},
+    {"mkl_set_num_threads_local", (void*)mkl_set_num_threads_local},
+    {"bli_thread_set_num_threads", (void*)bli_thread_set_num_threads},
+};
+
+/* dlsym(handle, name) for a library handle: a sizing call comes back as this library's version
+ * when the handle's definition is the one this library forwards to. */
+HIDDEN void* place_dlsym_by_handle(void* handle, const char* name) {
+  void* found = real_dlsym(handle, name);
+  if (found == NULL || !placing || !capping) return found;
+  for (size_t i = 0; i < sizeof sizing_calls / sizeof sizing_calls[0]; ++i) {
+    if (strcmp(name, sizing_calls[i].name) != 0) continue;
+    return real_symbol(name) == found ? sizing_calls[i].ours : found;
+  }
+  return found;
+}
+
+/* libc's dlsym, found by version (dlvsym itself is never interposed here). */
+HIDDEN void* place_resolve_dlsym(void) {
+  if (real_dlsym == NULL) real_dlsym = (void* (*)(void*, const char*))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  if (real_dlsym == NULL) real_dlsym = (void* (*)(void*, const char*))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  return (void*)real_dlsym;
+}
+
+#if defined(__x86_64__)
+/* dlsym: RTLD_DEFAULT and RTLD_NEXT look up from their caller's object, so those go to libc's dlsym
+ * by a jump that keeps the caller's return address; a library handle goes to place_dlsym_by_handle. */
+__asm__(
+    "  .text\n"
+    "  .globl dlsym\n"
+    "  .type dlsym, @function\n"
+    "dlsym:\n"
+    "  testq %rdi, %rdi\n"
+    "  je 1f\n"
+    "  cmpq $-1, %rdi\n"
+    "  je 1f\n"
+    "  jmp place_dlsym_by_handle\n"
+    "1:\n"
+    "  movq real_dlsym(%rip), %rax\n"
+    "  testq %rax, %rax\n"
+    "  jne 2f\n"
+    "  pushq %rdi\n"
+    "  pushq %rsi\n"
+    "  subq $8, %rsp\n"
+    "  call place_resolve_dlsym\n"
+    "  addq $8, %rsp\n"
+    "  popq %rsi\n"
+    "  popq %rdi\n"
+    "2:\n"
+    "  jmp *%rax\n"
+    "  .size dlsym, .-dlsym\n");
+#endif
+
+/* ---- Affinity calls ---- */
 
 /* Whether the caller at `address` is an OpenMP runtime (its own binding, which the rules above override). */
 static int called_by_runtime(void* address) {
@@ -320,15 +816,7 @@ static int called_by_runtime(void* address) {
          strstr(info.dli_fname, "libiomp") != NULL;
 }
 
-/* The slice this process runs in (held, or an ancestor's) into `set`; 0 when it has one. */
-static int current_slice(cpu_set_t* set) {
-  if (held_slice >= 0) return slice_cpus(held_slice, set);
-  const char* inherited = getenv("MPTRAIN_PLACE_SLICE");
-  return inherited != NULL && slice_cpus(atoi(inherited), set) == 0 ? 0 : -1;
-}
-
-/* Says once, on stderr, that this process set an affinity of its own. */
-static void warn_own_affinity(void) {
+static void warn_own_affinity(int brought) {
   static int warned = 0;
   if (__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL)) return;
   char name[64] = "?";
@@ -351,42 +839,57 @@ static void warn_own_affinity(void) {
     }
   }
   shown[at] = '\0';
-  char line[384];
+  char line[512];
   int length = snprintf(line, sizeof line,
-                        "mptrain: warning: process %d (%s) set a CPU affinity of its own; mptrain leaves it, its "
-                        "threads and the processes it starts where the program puts them\n",
-                        (int)getpid(), shown);
+                        "mptrain: warning: process %d (%s) %s a CPU affinity of its own; mptrain leaves it, its "
+                        "threads and the processes it starts where the program puts them, and does not cap "
+                        "their pools\n",
+                        (int)getpid(), shown, brought ? "started with" : "set");
   if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
 }
 
-/* The mask an affinity call from `caller` may set: the program's own call
- * wins as it is (and is remembered); an OpenMP runtime's is kept inside
- * this process's slice (its CPUs there, or the whole slice when it names
- * none of them). */
+/* The mask an affinity call from `caller` may set: the program's own call wins as it is (and is
+ * remembered); an OpenMP runtime's is kept inside this process's placement (its CPUs there, or the
+ * whole placement when it names none of them) where the placement is the process's own (the worker,
+ * a slice's holder), and is the whole placement where processes share it. */
 static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t* set, cpu_set_t* room,
                                      int* program_call) {
   *program_call = 0;
-  if (!placing) return set;
-  if (!called_by_runtime(caller)) {
+  const int runtime = called_by_runtime(caller);
+  if (!placing) {
+    /* A runtime's constructor (GNU OpenMP binds its main thread when it loads, before this library's
+     * constructor runs): the mask the process brought across exec is the one before that call. */
+    if (runtime && !brought_known && sched_getaffinity(0, sizeof brought_mask, &brought_mask) == 0) brought_known = 1;
+    return set;
+  }
+  if (!runtime) {
     *program_call = 1;
     return set;
   }
-  cpu_set_t slice;
-  if (size < sizeof *room || current_slice(&slice) != 0) return set;
-  CPU_AND(room, set, &slice);
-  if (CPU_COUNT(room) == 0) *room = slice;
+  add_flags(PLACE_RUNTIME_BOUND);
+  if (size < sizeof *room || own_affinity) return set;
+  cpu_set_t placed;
+  placement_mask(&placed);
+  if (!is_main && !holder) {
+    /* Its CPUs are shared with other processes of the tree, whose runtimes would bind to the same first
+     * places: its threads float over them. */
+    *room = placed;
+    return room;
+  }
+  CPU_AND(room, set, &placed);
+  if (CPU_COUNT(room) == 0) *room = placed;
   return room;
 }
 
-/* Remembers, and says once, that the program set an affinity of its own —
- * only after its call succeeded (`result` 0) with a mask other than the
- * one it had (`before`, of `size` bytes; `known` 0 when it could not be
- * read): a call that failed, or that re-set the same mask, changed nothing. */
+/* Remembers, and says once, that the program set an affinity of its own — only after its call
+ * succeeded (`result` 0) with a mask other than the one it had (`before`, of `size` bytes; `known` 0
+ * when it could not be read): a call that failed, or that re-set the same mask, changed nothing. */
 static void note_program_call(int result, int known, const cpu_set_t* before, size_t size, const cpu_set_t* set) {
   if (result != 0) return;
   if (known && CPU_EQUAL_S(size, before, set)) return;
   own_affinity = 1;
-  warn_own_affinity();
+  add_flags(PLACE_OWN_AFFINITY);
+  warn_own_affinity(0);
 }
 
 /* Masks larger than this many bytes are not compared (taken as a change). */
@@ -422,30 +925,55 @@ VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_
   return result;
 }
 
-/* fork, then the placement of the child: after every handler of
- * pthread_atfork has run, so that a runtime's own child handler (LLVM's
- * OpenMP resets the affinity it started with) does not undo it. */
+static pid_t (*real_fork)(void);
+
+/* fork, then the placement of the child: after every handler of pthread_atfork has run, so that a
+ * runtime's own child handler (LLVM's OpenMP resets the affinity it started with) does not undo it. */
 VISIBLE pid_t fork(void) {
-  static pid_t (*real)(void);
-  if (real == NULL) real = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
-  if (placing) find_runtimes();
-  const pid_t pid = real();
+  if (real_fork == NULL) real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
+  const pid_t pid = real_fork();
   if (pid == 0) after_fork_in_child();
   return pid;
 }
 
+/* A positive number from variable `name`, 0 when unset or not one. */
+static int positive_variable(const char* name) {
+  const char* text = getenv(name);
+  if (text == NULL) return 0;
+  long value = parse_number(&text);
+  return value > 0 && *text == '\0' ? (int)value : 0;
+}
+
 __attribute__((constructor)) static void start(void) {
+  place_resolve_dlsym();
+  real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
   const char* cpus = getenv("MPTRAIN_PLACE_CPUS");
   if (cpus == NULL || parse_cpu_list(cpus, &worker_cpus) != 0) return;
-  const char* main_pid = getenv("MPTRAIN_PLACE_MAIN");
-  char text[16];
-  snprintf(text, sizeof text, "%d", (int)getpid());
-  if (main_pid == NULL || strcmp(main_pid, text) == 0) {
-    /* The worker itself (or a program it exec'd in its place). */
-    setenv("MPTRAIN_PLACE_MAIN", text, 1);
-    placing = 1;
+  const char* slices = getenv("MPTRAIN_PLACE_SLICES");
+  if (slices != NULL && *slices != '\0' && strlen(slices) < sizeof slices_text) {
+    copy_text(slices_text, sizeof slices_text, slices);
+    slice_total = 1;
+    for (const char* at = slices_text; *at != '\0'; ++at) slice_total += *at == ';';
+    if (slice_total > PLACE_MAX_SLICES) slice_total = PLACE_MAX_SLICES;
+  }
+  worker_pool = positive_variable("MPTRAIN_PLACE_POOL");
+  child_pool = positive_variable("MPTRAIN_PLACE_THREADS");
+  const char* keep = getenv("MPTRAIN_PLACE_KEEP");
+  capping = keep == NULL || strcmp(keep, "1") != 0;
+  table = map_table(getenv("MPTRAIN_PLACE_TABLE"));
+  placing = 1;
+  const int launcher = positive_variable("MPTRAIN_PLACE_LAUNCHER");
+  if (launcher != 0 && getppid() == (pid_t)launcher) {
+    /* The worker itself (or a program it exec'd in its place): the launcher placed it. */
+    is_main = 1;
+    const pid_t self = getpid();
+    const uint64_t begun = start_time(0);
+    self_entry = find_entry(self, begun);
+    if (self_entry == NULL) self_entry = claim_entry(self, begun);
+    add_flags(PLACE_MAIN);
+    current_slice = -1;
+    record_placement(&worker_cpus);
     return;
   }
-  placing = 1;
-  place_new_process(1);
+  place_after_exec();
 }

@@ -28,15 +28,21 @@ std::string slices_text(const std::vector<CpuSet>& slices) {
   return fmt::format("{}", fmt::join(parts, ";"));
 }
 
-std::vector<std::string> tree_placement_environment(const CpuSet& cpus, const std::vector<CpuSet>& slices,
-                                                    int threads_per_child, const std::string& table) {
+std::vector<std::string> tree_placement_environment(const TreePlacement& placement) {
   std::vector<std::string> env;
-  env.push_back("MPTRAIN_PLACE_CPUS=" + cpus.to_string());
-  if (slices.empty()) return env;
-  env.push_back("MPTRAIN_PLACE_SLICES=" + slices_text(slices));
-  env.push_back(fmt::format("MPTRAIN_PLACE_THREADS={}", threads_per_child));
-  env.push_back("MPTRAIN_PLACE_TABLE=" + table);
+  env.push_back("MPTRAIN_PLACE_CPUS=" + placement.cpus.to_string());
+  env.push_back(fmt::format("MPTRAIN_PLACE_POOL={}", placement.threads));
+  env.push_back("MPTRAIN_PLACE_TABLE=" + placement.table);
+  env.push_back(fmt::format("MPTRAIN_PLACE_LAUNCHER={}", placement.launcher));
+  if (placement.program_threads == ProgramThreads::keep) env.emplace_back("MPTRAIN_PLACE_KEEP=1");
+  if (placement.slices.empty()) return env;
+  env.push_back("MPTRAIN_PLACE_SLICES=" + slices_text(placement.slices));
+  env.push_back(fmt::format("MPTRAIN_PLACE_THREADS={}", placement.threads_per_child));
   return env;
+}
+
+bool pools_may_exceed_cpus(ProgramThreads program_threads, bool oversubscribed, int threads, int children) {
+  return program_threads == ProgramThreads::keep || oversubscribed || children > threads;
 }
 
 }  // namespace mptrain::procmgr

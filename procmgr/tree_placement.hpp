@@ -27,28 +27,72 @@ std::vector<CpuSet> child_slices(const CpuSet& cpus, int threads, int children);
 // The slices as the library reads them: "0-1;2-3".
 std::string slices_text(const std::vector<CpuSet>& slices);
 
+// Whether a pool may hold more threads than its process's CPUs
+// (`--keep-program-threads`): by default a runtime call or parallel region
+// that asks for more gets the CPU count.
+enum class ProgramThreads { cap, keep };
+
+// The variables of tree_placement_environment that name the launching
+// mptrain process (its pid, its table under /proc/PID/fd): meaningless
+// outside that run, so a dry run leaves them out.
+inline const std::vector<std::string> launcher_bound_variables = {"MPTRAIN_PLACE_LAUNCHER", "MPTRAIN_PLACE_TABLE"};
+
+// What the placement library is told for one worker.
+struct TreePlacement {
+  CpuSet cpus;                 // the worker's CPUs
+  std::vector<CpuSet> slices;  // with --children K: each working child's; empty: none
+  int threads = 1;             // T, the worker's threads
+  int threads_per_child = 0;   // floor(T/K) with slices
+  std::string table;           // the path of the worker's tree table (PlaceTable::path)
+  int launcher = 0;            // mptrain's pid: its child is the worker itself
+  ProgramThreads program_threads = ProgramThreads::cap;
+};
+
 // The variables that tell the placement library (preloaded by the caller,
-// procmgr::preload_environment) what to do for a worker on `cpus`:
-// MPTRAIN_PLACE_CPUS and, with slices, MPTRAIN_PLACE_SLICES,
-// MPTRAIN_PLACE_THREADS (`threads_per_child`) and MPTRAIN_PLACE_TABLE
-// (`table`, the path of the worker's slot table).
-std::vector<std::string> tree_placement_environment(const CpuSet& cpus, const std::vector<CpuSet>& slices,
-                                                    int threads_per_child, const std::string& table);
+// procmgr::preload_environment) what to do for a worker:
+// MPTRAIN_PLACE_CPUS, MPTRAIN_PLACE_POOL (T), MPTRAIN_PLACE_TABLE,
+// MPTRAIN_PLACE_LAUNCHER, MPTRAIN_PLACE_KEEP=1 with ProgramThreads::keep,
+// and with slices MPTRAIN_PLACE_SLICES and MPTRAIN_PLACE_THREADS.
+std::vector<std::string> tree_placement_environment(const TreePlacement& placement);
+
+// Whether the pools of a launch may hold more threads than their CPUs:
+// the program keeps its own counts (`program_threads`), the plan
+// oversubscribes on purpose (`oversubscribed`), or a worker of `threads`
+// threads has more working children (`children`). Then the OpenMP
+// runtimes should wait passively (procmgr::passive_wait_environment).
+bool pools_may_exceed_cpus(ProgramThreads program_threads, bool oversubscribed, int threads, int children);
 
 // The placement library: libmptrain_place.so next to the running mptrain
 // (the build tree) or in ../lib/mptrain (the install tree); an Error naming
 // both places otherwise.
 Result<std::string> find_place_library();
 
-// A worker's slot table: `slots` pids (0: free) in a memory file of this
+// One process of a worker's tree as the placement library recorded it.
+struct PlacedProcess {
+  int pid = 0;
+  std::string comm;       // its name when it asked for threads ("" if it never did)
+  int slice = -1;         // the --children slice it ran in; -1: the worker's CPUs
+  CpuSet cpus;            // where it was placed
+  int asked = 0;          // the threads it asked for; 0: no request seen
+  int got = 0;            // what it got
+  std::string call;       // the call that asked ("omp_set_num_threads", "parallel region", …)
+  bool main = false;      // the worker's own process
+  bool holder = false;    // it held its slice (a working child)
+  bool own_affinity = false;  // it set its own affinity: left alone, pools uncapped
+  bool helper = false;    // a shell, wrapper or Python helper
+};
+
+// A worker's tree table (procmgr/place_table.h) in a memory file of this
 // process (a memfd, close-on-exec, gone when mptrain is), which the
 // worker's processes open by path and map shared.
-class SlotTable {
+class PlaceTable {
  public:
-  // A table of `slots` free slots; an Error with errno otherwise.
-  static Result<SlotTable> create(int slots);
+  // A table with `slices` free slices (0 without --children); an Error with errno otherwise.
+  static Result<PlaceTable> create(int slices);
   // The path the worker's processes open it by: /proc/PID/fd/FD of this process.
   const std::string& path() const { return path_; }
+  // The processes recorded so far, in the order of their entries; an Error when it cannot be read.
+  Result<std::vector<PlacedProcess>> read() const;
 
  private:
   UniqueFd fd_;

@@ -1,13 +1,19 @@
 // The Linux side of tree placement: finding the library beside the running
-// binary, and the slot tables as memfds.
+// binary, and the tree tables as memfds.
 #include <sys/mman.h>
+#include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <filesystem>
 #include <string>
 #include <system_error>
 
+#include "procmgr/place_table.h"
 #include "procmgr/tree_placement.hpp"
 
 namespace mptrain::procmgr {
@@ -31,15 +37,73 @@ Result<std::string> find_place_library() {
                "; reinstall mptrain (cmake --install), or run it from its build directory"};
 }
 
-Result<SlotTable> SlotTable::create(int slots) {
-  SlotTable table;
-  table.fd_.reset(::memfd_create("mptrain-slots", MFD_CLOEXEC));
-  if (!table.fd_.valid()) return errno_error("cannot create the slot table", "memfd_create");
-  if (::ftruncate(table.fd_.get(), static_cast<off_t>(slots) * static_cast<off_t>(sizeof(int))) != 0) {
-    return errno_error("cannot size the slot table", "memfd");
+Result<PlaceTable> PlaceTable::create(int slices) {
+  PlaceTable table;
+  table.fd_.reset(::memfd_create("mptrain-tree", MFD_CLOEXEC));
+  if (!table.fd_.valid()) return errno_error("cannot create the tree table", "memfd_create");
+  if (::ftruncate(table.fd_.get(), static_cast<off_t>(sizeof(place_table))) != 0) {
+    return errno_error("cannot size the tree table", "memfd");
+  }
+  // Only the header's first fields are written: the rest of the memfd reads as zeros.
+  struct {
+    std::uint32_t magic;
+    std::int32_t slices;
+  } const header{PLACE_TABLE_MAGIC, slices};
+  static_assert(offsetof(place_table, slices) == sizeof(std::uint32_t));
+  if (::pwrite(table.fd_.get(), &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) {
+    return errno_error("cannot write the tree table", "memfd");
   }
   table.path_ = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(table.fd_.get());
   return table;
+}
+
+namespace {
+
+// The CPUs of a recorded mask.
+CpuSet mask_cpus(const std::uint64_t (&mask)[PLACE_MASK_WORDS]) {
+  std::vector<int> cpus;
+  for (int word = 0; word < PLACE_MASK_WORDS; ++word) {
+    for (int bit = 0; bit < 64; ++bit) {
+      if ((mask[word] >> bit) & 1U) cpus.push_back(word * 64 + bit);
+    }
+  }
+  return CpuSet(std::move(cpus));
+}
+
+// A fixed text field up to its first NUL.
+template <std::size_t N>
+std::string field_text(const char (&field)[N]) {
+  return std::string(field, ::strnlen(field, N));
+}
+
+}  // namespace
+
+Result<std::vector<PlacedProcess>> PlaceTable::read() const {
+  auto whole = std::make_unique<place_table>();
+  const auto size = static_cast<ssize_t>(sizeof(place_table));
+  if (::pread(fd_.get(), whole.get(), sizeof(place_table), 0) != size) {
+    return errno_error("cannot read the tree table", "memfd");
+  }
+  std::vector<PlacedProcess> processes;
+  const int used = std::clamp(whole->used, 0, PLACE_MAX_PROCESSES);
+  for (int i = 0; i < used; ++i) {
+    const auto& entry = whole->process[i];
+    if (entry.pid <= 0) continue;
+    PlacedProcess process;
+    process.pid = entry.pid;
+    process.comm = field_text(entry.comm);
+    process.slice = entry.slice;
+    process.cpus = mask_cpus(entry.mask);
+    process.asked = entry.asked;
+    process.got = entry.got;
+    process.call = field_text(entry.call);
+    process.main = (entry.flags & PLACE_MAIN) != 0;
+    process.holder = (entry.flags & PLACE_HOLDER) != 0;
+    process.own_affinity = (entry.flags & PLACE_OWN_AFFINITY) != 0;
+    process.helper = (entry.flags & PLACE_HELPER) != 0;
+    processes.push_back(std::move(process));
+  }
+  return processes;
 }
 
 }  // namespace mptrain::procmgr

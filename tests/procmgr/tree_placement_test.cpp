@@ -40,9 +40,39 @@ TEST_CASE("no slices without children or without CPUs", "[procmgr]") {
   CHECK(child_slices(CpuSet(), 4, 2).empty());
 }
 
-TEST_CASE("the library's variables: the worker's CPUs, and with slices their list, threads and table", "[procmgr]") {
-  CHECK(tree_placement_environment(cpus("0-3"), {}, 4, "") == std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3"});
-  CHECK(tree_placement_environment(cpus("0-3"), child_slices(cpus("0-3"), 4, 2), 2, "/proc/1/fd/3") ==
-        std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3", "MPTRAIN_PLACE_SLICES=0-1;2-3", "MPTRAIN_PLACE_THREADS=2",
-                                 "MPTRAIN_PLACE_TABLE=/proc/1/fd/3"});
+TEST_CASE("the library's variables: the worker's CPUs, pool, table and launcher, and with slices their list and threads",
+          "[procmgr]") {
+  TreePlacement plain;
+  plain.cpus = cpus("0-3");
+  plain.threads = 4;
+  plain.table = "/proc/1/fd/3";
+  plain.launcher = 1;
+  CHECK(tree_placement_environment(plain) ==
+        std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3", "MPTRAIN_PLACE_POOL=4", "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
+                                 "MPTRAIN_PLACE_LAUNCHER=1"});
+  TreePlacement sliced = plain;
+  sliced.slices = child_slices(cpus("0-3"), 4, 2);
+  sliced.threads_per_child = 2;
+  sliced.program_threads = ProgramThreads::keep;
+  CHECK(tree_placement_environment(sliced) ==
+        std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3", "MPTRAIN_PLACE_POOL=4", "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
+                                 "MPTRAIN_PLACE_LAUNCHER=1", "MPTRAIN_PLACE_KEEP=1", "MPTRAIN_PLACE_SLICES=0-1;2-3",
+                                 "MPTRAIN_PLACE_THREADS=2"});
+}
+
+TEST_CASE("pools may exceed their CPUs only when the program keeps its counts or the plan oversubscribes",
+          "[procmgr]") {
+  CHECK_FALSE(pools_may_exceed_cpus(ProgramThreads::cap, false, 4, 2));
+  CHECK(pools_may_exceed_cpus(ProgramThreads::keep, false, 4, 2));
+  CHECK(pools_may_exceed_cpus(ProgramThreads::cap, true, 4, 0));
+  CHECK(pools_may_exceed_cpus(ProgramThreads::cap, false, 1, 2));
+}
+
+TEST_CASE("a new tree table reads back empty; its path opens it", "[procmgr]") {
+  auto table = PlaceTable::create(2);
+  REQUIRE(table.ok());
+  CHECK(table->path().starts_with("/proc/"));
+  auto processes = table->read();
+  REQUIRE(processes.ok());
+  CHECK(processes->empty());
 }

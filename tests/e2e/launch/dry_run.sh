@@ -6,9 +6,10 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-# What a worker reports: every variable but the shell's own and the pid the
-# placement library notes in the worker (MPTRAIN_PLACE_MAIN), its CPUs, its memory policy.
-probe='env | grep -Ev "^(_|SHLVL|OLDPWD|MPTRAIN_PLACE_MAIN)=" | sort
+# What a worker reports: every variable but the shell's own and the two
+# that name the launching mptrain (its pid, and its tree table's path under
+# /proc/PID/fd), which a dry run leaves out, its CPUs, its memory policy.
+probe='env | grep -Ev "^(_|SHLVL|OLDPWD|MPTRAIN_PLACE_LAUNCHER|MPTRAIN_PLACE_TABLE)=" | sort
 sed -n "s/^Cpus_allowed_list:[[:space:]]*/ALLOWED=/p" /proc/self/status
 awk "NR == 1 { print \"POLICY=\" \$2 }" /proc/self/numa_maps'
 
