@@ -558,7 +558,65 @@ void announce_restart(const procmgr::GroupResult& failed, int restart, int max_r
   print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
 }
 
-void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result, const RunMonitor& monitor) {
+// What the placement library recorded of each worker's tree: per rank, the processes.
+using TreeRecords = std::vector<std::vector<procmgr::PlacedProcess>>;
+
+TreeRecords read_tree_records(const std::vector<procmgr::PlaceTable>& tables) {
+  TreeRecords records;
+  for (const auto& table : tables) {
+    auto processes = table.read();
+    records.push_back(processes.ok() ? std::move(*processes) : std::vector<procmgr::PlacedProcess>{});
+  }
+  return records;
+}
+
+// Whether `process` belongs in the report of the cure: it asked for threads, or mptrain left it alone.
+bool reported(const procmgr::PlacedProcess& process) { return process.asked > 0 || process.own_affinity; }
+
+// The cure per process: "rank 0 pid 12 (python3, slice 1: CPUs 1): asked 2 threads
+// (omp_set_num_threads), got 1".
+std::string pools_text(const TreeRecords& records) {
+  std::string text;
+  for (std::size_t rank = 0; rank < records.size(); ++rank) {
+    for (const auto& process : records[rank]) {
+      if (!reported(process)) continue;
+      const std::string where = process.slice >= 0 ? fmt::format("slice {}: CPUs {}", process.slice,
+                                                                 process.cpus.to_string())
+                                                   : fmt::format("CPUs {}", process.cpus.to_string());
+      const std::string name = process.comm.empty() ? std::string("?") : printable(process.comm);
+      if (process.own_affinity) {
+        text += fmt::format("  rank {} pid {} ({}): set its own CPU affinity; left alone, its pools uncapped\n", rank,
+                            process.pid, name);
+        continue;
+      }
+      text += fmt::format("  rank {} pid {} ({}, {}): asked for {} ({}), got {}\n", rank, process.pid, name, where,
+                          counted(process.asked, "thread"), process.call, process.got);
+    }
+  }
+  return text.empty() ? text : "mptrain: the thread pools the programs sized themselves:\n" + text;
+}
+
+nlohmann::json pools_json(const TreeRecords& records) {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t rank = 0; rank < records.size(); ++rank) {
+    for (const auto& process : records[rank]) {
+      if (!reported(process)) continue;
+      list.push_back({{"rank", rank},
+                      {"pid", process.pid},
+                      {"comm", process.comm},
+                      {"slice", process.slice >= 0 ? nlohmann::json(process.slice) : nlohmann::json(nullptr)},
+                      {"cpus", process.cpus.to_string()},
+                      {"asked", process.asked},
+                      {"got", process.got},
+                      {"call", process.call},
+                      {"own_affinity", process.own_affinity}});
+    }
+  }
+  return list;
+}
+
+void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result, const RunMonitor& monitor,
+                   const TreeRecords& records) {
   std::string text = fmt::format("mptrain: {}, bind {}{}\n", workers_by_threads(plan), affinity::to_string(plan.bind),
                                  result.restarts > 0 ? ", " + counted(result.restarts, "restart") : "");
   text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
@@ -570,6 +628,7 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
   if (const auto spread = monitor.spread_threads(); spread && *spread > 0) {
     text += fmt::format("mptrain: gave {} that no runtime placed a PU of its own\n", counted(*spread, "busy thread"));
   }
+  text += pools_text(records);
   text += monitor.text();
   print_note(text);
 }
@@ -595,7 +654,7 @@ nlohmann::json output_losses_json(const std::vector<procmgr::OutputLoss>& losses
 
 nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
                             const std::vector<std::string>& command, const RunMonitor& monitor,
-                            const std::optional<ChildrenAdvice>& advice) {
+                            const std::optional<ChildrenAdvice>& advice, const TreeRecords& records) {
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& worker : result.workers) {
     workers.push_back({{"rank", worker.rank},
@@ -624,6 +683,7 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
           {"children_advice", advice ? nlohmann::json{{"children", advice->children}, {"command", advice->command}}
                                      : nlohmann::json(nullptr)},
           {"spread_threads", monitor.spread_threads() ? nlohmann::json(*monitor.spread_threads()) : nullptr},
+          {"pools", pools_json(records)},
           {"monitor", monitor.report()}};
 }
 
@@ -678,7 +738,9 @@ int run_launcher(const RunOptions& options) {
   //    monitor watches the workers' trees and says when its verdict changes.
   const bool spread = launch.spread_threads == "on" && plan.bind != affinity::Bind::none &&
                       settings.omp_bind == procmgr::OmpBind::close;
-  RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off);
+  const monitor::Launch running{true, plan.num_processes, settings.children,
+                                settings.program_threads == procmgr::ProgramThreads::keep};
+  RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off, running);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const auto change = monitor.verdict_change();
@@ -698,10 +760,11 @@ int run_launcher(const RunOptions& options) {
   //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
   for (const auto& warning : result.warnings) print_warning(warning);
   const auto advice = children_advice(plan, result, monitor.diagnosis(), settings.children);
+  const auto records = read_tree_records(tables);
   std::vector<TorchrunFailure> torchrun_failed;
   if (options.torchrun) torchrun_failed = torchrun_failures(result, *options.torchrun, node.rank);
   if (options.json) {
-    auto summary = summary_json(plan, result, options.command, monitor, advice);
+    auto summary = summary_json(plan, result, options.command, monitor, advice, records);
     if (options.torchrun) {
       summary["run_id"] = options.torchrun->run_id;
       summary["log_dir"] = options.torchrun->remove_run_dir ? nlohmann::json(nullptr)
@@ -710,7 +773,7 @@ int run_launcher(const RunOptions& options) {
     }
     print_json(summary);
   } else {
-    print_summary(plan, result, monitor);
+    print_summary(plan, result, monitor, records);
   }
   if (advice) {
     print_note(

@@ -14,11 +14,12 @@ namespace {
 // default: short runs still get a verdict, at a negligible cost.
 constexpr std::chrono::milliseconds run_interval{250};
 
-monitor::MonitorOptions options_for(const affinity::Plan& plan) {
+monitor::MonitorOptions options_for(const affinity::Plan& plan, const monitor::Launch& launch) {
   monitor::MonitorOptions options;
   options.scope = monitor::Scope::trees;
   options.interval = run_interval;
-  options.capacity = {plan.usable_cpus, plan.usable_cpu_list};
+  options.capacity = {plan.usable_cpus, plan.usable_cpu_list, launch};
+  options.capacity.launch.inside_mptrain = true;
   return options;
 }
 
@@ -35,9 +36,9 @@ const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
 
 }  // namespace
 
-RunMonitor::RunMonitor(const affinity::Plan& plan, SpreadThreads spread)
+RunMonitor::RunMonitor(const affinity::Plan& plan, SpreadThreads spread, const monitor::Launch& launch)
     : spreader_(spread == SpreadThreads::on ? std::make_optional<monitor::ThreadSpreader>() : std::nullopt),
-      live_(options_for(plan)) {
+      live_(options_for(plan, launch)) {
   if (spreader_) live_.on_interval([this](const monitor::IntervalEnd& end) { this->spread(end.evidence); });
 }
 

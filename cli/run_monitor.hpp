@@ -30,7 +30,9 @@ struct VerdictChange {
 
 class RunMonitor {
  public:
-  explicit RunMonitor(const affinity::Plan& plan, SpreadThreads spread = SpreadThreads::off);
+  // `launch`: the run's own -n, --children and --keep-program-threads, which its fixes never propose again.
+  explicit RunMonitor(const affinity::Plan& plan, SpreadThreads spread = SpreadThreads::off,
+                      const monitor::Launch& launch = {});
   RunMonitor(const RunMonitor&) = delete;
   RunMonitor& operator=(const RunMonitor&) = delete;
 

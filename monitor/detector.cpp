@@ -111,6 +111,7 @@ struct Context {
   std::map<pid_t, int> busy_pools;  // the same for the busy processes only (busy_process_demand)
   int busy_pool_total = 0;
   CpuSet usable;  // the usable CPUs (those seen when unknown)
+  Launch launch;  // the run this diagnosis is inside, if any
 
   double demand_ratio() const { return working / n; }
   double queued_share() const { return queued / n; }
@@ -199,6 +200,7 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
   Context c{e, t, 1, 0, 0, 0, 0, {}, std::nullopt, {}, {}, 0, {}};
   c.n = std::max(1, capacity.usable_cpus);
+  c.launch = capacity.launch;
   c.duration = e.duration_s;
   c.runnable = ratio(e.on_cpu_s + e.wait_s, e.duration_s);
   c.queued = ratio(e.queued_s, e.duration_s);
@@ -258,7 +260,7 @@ std::optional<Finding> check_demand(const Context& c) {
       "{:.2f} of them queued behind others",
       c.working, c.n, r, c.queued);
   f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.working), c.n,
-                      sizing_fix(pool_processes(c), c.n, c.evidence.processes));
+                      sizing_fix(pool_processes(c), c.n, c.evidence.processes, c.busy_pools, c.launch));
   f.numbers = {{"working_threads_avg", c.working},
                {"usable_cpus", c.n},
                {"demand_ratio", r},
@@ -298,7 +300,7 @@ std::optional<Finding> check_thread_pool(const Context& c) {
   f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average{}",
                           counted(m, "process"), each, c.busy_pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
                           runtimes_note(processes));
-  f.fix = sizing_fix(processes, c.n, c.evidence.processes);
+  f.fix = sizing_fix(processes, c.n, c.evidence.processes, c.busy_pools, c.launch);
   f.numbers = {{"processes", m},     {"threads_per_process_max", most}, {"pool_threads", c.busy_pool_total},
                {"usable_cpus", c.n}, {"threads_per_process_fit", per},  {"queued_threads_avg", c.queued}};
   return f;

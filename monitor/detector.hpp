@@ -194,9 +194,19 @@ std::span<const ThresholdRow> threshold_table();
 enum class Subject { job, machine };
 
 // What the job may use: N and which CPUs.
+// The launch a diagnosis is made inside (the monitor of `mptrain run`), so
+// that its fixes move forward and never name the command already running.
+struct Launch {
+  bool inside_mptrain = false;        // watched by `mptrain run`'s own monitor
+  int workers = 0;                    // its -n M
+  int children = 0;                   // its --children K (0: none)
+  bool keep_program_threads = false;  // its --keep-program-threads
+};
+
 struct Capacity {
   int usable_cpus = 1;     // N
   CpuSet usable_cpu_list;  // may be empty when unknown
+  Launch launch;           // the run this diagnosis is inside, if any
 };
 
 // What a finding is about.

@@ -110,10 +110,67 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes) 
   return fmt::format(" — the threads come from {}", fmt::join(parts, ", "));
 }
 
+namespace {
+
+// Each runtime's own call that sizes its pool, as a program writes it.
+std::string_view sizing_call(RuntimeKind kind) {
+  switch (kind) {
+    case RuntimeKind::pytorch: return "torch.set_num_threads";
+    case RuntimeKind::gnu_openmp:
+    case RuntimeKind::llvm_openmp:
+    case RuntimeKind::intel_openmp:
+    case RuntimeKind::openblas_openmp: return "omp_set_num_threads";
+    case RuntimeKind::openblas_pthreads: return "openblas_set_num_threads";
+    case RuntimeKind::mkl: return "mkl_set_num_threads";
+    case RuntimeKind::blis: return "bli_thread_set_num_threads";
+    case RuntimeKind::onetbb: return "";
+  }
+  return "";
+}
+
+// The fix for pools a program sized itself with `call` (a pool of `pool` threads, `limit` set by the
+// variables), for `per` threads each.
+std::string own_sizing_fix(const std::string& call, int pool, const std::string& limit, int per,
+                           const Launch& launch) {
+  std::string what = fmt::format("the program sizes its pool itself: {} threads where {}; change its {}(…) to {}({})",
+                                 pool, limit, call, call, std::max(1, per));
+  if (!launch.inside_mptrain) {
+    return what + ", or start it with `mptrain run`, which caps such calls to each process's CPUs";
+  }
+  if (launch.keep_program_threads) return what + ", or run without --keep-program-threads, which caps such calls";
+  return what + " (mptrain caps such calls where it can reach them; this one it could not: a static binary, or a "
+                "runtime it does not wrap)";
+}
+
+}  // namespace
+
+std::string program_sizing_call(const ProcessEvidence& process, int pool) {
+  for (const auto& runtime : process.runtimes) {
+    const auto call = sizing_call(runtime.kind);
+    if (call.empty()) continue;
+    const auto name = variable(runtime.kind);
+    const auto value = name.empty() ? std::nullopt : env_count(process.env, name);
+    // torch reads OMP_NUM_THREADS too; a pool above the variable's count came from a call.
+    const auto limit = value ? value : env_count(process.env, "OMP_NUM_THREADS");
+    if (limit && *limit < pool) return std::string(call);
+  }
+  return "";
+}
+
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
-                       const std::map<pid_t, ProcessEvidence>& all) {
+                       const std::map<pid_t, ProcessEvidence>& all, const std::map<pid_t, int>& pools,
+                       const Launch& launch) {
   const int m = std::max<int>(1, static_cast<int>(processes.size()));
   const int per = n / m;
+  for (const auto* process : processes) {
+    const auto pool = pools.find(process->pid);
+    if (pool == pools.end()) continue;
+    const auto call = program_sizing_call(*process, pool->second);
+    if (call.empty()) continue;
+    const auto limit = env_count(process->env, "OMP_NUM_THREADS");
+    const std::string said = limit ? fmt::format("OMP_NUM_THREADS={}", *limit) : std::string("its variables say less");
+    return own_sizing_fix(call, pool->second, said, per, launch);
+  }
   const std::string shared = command_of(processes, all);
   const std::string command = shared.empty() ? "CMD" : printable(shared);
   const auto runtimes = runtimes_of(processes);
@@ -134,7 +191,12 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
                                 ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per)
                                 : "";
   if (m == 1) return fmt::format("run it with {}: `{} {}`{}", counted(per, "thread"), env, command, torch);
-  if (const auto* program = starting_program(processes, all)) {
+  const auto* program = starting_program(processes, all);
+  if (launch.inside_mptrain && (program != nullptr ? launch.children == m : launch.workers == m)) {
+    // The run already is the launch mptrain would advise: only the knobs are left to name.
+    return fmt::format("run each with {}: `{}` in its environment{}", counted(per, "thread"), env, torch);
+  }
+  if (program != nullptr) {
     // One program started them: it is one worker of mptrain's with m children, not m copies.
     return fmt::format(
         "run it with {}: `{} {}`{}, or start it with `mptrain run -n 1 --children {} -- {}`, which gives each of "

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "monitor/detector.hpp"
 #include "monitor/evidence.hpp"
 
 namespace mptrain::monitor {
@@ -21,8 +22,17 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 // is the one they share, else CMD; processes that one watched program started itself (their common
 // parent among `all`: multiprocessing, a forking OpenMP program) get that program's command and
 // `mptrain run -n 1 --children M -- …` instead.
+// A pool larger than its runtime's thread-count variable (`pools`: pool threads per pid) was sized by the
+// program itself: then the fix names that call and the line to change, and what mptrain does about it.
+// Inside `launch` (mptrain run's monitor) the fix never names the command already running.
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
-                       const std::map<pid_t, ProcessEvidence>& all);
+                       const std::map<pid_t, ProcessEvidence>& all, const std::map<pid_t, int>& pools = {},
+                       const struct Launch& launch = {});
+
+// The call a program sizes a pool of `process` with ("torch.set_num_threads", "omp_set_num_threads",
+// "openblas_set_num_threads", …) when its pool of `pool` threads is larger than its runtime's
+// thread-count variable says; "" when the variables account for it.
+std::string program_sizing_call(const ProcessEvidence& process, int pool);
 
 // How to give the pools of `processes` `threads` threads each, through the
 // knob of every runtime they map, each once: "set OPENBLAS_NUM_THREADS=1",
