@@ -96,12 +96,12 @@ monitor::Capacity usable_capacity(const FsRoot& root, int override_count) {
   monitor::Capacity capacity;
   int online = static_cast<int>(std::thread::hardware_concurrency());
   if (usable.ok()) {
-    capacity = {usable->count, usable->cpus};
+    capacity = {usable->count, usable->cpus, {}};
     online = usable->online.size();
   } else {
     print_warning(fmt::format("{}; using this process's affinity mask for N", usable.error().message));
     const CpuSet mask = affinity::current_affinity(0).value_or(CpuSet({0}));
-    capacity = {mask.size(), mask};
+    capacity = {mask.size(), mask, {}};
   }
   if (override_count > online && online > 0) {
     usage_failure("--usable-cpus {}: this machine has only {} online; give at most {}", override_count,

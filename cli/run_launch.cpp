@@ -747,7 +747,7 @@ int run_launcher(const RunOptions& options) {
     if (change.message.empty()) return;
     // Good news is no warning: scripts that look for warnings must not trip on it.
     if (change.recovered) {
-      print_note("mptrain: " + change.message);
+      print_note("mptrain: " + change.message + "\n");
     } else {
       print_warning(change.message);
     }

@@ -198,7 +198,7 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
 }
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
-  Context c{e, t, 1, 0, 0, 0, 0, {}, std::nullopt, {}, {}, 0, {}};
+  Context c{e, t, 1, 0, 0, 0, 0, {}, std::nullopt, {}, {}, 0, {}, {}};
   c.n = std::max(1, capacity.usable_cpus);
   c.launch = capacity.launch;
   c.duration = e.duration_s;
@@ -704,7 +704,7 @@ namespace {
 // The window's figures (no findings): what the report shows whatever the verdict.
 void measure(Diagnosis& d, const Context& c) {
   const Evidence& e = c.evidence;
-  d.capacity = Capacity{c.n, c.usable};
+  d.capacity = Capacity{c.n, c.usable, c.launch};
   d.duration_s = c.duration;
   d.intervals = e.intervals;
   d.evidence = judge_evidence(e, c.t);

@@ -467,7 +467,7 @@ TEST_CASE("a thread born during an interval counts from birth but an old one dis
 }
 
 TEST_CASE("fewer than two snapshots give an empty, healthy diagnosis with no evidence", "[monitor]") {
-  const auto d = diagnose(accumulate({}, queue_rule({})), Capacity{2, CpuSet::range(0, 1)});
+  const auto d = diagnose(accumulate({}, queue_rule({})), Capacity{2, CpuSet::range(0, 1), {}});
   CHECK(d.verdict == Verdict::healthy);
   CHECK_FALSE(d.evidence.sufficient);
   CHECK(d.run_delay_ratio == 0);

@@ -176,7 +176,7 @@ TEST_CASE("the estimate's spread over intervals and its margin say how close a v
   const Machine calm = two_thread_processes(2, 0.5, 0.0, 100, 1, 0, {gomp});
   Evidence e = accumulate(series(busy), queue_rule({}));
   merge(e, accumulate(series(calm), queue_rule({})));
-  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1)});
+  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1), {}});
   REQUIRE(d.loss.has_value());
   CHECK(d.loss->low == Approx(0).margin(0.01));
   CHECK(d.loss->high == Approx(0.72).epsilon(0.02));
@@ -198,7 +198,7 @@ TEST_CASE("the spread takes in the window's own figure when a few busy intervals
   busy.intervals = 1;
   Evidence e = accumulate(series(calm), queue_rule({}));
   merge(e, accumulate(series(busy), queue_rule({})));
-  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1)});
+  const auto d = diagnose(e, Capacity{2, CpuSet::range(0, 1), {}});
   REQUIRE(d.loss.has_value());
   CHECK(d.loss->decides > 0.01);
   CHECK(d.loss->low == Approx(0).margin(0.01));

@@ -1,0 +1,105 @@
+# A pool never holds more threads than its CPUs under placement: programs
+# that size their own pools to every CPU (omp_set_num_threads in forked
+# children, with GNU and LLVM OpenMP; torch.set_num_threads in
+# torch.multiprocessing workers; openblas_set_num_threads through
+# OpenBLAS's handle, as threadpoolctl calls it) get their process's CPUs,
+# under --children K and under a plain run; the run says so once, reports
+# each pool's request, is healthy, and never advises the command already
+# running. --keep-program-threads keeps the program's count, with the
+# OpenMP runtimes waiting passively (a user's own policy wins, warned).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_cpus 2
+programs="$(dirname "$0")/programs"
+gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_gnu" || fail "cannot build the program with gcc -fopenmp"
+clang -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_llvm" || fail "cannot build the program with clang -fopenmp"
+threads=$("$MPTRAIN" plan -n 1 --json | jq -r '.threads_per_process')
+per_child=$((threads / 2))
+
+# expect_teams MOST COUNT: COUNT "worker" lines (on stderr with --json), each with a team of at most MOST.
+expect_teams() {
+  local lines
+  lines=$(cat "$WORK/out" "$WORK/err" | grep -c '^\[[0-9]*\] worker [0-9]* team ')
+  [[ $lines == "$2" ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "$lines workers reported, not $2"; }
+  cat "$WORK/out" "$WORK/err" | awk -v most="$1" '/^\[[0-9]+\] worker [0-9]+ team / && $5 > most { bad = 1 } END { exit bad }' ||
+    { cat "$WORK/err" >&2; fail "a team is larger than $1"; }
+}
+# expect_healthy_forward COMMAND-WORDS: healthy, a note of the cap (once per worker's tree), and no
+# advice to run what ran.
+expect_healthy_forward() {
+  expect_json '.monitor.verdict == "healthy"'
+  expect_json '[.pools[] | select(.asked > .got)] | length >= 1'
+  expect_stderr "^(\[0\] )?mptrain: note: process [0-9]+ \(.*\) asked for [0-9]+ threads \(.*\) in .*: capped to [0-9]+"
+  [[ -z $(grep 'capped to' "$WORK/err" | cut -d' ' -f1 | sort | uniq -d) ]] ||
+    { cat "$WORK/err" >&2; fail "the cap was noted more than once in a worker's tree"; }
+  ! grep -Fq -- "$1" "$WORK/err" || { cat "$WORK/err" >&2; fail "the advice names the running command ($1)"; }
+  expect_json '.children_advice == null'
+}
+
+for build in gnu llvm; do
+  # --children 2: each child's team fits its slice of floor(T/2) CPUs.
+  run_mptrain run -n 1 --children 2 --json -- "$WORK/omp_$build" 2 1
+  expect_code 0
+  expect_teams "$per_child" 2
+  expect_healthy_forward "--children 2 -- $WORK/omp_$build"
+  expect_json "[.pools[] | select(.call == \"omp_set_num_threads\" and .got <= $per_child and .slice != null)] | length == 2"
+  # One process on one CPU (-n N): its own call gets that CPU.
+  run_mptrain run -n "$threads" --json -- "$WORK/omp_$build" 0 0.5
+  expect_code 0
+  expect_teams 1 "$threads"
+  expect_healthy_forward "-- $WORK/omp_$build"
+done
+
+# A plain run of the forking program (GNU OpenMP): the two busy children share the worker's CPUs.
+run_mptrain run -n 1 --json -- "$WORK/omp_gnu" 2 1.5
+expect_code 0
+expect_teams "$per_child" 2
+expect_healthy_forward "-n 1 -- $WORK/omp_gnu"
+
+# A num_threads clause asking for every CPU is capped too.
+OMP_SELF_SIZED_CLAUSE=1 run_mptrain run -n 1 --children 2 --json -- "$WORK/omp_gnu" 2 1
+expect_code 0
+expect_teams "$per_child" 2
+expect_json '[.pools[] | select(.call == "parallel region")] | length == 2'
+
+# --keep-program-threads: the program's count stands, and the runtimes wait passively.
+run_mptrain run -n 1 --children 2 --keep-program-threads --json -- sh -c 'echo "policy $OMP_WAIT_POLICY $KMP_BLOCKTIME"; exec "$0" 2 0.5' "$WORK/omp_gnu"
+expect_code 0
+grep -q "^\[0\] policy passive 0$" "$WORK/err" || { cat "$WORK/out" >&2; fail "--keep-program-threads: the wait is not passive"; }
+grep -Eq "^\[0\] worker [0-9] team $(getconf _NPROCESSORS_ONLN) " "$WORK/err" ||
+  { cat "$WORK/err" >&2; fail "--keep-program-threads capped the team"; }
+expect_json '.pools == []'
+! grep -q 'capped to' "$WORK/err" || fail "--keep-program-threads still caps"
+OMP_WAIT_POLICY=active run_mptrain run -n 1 --children 2 --keep-program-threads -- sh -c 'echo "policy $OMP_WAIT_POLICY"'
+expect_code 0
+grep -q "^\[0\] policy active$" "$WORK/out" || fail "the user's OMP_WAIT_POLICY did not win"
+expect_stderr "warning: OMP_WAIT_POLICY=active is set, so mptrain leaves the OpenMP runtimes' waiting to it"
+# Without --keep-program-threads and within the plan, nothing about waiting is set.
+run_mptrain run -n 1 --children 2 -- sh -c 'echo "policy ${OMP_WAIT_POLICY-unset}"'
+grep -q "^\[0\] policy unset$" "$WORK/out" || fail "a run that caps pools set a wait policy"
+
+# numpy on Debian's pthreads OpenBLAS, sized through the library's handle (threadpoolctl's way).
+python=/usr/bin/python3
+blas=/usr/lib/x86_64-linux-gnu/openblas-pthread
+if "$python" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
+  LD_LIBRARY_PATH=$blas run_mptrain run -n "$threads" --json -- "$python" "$programs/blas_self_sized.py" 0.5
+  expect_code 0
+  [[ $(grep -c "^\[[0-9]*\] blas threads 1 " "$WORK/err") == "$threads" ]] ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "OpenBLAS's own call was not capped to each worker's CPU"; }
+  expect_healthy_forward "-- $python"
+  expect_json '[.pools[] | select(.call == "openblas_set_num_threads")] | length == '"$threads"
+else
+  echo "note: numpy or Debian's openblas-pthread missing (scripts/setup.sh installs both): OpenBLAS case not run" >&2
+fi
+
+# torch.multiprocessing workers calling torch.set_num_threads(os.cpu_count()).
+if "$python" -c 'import torch' 2>/dev/null; then
+  run_mptrain run -n 1 --children 2 --json -- "$python" "$programs/torch_self_sized.py" 2 1
+  expect_code 0
+  [[ $(grep -c "^\[0\] worker [0-9]* torch $per_child " "$WORK/err") == 2 ]] ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "the torch workers' own set_num_threads was not capped to $per_child"; }
+  expect_healthy_forward "--children 2 -- $python"
+else
+  echo "note: no PyTorch for $python (scripts/setup.sh --test installs it): torch case not run" >&2
+fi
+exit 0

@@ -1,0 +1,44 @@
+"""torch_self_sized.py K SECONDS: K torch.multiprocessing workers in the
+style of pytorch/examples' mnist_hogwild, each sizing its own pool with
+torch.set_num_threads(os.cpu_count()) and doing intra-op-parallel work for
+SECONDS; each prints "worker PID torch THREADS steps S allowed LIST" (its
+torch thread count, matrix products per second, Cpus_allowed_list). Run by
+tests/e2e/launch/program_threads.sh and bench/program_threads.sh."""
+import os
+import sys
+import time
+
+import torch
+import torch.multiprocessing as mp
+
+
+def allowed():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split()[1]
+    return "?"
+
+
+def work(queue, seconds):
+    torch.set_num_threads(os.cpu_count())
+    a = torch.ones(192, 192)
+    steps = 0
+    end = time.time() + seconds
+    while time.time() < end:
+        a = a @ a / 192.0
+        steps += 1
+    queue.put(f"worker {os.getpid()} torch {torch.get_num_threads()} steps {steps / seconds:.0f} allowed {allowed()}")
+
+
+if __name__ == "__main__":
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
+    queue = mp.Queue()
+    workers = [mp.Process(target=work, args=(queue, seconds)) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    for _ in workers:
+        print(queue.get(), flush=True)
+    for worker in workers:
+        worker.join()
