@@ -157,7 +157,7 @@ TEST_CASE("other load on the CPUs the job leaves suppresses idle_capacity", "[mo
 TEST_CASE("a job that ran wide in one interval is not called narrow for the whole window", "[monitor]") {
   const Machine m = openmp_job(1, 2, 16);
   Evidence e = accumulate(series(m), queue_rule({}));
-  const Capacity sixteen{16, CpuSet::range(0, 15)};
+  const Capacity sixteen{16, CpuSet::range(0, 15), {}};
   CHECK(find(diagnose(e, sixteen), FindingKind::idle_capacity));
   e.peak_working = 14;  // one interval wanted 14 of the 16 CPUs
   CHECK_FALSE(find(diagnose(e, sixteen), FindingKind::idle_capacity));
@@ -166,7 +166,7 @@ TEST_CASE("a job that ran wide in one interval is not called narrow for the whol
 TEST_CASE("the whole machine is no job: no idle_capacity without --pid or a command", "[monitor]") {
   const Machine m = openmp_job(1, 1, 16);
   const Evidence e = accumulate(series(m), queue_rule({}));
-  const Capacity sixteen{16, CpuSet::range(0, 15)};
+  const Capacity sixteen{16, CpuSet::range(0, 15), {}};
   CHECK(find(diagnose(e, sixteen, {}, Subject::job), FindingKind::idle_capacity));
   CHECK_FALSE(find(diagnose(e, sixteen, {}, Subject::machine), FindingKind::idle_capacity));
 }

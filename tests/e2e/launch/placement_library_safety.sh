@@ -1,0 +1,54 @@
+# The placement library stays safe to load into any program: between fork
+# and the program's own code it does only async-signal-safe work (a program
+# whose other thread is in setenv when it forks does not deadlock its
+# children; strace -f, which keeps its environ across fork, still execs);
+# a wrapper (timeout, a shell script) holds no slice, so the program it
+# runs spreads its workers over the slices; a pin the program brings
+# across exec (taskset, numactl) is kept, with a warning.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_cpus 2
+programs="$(dirname "$0")/programs"
+cc -O1 -pthread "$programs/fork_setenv.c" -o "$WORK/fork_setenv" || fail "cannot build fork_setenv"
+gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_gnu" || fail "cannot build omp_self_sized"
+last=$("$MPTRAIN" plan -n 1 --json | jq -r "$cpus"' .workers[0].cpus | cpus | last')
+
+# Forks under a concurrent setenv loop: every child ends (a deadlock would hit the timeout).
+run_mptrain run -n 1 --children 2 -- timeout 60 "$WORK/fork_setenv" 300
+expect_code 0
+grep -q '^\[0\] forked 300$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "forks under a setenv loop did not all end"; }
+
+# strace -f forks and execs with the environ it keeps: the exec still works.
+if command -v strace >/dev/null; then
+  run_mptrain run -n 1 --children 2 -- strace -f -o /dev/null sh -c 'echo traced'
+  expect_code 0
+  grep -q '^\[0\] traced$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "strace -f under --children failed"; }
+fi
+
+# A wrapper holds no slice: the two workers the wrapped program forks get different slices.
+printf '#!/bin/sh\n"$@"\n' >"$WORK/train.sh"
+chmod +x "$WORK/train.sh"
+for wrapper in timeout "$WORK/train.sh"; do
+  args=("$WORK/omp_gnu" 2 0.5)
+  [[ $wrapper == timeout ]] && args=(60 "${args[@]}")
+  run_mptrain run -n 1 --children 2 -- "$wrapper" "${args[@]}"
+  expect_code 0
+  mapfile -t slices < <(sed -n 's/^\[0\] worker [0-9]* team [0-9]* regions [0-9]* allowed //p' "$WORK/out")
+  [[ ${#slices[@]} == 2 ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "two workers did not report under $wrapper"; }
+  [[ ${slices[0]} != "${slices[1]}" ]] || fail "under $wrapper both workers run on CPUs ${slices[0]}"
+done
+
+# A pin brought across exec is kept, and said once.
+run_mptrain run -n 1 -- sh -c "taskset -c $last \"\$0\" 0 0.3" "$WORK/omp_gnu"
+expect_code 0
+grep -q "^\[0\] worker 0 team [0-9]* regions [0-9]* allowed $last$" "$WORK/out" ||
+  { cat "$WORK/out" "$WORK/err" >&2; fail "taskset's pin to CPU $last was undone"; }
+expect_stderr "mptrain: warning: process [0-9]+ \((taskset|omp_gnu)\) (set|started with) a CPU affinity of its own"
+if command -v numactl >/dev/null; then
+  run_mptrain run -n 1 --children 2 -- sh -c "numactl --physcpubind=$last \"\$0\" 0 0.3" "$WORK/omp_gnu"
+  expect_code 0
+  grep -q "^\[0\] worker 0 team [0-9]* regions [0-9]* allowed $last$" "$WORK/out" ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "numactl's pin to CPU $last was undone"; }
+  expect_stderr "started with a CPU affinity of its own"
+fi
+exit 0
