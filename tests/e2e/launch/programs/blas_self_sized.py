@@ -1,7 +1,8 @@
 """blas_self_sized.py SECONDS: numpy on Debian's pthreads OpenBLAS (the
 caller puts its folder on LD_LIBRARY_PATH) in a program that sizes the
 pool itself, as threadpoolctl does: it finds the loaded OpenBLAS, calls its
-openblas_set_num_threads through the library's handle with every CPU, then
+openblas_set_num_threads through the library's handle with every CPU
+(SELF_SIZED_THREADS=N: N instead, the hand fix), then
 multiplies matrices for SECONDS and prints "blas threads N allowed LIST"
 (openblas_get_num_threads, Cpus_allowed_list). Run by
 tests/e2e/launch/program_threads.sh and bench/program_threads.sh."""
@@ -33,7 +34,7 @@ def allowed():
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
 a = numpy.ones((256, 256))
 library = openblas()
-library.openblas_set_num_threads(os.cpu_count())
+library.openblas_set_num_threads(int(os.environ.get("SELF_SIZED_THREADS", os.cpu_count())))
 end = time.time() + seconds
 products = 0
 while time.time() < end:

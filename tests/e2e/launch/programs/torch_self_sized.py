@@ -1,7 +1,7 @@
 """torch_self_sized.py K SECONDS: K torch.multiprocessing workers in the
 style of pytorch/examples' mnist_hogwild, each sizing its own pool with
 torch.set_num_threads(os.cpu_count()) and doing intra-op-parallel work for
-SECONDS; each prints "worker PID torch THREADS steps S allowed LIST" (its
+SECONDS (SELF_SIZED_THREADS=N: N instead, the hand fix); each prints "worker PID torch THREADS steps S allowed LIST" (its
 torch thread count, matrix products per second, Cpus_allowed_list). Run by
 tests/e2e/launch/program_threads.sh and bench/program_threads.sh."""
 import os
@@ -21,7 +21,7 @@ def allowed():
 
 
 def work(queue, seconds):
-    torch.set_num_threads(os.cpu_count())
+    torch.set_num_threads(int(os.environ.get("SELF_SIZED_THREADS", os.cpu_count())))
     a = torch.ones(192, 192)
     steps = 0
     end = time.time() + seconds
