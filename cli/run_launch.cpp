@@ -26,6 +26,7 @@
 #include "procmgr/environment.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
+#include "procmgr/spawn.hpp"
 #include "procmgr/tree_placement.hpp"
 #include "util/failure.hpp"
 #include "util/fd.hpp"
@@ -352,6 +353,27 @@ std::string place_library(const LaunchOptions& launch, const affinity::Plan& pla
   if (launch.children > 0) throw Failure(exit_code::runtime_failure, library.error().message);
   print_warning(library.error().message + "; the processes the workers start keep the CPUs they inherit");
   return {};
+}
+
+// Says when the program is out of the placement library's reach (statically linked, set-user-ID or
+// set-group-ID): mptrain pins its workers and sets their thread counts, but leaves the processes it
+// starts and the pools it sizes itself alone.
+void warn_unreachable_program(const std::vector<std::string>& command, int children) {
+  const auto path = procmgr::resolve_in_path(command.front());
+  if (!path.ok()) return;  // the launch itself says why it cannot run
+  const auto reach = procmgr::preload_reach_of_file(*path);
+  if (reach == procmgr::PreloadReach::reaches) return;
+  const std::string why = reach == procmgr::PreloadReach::static_binary ? "is statically linked"
+                                                                         : "is set-user-ID or set-group-ID";
+  const std::string slices =
+      children > 0 ? fmt::format("; --children {} gives its children no slices: they float over the worker's CPUs",
+                                 children)
+                   : "";
+  print_warning(fmt::format(
+      "{} {}, so mptrain's placement library cannot run inside it: each worker is pinned with its thread "
+      "counts, but the processes it starts keep the CPUs they inherit and the pools it sizes itself are not "
+      "capped{}",
+      printable(*path), why, slices));
 }
 
 // Why `children` working children per worker do not fit `plan`: each needs
@@ -701,6 +723,7 @@ int run_launcher(const RunOptions& options) {
   auto settings = worker_settings(launch);
   check_children(launch, plan, options.placement.allow_oversubscribe);
   settings.place_library = place_library(launch, plan);
+  if (!settings.place_library.empty()) warn_unreachable_program(options.command, settings.children);
   std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
   if (!settings.place_library.empty()) {
     for (int rank = 0; rank < plan.num_processes; ++rank) {

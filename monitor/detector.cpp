@@ -197,6 +197,16 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
   return loss;
 }
 
+// The `mptrain run` the watched processes were started by, from their environment (the doctor
+// watching a run's workers): its fixes must not propose that launch again.
+Launch launch_of(const Evidence& e) {
+  for (const auto& [pid, process] : e.processes) {
+    const auto& env = process.env;
+    if (env.mptrain_launched) return Launch{true, env.mptrain_workers, env.mptrain_children, env.mptrain_keep};
+  }
+  return {};
+}
+
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
   Context c{e, t, 1, 0, 0, 0, 0, {}, std::nullopt, {}, {}, 0, {}, {}};
   c.n = std::max(1, capacity.usable_cpus);
@@ -223,6 +233,7 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
   }
   c.loss = estimate_loss(e, t, job_cpus(e, c.n), outside_cpus(c) * c.duration);
   c.severity = loss_severity(c.loss.decides, t);
+  if (!c.launch.inside_mptrain) c.launch = launch_of(e);
   return c;
 }
 

@@ -52,6 +52,13 @@ struct ProcStatus {
 struct ThreadEnv {
   // The count each of thread_count_variables sets (same index); nullopt: unset or not a count.
   std::array<std::optional<int>, thread_count_variables.size()> counts;
+  // What `mptrain run -- CMD` told the process (procmgr's worker environment): started by it
+  // (MPTRAIN_CPUS), its workers (LOCAL_WORLD_SIZE), --children (the slices in MPTRAIN_PLACE_SLICES)
+  // and --keep-program-threads (MPTRAIN_PLACE_KEEP=1).
+  bool mptrain_launched = false;
+  int mptrain_workers = 0;
+  int mptrain_children = 0;
+  bool mptrain_keep = false;
 };
 
 // One CPU's line of /proc/stat, in seconds.

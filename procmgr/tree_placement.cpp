@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 namespace mptrain::procmgr {
 
@@ -39,6 +41,36 @@ std::vector<std::string> tree_placement_environment(const TreePlacement& placeme
   env.push_back("MPTRAIN_PLACE_SLICES=" + slices_text(placement.slices));
   env.push_back(fmt::format("MPTRAIN_PLACE_THREADS={}", placement.threads_per_child));
   return env;
+}
+
+namespace {
+
+// The little-endian unsigned number of `size` bytes at `offset` of `bytes`; nullopt past its end.
+std::optional<std::uint64_t> read_le(std::string_view bytes, std::uint64_t offset, int size) {
+  if (offset + static_cast<std::uint64_t>(size) > bytes.size()) return std::nullopt;
+  std::uint64_t value = 0;
+  for (int i = size - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[offset + i]);
+  return value;
+}
+
+}  // namespace
+
+PreloadReach preload_reach(std::string_view head, unsigned mode) {
+  constexpr unsigned set_id_bits = 04000 | 02000;  // S_ISUID | S_ISGID
+  if ((mode & set_id_bits) != 0) return PreloadReach::set_id;
+  if (head.size() < 20 || head.substr(0, 4) != "\x7f" "ELF" || head[5] != 1) return PreloadReach::reaches;
+  const bool wide = head[4] == 2;  // ELFCLASS64; ELFCLASS32 otherwise
+  const auto phoff = read_le(head, wide ? 32 : 28, wide ? 8 : 4);
+  const auto phentsize = read_le(head, wide ? 54 : 42, 2);
+  const auto phnum = read_le(head, wide ? 56 : 44, 2);
+  if (!phoff || !phentsize || !phnum || *phentsize < 4) return PreloadReach::reaches;
+  constexpr std::uint64_t pt_interp = 3;
+  for (std::uint64_t i = 0; i < *phnum; ++i) {
+    const auto type = read_le(head, *phoff + i * *phentsize, 4);
+    if (!type) return PreloadReach::reaches;  // the headers lie past what was read: cannot tell
+    if (*type == pt_interp) return PreloadReach::reaches;
+  }
+  return PreloadReach::static_binary;
 }
 
 bool pools_may_exceed_cpus(ProgramThreads program_threads, bool oversubscribed, int threads, int children) {

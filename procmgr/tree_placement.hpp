@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/cpu_set.hpp"
@@ -61,6 +62,21 @@ std::vector<std::string> tree_placement_environment(const TreePlacement& placeme
 // threads has more working children (`children`). Then the OpenMP
 // runtimes should wait passively (procmgr::passive_wait_environment).
 bool pools_may_exceed_cpus(ProgramThreads program_threads, bool oversubscribed, int threads, int children);
+
+// Whether a preloaded library reaches a program: the dynamic loader runs
+// it for dynamically linked programs (and scripts, through their
+// interpreter), not for static ones nor set-user-ID or set-group-ID ones.
+enum class PreloadReach { reaches, static_binary, set_id };
+
+// What `head` (the first bytes of a program file, at least its ELF header
+// and program headers) and its `mode` say: a 64- or 32-bit ELF without a
+// PT_INTERP header is static; a set-user-ID or set-group-ID mode is
+// set_id; anything else (a script, a dynamic ELF, bytes too short to tell)
+// reaches.
+PreloadReach preload_reach(std::string_view head, unsigned mode);
+
+// preload_reach of the program file at `path` (its first 64 KiB); reaches when it cannot be read.
+PreloadReach preload_reach_of_file(const std::string& path);
 
 // The placement library: libmptrain_place.so next to the running mptrain
 // (the build tree) or in ../lib/mptrain (the install tree); an Error naming

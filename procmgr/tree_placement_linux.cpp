@@ -1,6 +1,8 @@
 // The Linux side of tree placement: finding the library beside the running
 // binary, and the tree tables as memfds.
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,6 +37,16 @@ Result<std::string> find_place_library() {
   return Error{"the placement library " + std::string(library_name) + " is neither in " + directory.string() +
                " nor in " + (directory / ".." / "lib" / "mptrain").lexically_normal().string() +
                "; reinstall mptrain (cmake --install), or run it from its build directory"};
+}
+
+PreloadReach preload_reach_of_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat info {};
+  if (!fd.valid() || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return PreloadReach::reaches;
+  std::string head(64 * 1024, '\0');
+  const ssize_t got = ::pread(fd.get(), head.data(), head.size(), 0);
+  head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  return preload_reach(head, info.st_mode);
 }
 
 Result<PlaceTable> PlaceTable::create(int slices) {

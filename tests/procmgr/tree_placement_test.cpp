@@ -3,6 +3,7 @@
 #include "procmgr/tree_placement.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 
 using namespace mptrain;
 using namespace mptrain::procmgr;
@@ -76,3 +77,36 @@ TEST_CASE("a new tree table reads back empty; its path opens it", "[procmgr]") {
   REQUIRE(processes.ok());
   CHECK(processes->empty());
 }
+
+namespace mptrain::procmgr {
+namespace {
+
+// A 64-bit ELF header with `count` program headers of `types`, headers right after the ELF header.
+std::string elf_with(const std::vector<std::uint32_t>& types) {
+  std::string elf(64 + 56 * types.size(), '\0');
+  elf.replace(0, 4, "\x7f" "ELF");
+  elf[4] = 2;  // 64-bit
+  elf[5] = 1;  // little-endian
+  elf[32] = 64;                              // e_phoff
+  elf[54] = 56;                              // e_phentsize
+  elf[56] = static_cast<char>(types.size());  // e_phnum
+  for (std::size_t i = 0; i < types.size(); ++i) elf[64 + 56 * i] = static_cast<char>(types[i]);
+  return elf;
+}
+
+}  // namespace
+
+TEST_CASE("the placement library reaches dynamic programs and scripts, not static or set-ID ones", "[procmgr]") {
+  CHECK(preload_reach(elf_with({6, 3, 1}), 0755) == PreloadReach::reaches);  // PT_PHDR, PT_INTERP, PT_LOAD
+  CHECK(preload_reach(elf_with({1, 1}), 0755) == PreloadReach::static_binary);
+  CHECK(preload_reach("#!/bin/sh\necho hi\n", 0755) == PreloadReach::reaches);
+  CHECK(preload_reach(elf_with({6, 3}), 04755) == PreloadReach::set_id);
+  CHECK(preload_reach(elf_with({1}).substr(0, 66), 0755) == PreloadReach::reaches);  // too short to tell
+}
+
+TEST_CASE("this test binary is dynamically linked; a missing file is taken as reachable", "[procmgr]") {
+  CHECK(preload_reach_of_file("/proc/self/exe") == PreloadReach::reaches);
+  CHECK(preload_reach_of_file("/nonexistent/program") == PreloadReach::reaches);
+}
+
+}  // namespace mptrain::procmgr

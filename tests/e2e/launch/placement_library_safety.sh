@@ -4,7 +4,8 @@
 # children; strace -f, which keeps its environ across fork, still execs);
 # a wrapper (timeout, a shell script) holds no slice, so the program it
 # runs spreads its workers over the slices; a pin the program brings
-# across exec (taskset, numactl) is kept, with a warning.
+# across exec (taskset, numactl) is kept, with a warning; a static program,
+# which the library cannot reach, is left alone and named.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
@@ -50,5 +51,16 @@ if command -v numactl >/dev/null; then
   grep -q "^\[0\] worker 0 team [0-9]* regions [0-9]* allowed $last$" "$WORK/out" ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "numactl's pin to CPU $last was undone"; }
   expect_stderr "started with a CPU affinity of its own"
+fi
+
+# A program the library cannot reach (statically linked) is left alone, and the run says so.
+if printf 'int main(void) { return 0; }\n' | gcc -static -O1 -x c - -o "$WORK/static" 2>/dev/null; then
+  run_mptrain run -n 1 --children 2 -- "$WORK/static"
+  expect_code 0
+  expect_stderr "warning: .*/static is statically linked, so mptrain's placement library cannot run inside it.*--children 2 gives its children no slices"
+  run_mptrain run -n 1 -- "$WORK/omp_gnu" 0 0.1
+  ! grep -q 'statically linked' "$WORK/err" || fail "a dynamic program was called static"
+else
+  echo "note: gcc -static cannot link here (libc6-dev's libc.a): the static case not run" >&2
 fi
 exit 0

@@ -7,6 +7,7 @@
 # each pool's request, is healthy, and never advises the command already
 # running. --keep-program-threads keeps the program's count, with the
 # OpenMP runtimes waiting passively (a user's own policy wins, warned).
+# ctest: serial (its healthy verdicts need the CPUs free of other tests)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
