@@ -53,6 +53,40 @@ if command -v numactl >/dev/null; then
   expect_stderr "started with a CPU affinity of its own"
 fi
 
+# A slice whose holder's pid now belongs to another process is free: the library tells a reused pid by
+# its start time. A table written by hand (procmgr/place_table.h): slice 0 "held" by a live process
+# under another start time, slice 1 by the same process under its own; a new process takes slice 0.
+library="$(dirname "$MPTRAIN")/libmptrain_place.so"
+sleep 30 &
+holder=$!
+started=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$holder/stat")
+# table FILE START0: the table with slot 0 at START0 and slot 1 at the holder's own start.
+table() {
+  python3 - "$1" "$holder" "$2" "$started" <<'PY'
+import struct, sys
+path, holder, start0, start1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+data = bytearray(12304 + 512 * 256)
+struct.pack_into("<Iiii", data, 0, 0x6D707432, 2, 0, 0)
+struct.pack_into("<ii", data, 16, holder, holder)
+struct.pack_into("<QQ", data, 16 + 4 * 1024, start0, start1)
+open(path, "wb").write(data)
+PY
+}
+# placed_by TABLE: the CPUs a fresh process gets from the library with TABLE.
+placed_by() {
+  env LD_PRELOAD="$library" MPTRAIN_PLACE_CPUS=0-1 MPTRAIN_PLACE_SLICES="0;1" MPTRAIN_PLACE_THREADS=1 \
+    MPTRAIN_PLACE_POOL=2 MPTRAIN_PLACE_TABLE="$1" MPTRAIN_PLACE_LAUNCHER=1 \
+    awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status
+}
+if "$MPTRAIN" plan -n 1 --cpus 0-1 >/dev/null 2>&1; then
+  table "$WORK/reused.table" $((started + 1000))
+  [[ $(placed_by "$WORK/reused.table") == 0 ]] || fail "a slice held by a reused pid was not taken"
+  table "$WORK/held.table" "$started"
+  [[ $(placed_by "$WORK/held.table") == 0-1 ]] || fail "a slice held by a live process was taken"
+fi
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
 # A program the library cannot reach (statically linked) is left alone, and the run says so.
 if printf 'int main(void) { return 0; }\n' | gcc -static -O1 -x c - -o "$WORK/static" 2>/dev/null; then
   run_mptrain run -n 1 --children 2 -- "$WORK/static"
