@@ -56,6 +56,7 @@ constexpr std::array mptrain_table{
     TorchrunOption{"--children", true, "Each worker's program starts K working processes"},
     TorchrunOption{"--descendants", true, "place or leave the processes the workers start"},
     TorchrunOption{"--spread-threads", true, "on or off: a PU per busy thread no runtime placed"},
+    TorchrunOption{"--keep-program-threads", false, "Pools the program sizes itself may exceed their CPUs"},
     TorchrunOption{"--omp-bind", true, "close or none"},
     TorchrunOption{"--allocator", true, "jemalloc, tcmalloc or default"},
     TorchrunOption{"--membind", true, "NUMA nodes for every worker's memory"},

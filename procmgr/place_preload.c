@@ -70,7 +70,8 @@
 
 #define VISIBLE __attribute__((visibility("default")))
 #define HIDDEN __attribute__((visibility("hidden")))
-#define PLACE_ACTIVE_MS 200 /* a process that ran a region this recently shares its placement's CPUs */
+#define PLACE_ACTIVE_MS 100          /* a process in a region, or out of one this recently, shares its placement */
+#define PLACE_IN_REGION INT64_MAX / 2 /* active_ms while the process runs a parallel region */
 
 /* ---- What the constructor read (a forked child inherits it) ---- */
 static cpu_set_t worker_cpus;        /* MPTRAIN_PLACE_CPUS */
@@ -516,13 +517,27 @@ static struct place_table* map_table(const char* path) {
 /* The threads the plan gives this process's placement: floor(T/K) in a slice, T on the worker's CPUs. */
 static int planned_threads(void) { return current_slice >= 0 && child_pool > 0 ? child_pool : worker_pool; }
 
-/* Notes in this process's entry that it runs a parallel region now; the time, in ms. */
+/* Notes in this process's entry that it is busy now (a sizing call, or leaving a parallel region);
+ * the time, in ms. */
 static int64_t mark_active(void) {
   const int64_t now = now_ms();
   if (self_entry != NULL && __atomic_load_n(&self_entry->active_ms, __ATOMIC_RELAXED) != now) {
     __atomic_store_n(&self_entry->active_ms, now, __ATOMIC_RELAXED);
   }
   return now;
+}
+
+/* Notes that this process enters (`inside` 1) or leaves (0) a parallel region: while inside it shares its
+ * placement however long the region lasts. */
+static void mark_region(int inside) {
+  if (self_entry == NULL || !placing || !capping || own_affinity) return;
+  if (inside) {
+    if (__atomic_load_n(&self_entry->active_ms, __ATOMIC_RELAXED) != PLACE_IN_REGION) {
+      __atomic_store_n(&self_entry->active_ms, PLACE_IN_REGION, __ATOMIC_RELAXED);
+    }
+  } else {
+    mark_active();
+  }
 }
 
 /* The processes of this placement that ran a parallel region lately, this one included; refreshed at most
@@ -641,16 +656,29 @@ static void* real_symbol(const char* name) {
   static __typeof__(type) real_##name;                    \
   if (real_##name == NULL) real_##name = (type)real_symbol(#name)
 
-/* The team a GNU OpenMP parallel region asking for `num_threads` (0: the ICV) starts with. */
-static unsigned region_team(unsigned num_threads) {
+/* The team a GNU OpenMP parallel region asking for `num_threads` (0: the ICV) starts with; `*outer` is
+ * set when it is an outermost region (whose start and end mark the process busy). */
+static unsigned region_team(unsigned num_threads, int* outer) {
+  *outer = 0;
   if (!placing || !capping || own_affinity) return num_threads;
   REAL(int (*)(void), omp_get_level);
   REAL(int (*)(void), omp_get_max_threads);
   if (real_omp_get_level == NULL || real_omp_get_max_threads == NULL || real_omp_get_level() > 0) return num_threads;
+  *outer = 1;
   const int asked = num_threads > 0 ? (int)num_threads : real_omp_get_max_threads();
   const int got = capped(asked, "parallel region");
+  mark_region(1);
   return got < asked ? (unsigned)got : num_threads;
 }
+
+/* Runs `call` as a region of `threads` asked for: the team capped, the process marked busy throughout. */
+#define REGION(threads, call)                          \
+  do {                                                 \
+    int outer;                                         \
+    const unsigned team = region_team(threads, &outer); \
+    call;                                              \
+    if (outer) mark_region(0);                         \
+  } while (0)
 
 typedef void (*region_fn)(void*);
 
@@ -701,22 +729,32 @@ VISIBLE void bli_thread_set_num_threads(long count) {
 
 VISIBLE void GOMP_parallel(region_fn fn, void* data, unsigned threads, unsigned flags) {
   REAL(void (*)(region_fn, void*, unsigned, unsigned), GOMP_parallel);
-  real_GOMP_parallel(fn, data, region_team(threads), flags);
+  REGION(threads, real_GOMP_parallel(fn, data, team, flags));
 }
 
 VISIBLE unsigned GOMP_parallel_reductions(region_fn fn, void* data, unsigned threads, unsigned flags) {
   REAL(unsigned (*)(region_fn, void*, unsigned, unsigned), GOMP_parallel_reductions);
-  return real_GOMP_parallel_reductions(fn, data, region_team(threads), flags);
+  unsigned result = 0;
+  REGION(threads, result = real_GOMP_parallel_reductions(fn, data, team, flags));
+  return result;
 }
 
 VISIBLE void GOMP_parallel_start(region_fn fn, void* data, unsigned threads) {
   REAL(void (*)(region_fn, void*, unsigned), GOMP_parallel_start);
-  real_GOMP_parallel_start(fn, data, region_team(threads));
+  int outer; /* GOMP_parallel_end marks the end */
+  real_GOMP_parallel_start(fn, data, region_team(threads, &outer));
+}
+
+VISIBLE void GOMP_parallel_end(void) {
+  REAL(void (*)(void), GOMP_parallel_end);
+  REAL(int (*)(void), omp_get_level);
+  real_GOMP_parallel_end();
+  if (real_omp_get_level != NULL && real_omp_get_level() == 0) mark_region(0);
 }
 
 VISIBLE void GOMP_parallel_sections(region_fn fn, void* data, unsigned threads, unsigned count, unsigned flags) {
   REAL(void (*)(region_fn, void*, unsigned, unsigned, unsigned), GOMP_parallel_sections);
-  real_GOMP_parallel_sections(fn, data, region_team(threads), count, flags);
+  REGION(threads, real_GOMP_parallel_sections(fn, data, team, count, flags));
 }
 
 /* The combined parallel loops with a chunk size. */
@@ -724,7 +762,7 @@ VISIBLE void GOMP_parallel_sections(region_fn fn, void* data, unsigned threads, 
   VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step, long chunk,   \
                     unsigned flags) {                                                                           \
     REAL(void (*)(region_fn, void*, unsigned, long, long, long, long, unsigned), name);                         \
-    real_##name(fn, data, region_team(threads), start, end, step, chunk, flags);                                \
+    REGION(threads, real_##name(fn, data, team, start, end, step, chunk, flags));                               \
   }
 PARALLEL_LOOP(GOMP_parallel_loop_static)
 PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
@@ -737,7 +775,7 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
   VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step,         \
                     unsigned flags) {                                                                     \
     REAL(void (*)(region_fn, void*, unsigned, long, long, long, unsigned), name);                         \
-    real_##name(fn, data, region_team(threads), start, end, step, flags);                                 \
+    REGION(threads, real_##name(fn, data, team, start, end, step, flags));                                \
   }
 PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_runtime)
 PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_nonmonotonic_runtime)

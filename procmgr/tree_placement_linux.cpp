@@ -91,15 +91,25 @@ std::string field_text(const char (&field)[N]) {
 }  // namespace
 
 Result<std::vector<PlacedProcess>> PlaceTable::read() const {
-  auto whole = std::make_unique<place_table>();
-  const auto size = static_cast<ssize_t>(sizeof(place_table));
-  if (::pread(fd_.get(), whole.get(), sizeof(place_table), 0) != size) {
+  // The header says how many entries were ever claimed: only those are read.
+  struct {
+    std::uint32_t magic;
+    std::int32_t slices;
+    std::int32_t used;
+  } header{};
+  static_assert(offsetof(place_table, used) == 2 * sizeof(std::int32_t));
+  if (::pread(fd_.get(), &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) {
+    return errno_error("cannot read the tree table", "memfd");
+  }
+  const int used = std::clamp(header.used, 0, PLACE_MAX_PROCESSES);
+  std::vector<place_process> entries(static_cast<std::size_t>(used));
+  const auto bytes = static_cast<ssize_t>(entries.size() * sizeof(place_process));
+  if (used > 0 && ::pread(fd_.get(), entries.data(), static_cast<std::size_t>(bytes),
+                          static_cast<off_t>(offsetof(place_table, process))) != bytes) {
     return errno_error("cannot read the tree table", "memfd");
   }
   std::vector<PlacedProcess> processes;
-  const int used = std::clamp(whole->used, 0, PLACE_MAX_PROCESSES);
-  for (int i = 0; i < used; ++i) {
-    const auto& entry = whole->process[i];
+  for (const auto& entry : entries) {
     if (entry.pid <= 0) continue;
     PlacedProcess process;
     process.pid = entry.pid;

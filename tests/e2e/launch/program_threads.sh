@@ -75,6 +75,10 @@ OMP_WAIT_POLICY=active run_mptrain run -n 1 --children 2 --keep-program-threads 
 expect_code 0
 grep -q "^\[0\] policy active$" "$WORK/out" || fail "the user's OMP_WAIT_POLICY did not win"
 expect_stderr "warning: OMP_WAIT_POLICY=active is set, so mptrain leaves the OpenMP runtimes' waiting to it"
+# mptrain torchrun takes it too.
+run_mptrain torchrun --nproc-per-node 1 --keep-program-threads --dry-run --json --no-python true
+expect_code 0
+expect_json '.ranks[0].env.MPTRAIN_PLACE_KEEP == "1" and .ranks[0].env.OMP_WAIT_POLICY == "passive"'
 # Without --keep-program-threads and within the plan, nothing about waiting is set.
 run_mptrain run -n 1 --children 2 -- sh -c 'echo "policy ${OMP_WAIT_POLICY-unset}"'
 grep -q "^\[0\] policy unset$" "$WORK/out" || fail "a run that caps pools set a wait policy"
