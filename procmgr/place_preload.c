@@ -149,9 +149,10 @@ static int slice_cpus(int index, cpu_set_t* set) {
   return parse_cpu_range(at, end != NULL ? end : at + strlen(at), set);
 }
 
-/* Reads /proc/PID/stat (`pid` 0: this process): its state into `state` and start time (field 22, clock
- * ticks since boot) into `start`; 0 on success, -1 when there is no such process. */
-static int read_stat(pid_t pid, char* state, uint64_t* start) {
+/* Reads /proc/PID/stat (`pid` 0: this process): its state into `state`, its CPU time (fields 14 and 15,
+ * clock ticks) into `*cpu` when `cpu` is not NULL, and its start time (field 22, clock ticks since boot)
+ * into `start`; 0 on success, -1 when there is no such process. */
+static int read_stat_cpu(pid_t pid, char* state, uint64_t* cpu, uint64_t* start) {
   char path[40] = "/proc/self/stat";
   if (pid != 0) {
     char digits[16];
@@ -171,13 +172,25 @@ static int read_stat(pid_t pid, char* state, uint64_t* start) {
   const char* at = strrchr(stat, ')');
   if (at == NULL || at[1] != ' ') return -1;
   *state = at[2];
-  /* Field 3 (the state) follows ") "; field 22 is 19 fields further on. */
-  for (int field = 2; field < 22 && *at != '\0'; ++at) field += *at == ' ';
+  /* Field 3 (the state) follows ") "; fields 14, 15 and 22 further on. */
+  uint64_t ticks = 0;
+  for (int field = 2; field < 22 && *at != '\0'; ++at) {
+    if (*at != ' ') continue;
+    ++field;
+    if (field == 14 || field == 15) {
+      uint64_t value = 0;
+      for (const char* digit = at + 1; *digit >= '0' && *digit <= '9'; ++digit) value = value * 10 + (uint64_t)(*digit - '0');
+      ticks += value;
+    }
+  }
   uint64_t value = 0;
   while (*at >= '0' && *at <= '9') value = value * 10 + (uint64_t)(*at++ - '0');
   *start = value;
+  if (cpu != NULL) *cpu = ticks;
   return 0;
 }
+
+static int read_stat(pid_t pid, char* state, uint64_t* start) { return read_stat_cpu(pid, state, NULL, start); }
 
 /* The start time of process `pid` (0: this one), 0 when it cannot be read. */
 static uint64_t start_time(pid_t pid) {
@@ -540,23 +553,50 @@ static void mark_region(int inside) {
   }
 }
 
-/* The processes of this placement that ran a parallel region lately, this one included; refreshed at most
- * once a clock tick. */
+/* The processes of this placement that are busy, this one included: in a parallel region or out of one
+ * for less than PLACE_ACTIVE_MS, or (a pool capped to one thread runs no regions) that used a third of a
+ * CPU or more since this process last looked, at most once every PLACE_ACTIVE_MS. */
 static int sharers(void) {
-  static __thread int64_t counted_at = -1;
+  static __thread int64_t counted_at = -PLACE_ACTIVE_MS;
   static __thread int counted = 1;
+  static __thread struct {
+    int pid;
+    uint64_t cpu;  /* its CPU time then, in clock ticks */
+    int64_t at;    /* when, in ms */
+  } seen[32];
   if (self_entry == NULL || table == NULL) return 1;
   const int64_t now = mark_active();
-  if (now == counted_at) return counted;
-  int count = 0;
+  if (now - counted_at < PLACE_ACTIVE_MS) return counted;
+  const long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+  int count = 1;
   const int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
   for (int i = 0; i < used && i < PLACE_MAX_PROCESSES; ++i) {
     const struct place_process* entry = &table->process[i];
-    if (__atomic_load_n(&entry->pid, __ATOMIC_RELAXED) == 0 || entry->slice != current_slice) continue;
-    if (now - __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED) <= PLACE_ACTIVE_MS) ++count;
+    const int pid = __atomic_load_n(&entry->pid, __ATOMIC_RELAXED);
+    if (pid == 0 || entry == self_entry || entry->slice != current_slice) continue;
+    if (entry->flags & (PLACE_HELPER | PLACE_OWN_AFFINITY)) continue;
+    if (now - __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED) <= PLACE_ACTIVE_MS) {
+      ++count;
+      continue;
+    }
+    char state;
+    uint64_t cpu = 0, start = 0;
+    if (read_stat_cpu(pid, &state, &cpu, &start) != 0 || state == 'Z') continue;
+    int slot = -1, free_slot = -1;
+    for (int k = 0; k < 32; ++k) {
+      if (seen[k].pid == pid) slot = k;
+      if (seen[k].pid == 0 && free_slot < 0) free_slot = k;
+    }
+    if (slot >= 0 && now > seen[slot].at && (int64_t)(cpu - seen[slot].cpu) * 1000 * 3 >= (now - seen[slot].at) * hz) {
+      ++count;
+    }
+    if (slot < 0) slot = free_slot >= 0 ? free_slot : (int)(pid % 32);
+    seen[slot].pid = pid;
+    seen[slot].cpu = cpu;
+    seen[slot].at = now;
   }
   counted_at = now;
-  counted = count > 0 ? count : 1;
+  counted = count;
   return counted;
 }
 
