@@ -93,6 +93,14 @@ if "$python" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
     { cat "$WORK/out" "$WORK/err" >&2; fail "OpenBLAS's own call was not capped to each worker's CPU"; }
   expect_healthy_forward "-- $python"
   expect_json '[.pools[] | select(.call == "openblas_set_num_threads")] | length == '"$threads"
+  # Two copies started by one script, under --children 2: each in its slice, capped to it.
+  printf '#!/bin/sh\n"$@" & "$@" & wait\n' >"$WORK/twice.sh"
+  chmod +x "$WORK/twice.sh"
+  LD_LIBRARY_PATH=$blas run_mptrain run -n 1 --children 2 --json -- "$WORK/twice.sh" "$python" "$programs/blas_self_sized.py" 0.5
+  expect_code 0
+  [[ $(grep -c "^\[0\] blas threads $per_child " "$WORK/err") == 2 ]] ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "--children 2: OpenBLAS's own call was not capped to each slice"; }
+  expect_healthy_forward "--children 2 -- $WORK/twice.sh"
 else
   echo "note: numpy or Debian's openblas-pthread missing (scripts/setup.sh installs both): OpenBLAS case not run" >&2
 fi
@@ -104,6 +112,11 @@ if "$python" -c 'import torch' 2>/dev/null; then
   [[ $(grep -c "^\[0\] worker [0-9]* torch $per_child " "$WORK/err") == 2 ]] ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "the torch workers' own set_num_threads was not capped to $per_child"; }
   expect_healthy_forward "--children 2 -- $python"
+  # A plain run: the two busy workers share the worker's CPUs.
+  run_mptrain run -n 1 --json -- "$python" "$programs/torch_self_sized.py" 2 2
+  expect_code 0
+  [[ $(grep -c "^\[0\] worker [0-9]* torch " "$WORK/err") == 2 ]] || { cat "$WORK/err" >&2; fail "two torch workers did not report"; }
+  expect_healthy_forward "-n 1 -- $python"
 else
   echo "note: no PyTorch for $python (scripts/setup.sh --test installs it): torch case not run" >&2
 fi
