@@ -332,6 +332,23 @@ void check_options(const DoctorOptions& o) {
   check_thresholds(o.thresholds);
 }
 
+// A --pid that is a thread's id (/proc/TID exists though unlisted) stands for its process, said once;
+// a process given twice is watched once.
+void fold_threads(monitor::MonitorOptions& options) {
+  std::vector<pid_t> processes;
+  for (pid_t pid : options.pids) {
+    pid_t process = pid;
+    if (const auto status = monitor::read_process_status(options.root, pid); status.ok() && status->tgid > 0) {
+      process = status->tgid;
+    }
+    if (process != pid) {
+      print_note(fmt::format("mptrain: --pid {} is a thread of process {}: watching the process\n", pid, process));
+    }
+    if (std::find(processes.begin(), processes.end(), process) == processes.end()) processes.push_back(process);
+  }
+  options.pids = std::move(processes);
+}
+
 // Refuses a --pid that is gone, a zombie or a kernel thread: there would be no job to watch.
 void check_pids(const monitor::MonitorOptions& options) {
   for (pid_t pid : options.pids) {
@@ -402,6 +419,7 @@ int run_doctor(const DoctorOptions& o) {
   check_proc_readable(FsRoot::from_env());
   auto options = monitor_options(o);
   check_pids(options);
+  fold_threads(options);
   IntervalObservers observers(o);
   options.on_interval = [&observers](const monitor::IntervalEnd& interval) { observers.on_interval(interval); };
   monitor::LiveMonitor monitor(options);

@@ -98,9 +98,7 @@ CLI::Validator whole_number(long long min, long long max) {
   std::string bounds = open_ended ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
   // The value is handed on in plain decimal: CLI11 would read "010" as octal.
   auto check = [bounds, min, max, open_ended](std::string& text) -> std::string {
-    std::string_view digits = trim(text);
-    if (digits.starts_with('+')) digits.remove_prefix(1);
-    const auto value = parse_int(digits);
+    const auto value = parse_int(text);
     if (!value.ok()) return not_whole(text, bounds, min, max);
     if (*value > max && open_ended) return fmt::format("{} is too large: the most accepted is {}", text, max);
     if (*value < min || *value > max) return fmt::format("{} is not {}", text, bounds);

@@ -80,7 +80,7 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                   "Each worker's program starts K processes that do the work (torch.multiprocessing, a Pool, a "
                   "forking OpenMP program): its whole tree gets floor(T/K) threads, and each working child its own "
                   "slice of floor(T/K) of the worker's CPUs")
-      ->transform(whole_number(1, 1 << 20))
+      ->transform(whole_number(1, procmgr::max_children))
       ->default_str("none")
       ->type_name("K")
       ->group(group);
@@ -321,6 +321,7 @@ struct WorkerSettings {
   int children = 0;                 // K working children per worker (--children); 0: none
   std::string place_library;        // libmptrain_place.so; "": the workers' descendants are left alone
   std::vector<std::string> tables;  // per local rank, the path of its tree table (with the library)
+  std::vector<int> table_fds;       // per local rank, its descriptor, which the worker inherits
   procmgr::ProgramThreads program_threads = procmgr::ProgramThreads::cap;
   bool passive_wait = false;  // pools may hold more threads than CPUs: OpenMP waits passively
 };
@@ -431,6 +432,7 @@ std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const 
       tree.threads = world.threads;
       tree.threads_per_child = tree_world.threads;
       tree.table = settings.tables.at(static_cast<std::size_t>(spec.rank));
+      spec.inherit_fds.push_back(settings.table_fds.at(static_cast<std::size_t>(spec.rank)));
       tree.launcher = static_cast<int>(::getpid());
       tree.program_threads = settings.program_threads;
       for (auto& entry : procmgr::tree_placement_environment(tree)) spec.env.push_back(std::move(entry));
@@ -729,6 +731,7 @@ int run_launcher(const RunOptions& options) {
     for (int rank = 0; rank < plan.num_processes; ++rank) {
       tables.push_back(value_or_fail(procmgr::PlaceTable::create(settings.children)));
       settings.tables.push_back(tables.back().path());
+      settings.table_fds.push_back(tables.back().fd());
     }
   }
   settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,

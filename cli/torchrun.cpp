@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <cstdlib>
 #include <ctime>
 #include <random>
@@ -195,26 +196,37 @@ std::vector<std::string> program_words(const cluster::TorchrunArgs& args, const 
   return words;
 }
 
-// The folder of this run's logs and error files: DIR/RUNID_XXXXXX under
-// --log-dir, else a new temporary folder; in a dry run a name only.
+// The folder of this run's logs and error files, always an absolute path
+// (a worker that changes directory still finds its error file):
+// DIR/RUNID_XXXXXX under --log-dir, else a new folder in TMPDIR (or /tmp);
+// in a dry run a name only.
 std::filesystem::path make_run_dir(const cluster::TorchrunArgs& args, const std::string& run_id, bool dry_run) {
   std::filesystem::path base;
-  std::string prefix = run_id + "_";
+  std::string prefix = cluster::run_folder_name(run_id) + "_";
+  const char* tmp = std::getenv("TMPDIR");
+  const bool from_tmpdir = !args.log_dir && tmp != nullptr && *tmp != '\0';
   if (args.log_dir) {
     if (args.log_dir->value.empty()) usage_failure("{} needs a directory", args.log_dir->spelled);
     base = args.log_dir->value;
   } else {
-    const char* tmp = std::getenv("TMPDIR");
-    base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    base = from_tmpdir ? tmp : "/tmp";
     prefix = "mptrain-torchrun-";
   }
+  std::error_code error;
+  if (const auto absolute = std::filesystem::absolute(base, error); !error) base = absolute;
   auto pattern = base / (prefix + "XXXXXX");
   if (dry_run) return pattern;
   if (args.log_dir) value_or_fail(procmgr::make_log_directory(base));
   std::string path = pattern.string();
   if (::mkdtemp(path.data()) == nullptr) {
+    const std::string reason = std::strerror(errno);
+    if (from_tmpdir) {
+      runtime_failure("cannot create the run's folder in TMPDIR={}: {}; set TMPDIR to a directory you can write to, "
+                      "or give --log-dir one",
+                      tmp, reason);
+    }
     runtime_failure("cannot create the run's log folder in {}: {}; give {} a directory you can write to", base.string(),
-                    std::strerror(errno), args.log_dir ? args.log_dir->spelled : "--log-dir");
+                    reason, args.log_dir ? args.log_dir->spelled : "--log-dir");
   }
   return path;
 }
@@ -240,15 +252,21 @@ void parse_run_words(const std::vector<std::string>& words, RunOptions& options)
   }
 }
 
-// Removes the temporary run folder when the run ends, however it ends.
+// Removes the temporary run folder when the run ends well; a run that
+// fails keeps it (its summary names the error files in it) and says so.
 class RunDirCleanup {
  public:
   explicit RunDirCleanup(std::filesystem::path dir) : dir_(std::move(dir)) {}
   RunDirCleanup(const RunDirCleanup&) = delete;
   RunDirCleanup& operator=(const RunDirCleanup&) = delete;
   ~RunDirCleanup() {
+    if (dir_.empty()) return;
+    if (std::uncaught_exceptions() > 0) {
+      print_note(fmt::format("mptrain: kept {}: the failed run's error files are there\n", dir_.string()));
+      return;
+    }
     std::error_code ignored;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+    std::filesystem::remove_all(dir_, ignored);
   }
 
  private:

@@ -233,9 +233,11 @@ Result<std::optional<Reading>> read_pytorch_job(const Variables& env) {
   auto rank = number_variable(env, "PET_NODE_RANK", 0);
   if (!rank.ok()) return rank.error();
   if (!count->has_value() && !rank->has_value()) return std::optional<Reading>{};
-  if (!count->has_value()) return Error{fmt::format("{} is set but PET_NNODES is not", (*rank)->origin)};
+  // Without PET_NNODES the count may come from --nnodes (read_node_identity checks that one does).
   Reading reading{IdentitySource::pytorch_job, *rank, *count, {}, {}, {}};
-  if (auto status = check_below(reading.rank, reading.count); !status.ok()) return status.error();
+  if (count->has_value()) {
+    if (auto status = check_below(reading.rank, reading.count); !status.ok()) return status.error();
+  }
   return std::optional<Reading>(std::move(reading));
 }
 
@@ -315,9 +317,14 @@ std::optional<Value> option_value(std::string_view name, const std::optional<int
   return Value{*value, fmt::format("{} {}", name, *value), std::string(name)};
 }
 
-// Takes the option `given` into `slot`; an Error when `slot` already says otherwise.
+// Takes the option `given` into `slot`; an Error when `slot` already says otherwise — except over a
+// PyTorchJob's PET_ variable, which, as in torchrun, only stands for an option not given.
 Status merge_option(std::optional<Value>& slot, const std::optional<Value>& given, IdentitySource source) {
   if (!given) return ok_status();
+  if (source == IdentitySource::pytorch_job) {
+    slot = given;
+    return ok_status();
+  }
   if (slot && slot->value != given->value) {
     return Error{fmt::format("{} contradicts {}, which {} set; leave {} out or give the value the launcher set",
                              given->origin, slot->origin, launcher_of(source), given->label)};
@@ -471,6 +478,11 @@ Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environm
   Reading reading = launcher->value_or(Reading{});
   // 2. The options: they fill what the launcher leaves open and must agree with the rest.
   if (auto status = merge_options(reading, request); !status.ok()) return status.error();
+  if (reading.source == IdentitySource::pytorch_job && !reading.count) {
+    return Error{fmt::format("{} is set, but neither PET_NNODES nor --nnodes says how many nodes there are; give "
+                             "--nnodes",
+                             reading.rank->origin)};
+  }
   // 3. Ranks given without a count (PMIX_RANK) must agree too.
   auto hints = rank_hints(env);
   if (!hints.ok()) return hints.error();

@@ -369,4 +369,15 @@ Result<WorkerError> parse_error_file(std::string_view text) {
   return error;
 }
 
+std::string run_folder_name(std::string_view run_id) {
+  std::string name;
+  for (const char c : run_id.substr(0, 64)) {
+    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+    name += kept ? c : '_';
+  }
+  if (name.empty() || name == "." || name == "..") name = "run";
+  return name;
+}
+
 }  // namespace mptrain::cluster

@@ -93,4 +93,9 @@ struct WorkerError {
 // Parses the contents of an error file; an Error when it is not JSON of that form.
 Result<WorkerError> parse_error_file(std::string_view text);
 
+// The run id as one file name for the run's folder: letters, digits, '.',
+// '_' and '-' kept, anything else (a '/', so "../x" stays inside --log-dir)
+// replaced by '_', at most 64 characters, never "." or "..".
+std::string run_folder_name(std::string_view run_id);
+
 }  // namespace mptrain::cluster

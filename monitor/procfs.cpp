@@ -118,6 +118,8 @@ ProcStatus parse_status(std::string_view text) {
     const auto value = trim(line.substr(colon + 1));
     if (key == "Name") {
       status.name = std::string(value);
+    } else if (key == "Tgid") {
+      status.tgid = static_cast<pid_t>(parse_u64(value).value_or(0));
     } else if (key == "Threads") {
       status.threads = static_cast<int>(parse_u64(value).value_or(0));
     } else if (key == "Cpus_allowed_list") {
@@ -231,6 +233,11 @@ double ticks_per_second() {
 
 Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid) {
   return read_and_parse(root, process_path(pid, "stat"), parse_task_stat);
+}
+
+Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid) {
+  return read_and_parse(root, process_path(pid, "status"),
+                        [](std::string_view text) { return Result<ProcStatus>(parse_status(text)); });
 }
 
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid) {

@@ -42,6 +42,7 @@ struct SchedStat {
 // /proc/PID/status (or a task's): the fields the monitor uses.
 struct ProcStatus {
   std::string name;
+  pid_t tgid = 0;  // the process a task belongs to (itself for a process; 0: not said)
   int threads = 0;
   std::string cpus_allowed_list;  // e.g. "0-1"
   std::uint64_t voluntary_switches = 0;
@@ -106,6 +107,8 @@ double ticks_per_second();
 Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/environ's thread variables; an Error when unreadable (e.g. another user's process).
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid);
+// /proc/PID/status parsed (PID may be a thread's id: /proc/TID exists though unlisted).
+Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/cmdline as a shell-quoted line (empty for kernel threads); an Error when gone.
 Result<std::string> read_cmdline(const FsRoot& root, pid_t pid);
 // The thread ids in /proc/PID/task; an Error when the process is gone.

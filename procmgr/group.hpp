@@ -63,6 +63,8 @@ struct WorkerSpec {
   CpuSet cpus;                   // pinned to these before it runs; empty: not pinned
   MemoryPolicy memory;           // applied before it runs
   std::vector<std::string> env;  // "NAME=value" set in the child on top of the parent's environment
+  std::vector<int> inherit_fds;  // descriptors of mptrain's the child keeps across exec (close-on-exec
+                                 // cleared in the child only), under the same numbers
 };
 
 // A program each worker execs (argv[0] searched in PATH).

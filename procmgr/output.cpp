@@ -16,6 +16,7 @@
 #include <system_error>
 #include <utility>
 
+#include "util/file_lock.hpp"
 #include "util/fs.hpp"
 #include "util/names.hpp"
 #include "util/text.hpp"
@@ -265,14 +266,26 @@ namespace {
 
 // Opens `path` for writing, created or truncated; with LogLayout::flat a
 // symbolic link there is removed first, so the file is a new regular one.
+// Anything else that is not a regular file (a FIFO, a device, a directory)
+// is refused at once: opened without blocking, never written.
 Result<UniqueFd> open_log(const std::filesystem::path& path, LogLayout layout) {
   struct stat info {};
   if (layout == LogLayout::flat && ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
       ::unlink(path.c_str()) != 0) {
     return errno_error("cannot remove the old link", path.string());
   }
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  const auto not_regular = [&path](const struct stat& found) {
+    return Error{fmt::format("the log file {} is {}, not a regular file; mptrain leaves it as it is: remove it, or "
+                             "give another --log-dir",
+                             path.string(), file_kind(found.st_mode))};
+  };
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return not_regular(info);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644));
   if (!fd.valid()) return errno_error("cannot write the log file", path.string());
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return not_regular(info);
+  if (::ftruncate(fd.get(), 0) != 0) return errno_error("cannot truncate the log file", path.string());
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
   return fd;
 }
 
@@ -373,6 +386,11 @@ Result<UniqueFd> lock_log_dir(const std::filesystem::path& dir) {
   while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) return Error{in_use_message(dir, fd.get())};
     if (errno != EINTR) return errno_error("cannot lock", path.string());
+  }
+  if (!holds_lock_content(fd.get())) {
+    return Error{fmt::format("--log-dir {}: {} is a file of yours, not an mptrain lock file; mptrain leaves it as "
+                             "it is: move it away, or give another --log-dir",
+                             dir.string(), path.string())};
   }
   if (auto written = write_pid(fd.get(), path); !written.ok()) return written.error();
   return fd;

@@ -509,11 +509,46 @@ static void place_after_exec(void) {
   }
 }
 
+/* The descriptor of the worker's tree table: opened by its path (/proc/PID/fd/N of mptrain), else, for a
+ * process that may not open mptrain's descriptors (run as another user), the same N that the worker
+ * inherited, when it is still the table; -1 when neither. */
+static int open_table(const char* path) {
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  const int error = errno;
+  const char* number = strrchr(path, '/');
+  char own[64], link[128];
+  ssize_t n = -1;
+  if (number != NULL) {
+    snprintf(own, sizeof own, "/proc/self/fd/%s", number + 1);
+    n = readlink(own, link, sizeof link - 1);
+  }
+  if (n > 0) {
+    link[n] = '\0';
+    if (strstr(link, "memfd:mptrain-tree") != NULL && (fd = open(own, O_RDWR | O_CLOEXEC)) >= 0) return fd;
+  }
+  errno = error;
+  return -1;
+}
+
+/* Says once, on stderr, that this process cannot reach its worker's tree table (`path`). */
+static void warn_no_table(const char* path, int error) {
+  char line[512];
+  int length = snprintf(line, sizeof line,
+                        "mptrain: warning: process %d cannot open its worker's tree table %s (%s): the processes "
+                        "it starts get no --children slices, and their pools are not shared out\n",
+                        (int)getpid(), path, strerror(error));
+  if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
+}
+
 /* The worker's tree table, mapped shared (a forked child inherits the mapping); NULL when unreachable. */
 static struct place_table* map_table(const char* path) {
   if (path == NULL) return NULL;
-  int fd = open(path, O_RDWR | O_CLOEXEC);
-  if (fd < 0) return NULL;
+  int fd = open_table(path);
+  if (fd < 0) {
+    warn_no_table(path, errno);
+    return NULL;
+  }
   struct stat info;
   void* mapped = MAP_FAILED;
   if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (size_t)info.st_size >= sizeof(struct place_table)) {

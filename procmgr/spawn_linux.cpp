@@ -196,6 +196,7 @@ void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
     fail_child(fd, Step::streams);
   }
   for (int close_fd : setup.close_fds) ::close(close_fd);
+  for (int kept : setup.spec->inherit_fds) ::fcntl(kept, F_SETFD, 0);
   // Lowering the soft limit below the hard one cannot fail.
   if (prepared.file_limit) ::setrlimit(RLIMIT_NOFILE, &*prepared.file_limit);
   if (prepared.cpu_mask) {

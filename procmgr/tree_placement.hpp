@@ -15,6 +15,9 @@
 
 namespace mptrain::procmgr {
 
+// The most working children a worker may have (--children): the slices its tree table holds.
+inline constexpr int max_children = 1024;
+
 // The threads each of `children` working children gets from a worker of
 // `threads`: floor(threads / children), at least 1.
 int child_threads(int threads, int children);
@@ -107,6 +110,10 @@ class PlaceTable {
   static Result<PlaceTable> create(int slices);
   // The path the worker's processes open it by: /proc/PID/fd/FD of this process.
   const std::string& path() const { return path_; }
+  // Its descriptor, FD of the path: the worker inherits it under that number
+  // (WorkerSpec::inherit_fds), for a program that cannot open the path (run
+  // as another user: setpriv, runuser).
+  int fd() const { return fd_.get(); }
   // The processes recorded so far, in the order of their entries; an Error when it cannot be read.
   Result<std::vector<PlacedProcess>> read() const;
 

@@ -39,6 +39,8 @@ Result<std::string> find_place_library() {
                "; reinstall mptrain (cmake --install), or run it from its build directory"};
 }
 
+static_assert(max_children == PLACE_MAX_SLICES, "the table holds max_children slices");
+
 PreloadReach preload_reach_of_file(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   struct stat info {};

@@ -23,6 +23,14 @@
 
 namespace mptrain {
 
+// Whether `content` is what a lock file of mptrain's holds: nothing, or
+// one pid and a newline. Any other file of a lock file's name is a user's,
+// which mptrain neither truncates nor removes.
+bool is_lock_content(std::string_view content);
+
+// Whether the file open at `fd` holds what is_lock_content accepts (its first bytes).
+bool holds_lock_content(int fd);
+
 // An flock held on the lock file of a target path; let go on destruction.
 class FileLock {
  public:
@@ -31,7 +39,9 @@ class FileLock {
   // When another process holds the lock, an Error "OPTION TARGET is being
   // written by another mptrain run (pid N); wait for it to end, or give
   // another OPTION path" whose code is EWOULDBLOCK; an Error naming the
-  // lock file and errno when it cannot be created or locked. Never waits.
+  // lock file and errno when it cannot be created or locked, and one that
+  // says so when a file of the lock file's name is not a lock file
+  // (is_lock_content): it is left as it is. Never waits.
   static Result<FileLock> acquire(const std::filesystem::path& target, std::string_view option);
 
   // The lock file's path for `target`.

@@ -35,6 +35,23 @@ long holder_pid(int fd) {
   return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
 }
 
+}  // namespace
+
+bool is_lock_content(std::string_view content) {
+  if (content.empty()) return true;
+  std::size_t digits = 0;
+  while (digits < content.size() && content[digits] >= '0' && content[digits] <= '9') ++digits;
+  return digits > 0 && digits <= 10 && (content.size() == digits || content.substr(digits) == "\n");
+}
+
+bool holds_lock_content(int fd) {
+  char text[16];
+  const ssize_t n = ::pread(fd, text, sizeof text, 0);
+  return n >= 0 && is_lock_content(std::string_view(text, static_cast<std::size_t>(n)));
+}
+
+namespace {
+
 // Writes this process's pid into the lock file `fd` (best effort: a lock
 // file another user created may be read-only to us; the lock still holds).
 void record_holder(int fd) {
@@ -103,6 +120,11 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::str
     }
     if (locked != 0) return errno_error("cannot lock", path.string());
     if (!still_linked(fd->get(), path)) continue;
+    if (!holds_lock_content(fd->get())) {
+      return Error{fmt::format("{} {}: its lock file's name, {}, is taken by a file that is not an mptrain lock "
+                               "file; mptrain leaves it as it is: move it away, or give another {} path",
+                               option, target.string(), path.string(), option)};
+    }
     record_holder(fd->get());
     return FileLock(std::move(fd).value(), path);
   }

@@ -17,12 +17,6 @@
 
 namespace mptrain {
 
-namespace {
-
-// The name of write_file_atomic's temporary files before their random letters.
-constexpr std::string_view temporary_prefix = ".mptrain-";
-
-// "a directory", "a FIFO" and the like, for file type bits `mode`.
 std::string file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISLNK(mode)) return "a symbolic link";
@@ -33,6 +27,11 @@ std::string file_kind(mode_t mode) {
   if (S_ISREG(mode)) return "a regular file";
   return "a special file";
 }
+
+namespace {
+
+// The name of write_file_atomic's temporary files before their random letters.
+constexpr std::string_view temporary_prefix = ".mptrain-";
 
 // `path` opened with `flags` (and O_CLOEXEC), retrying on EINTR; an Error naming it otherwise.
 Result<UniqueFd> open_for_reading(const std::filesystem::path& path, int flags) {

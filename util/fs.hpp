@@ -4,6 +4,8 @@
 // for the whole binary (used by end-to-end tests).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -13,6 +15,9 @@
 #include "util/result.hpp"
 
 namespace mptrain {
+
+// "a directory", "a FIFO", "a character device" and the like, for the file type bits of `mode`.
+std::string file_kind(mode_t mode);
 
 // The most a file read through FsRoot may hold: kernel files are small (a
 // /proc/PID/maps of the kernel's 65,530 mappings is about 7 MB), and a

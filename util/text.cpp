@@ -46,8 +46,20 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 
+namespace {
+
+// `text` without the one '+' a number may start with (as people write "+2"), when a digit or '.' follows.
+std::string_view without_plus(std::string_view text) {
+  if (text.size() > 1 && text[0] == '+' && (std::isdigit(static_cast<unsigned char>(text[1])) || text[1] == '.')) {
+    text.remove_prefix(1);
+  }
+  return text;
+}
+
+}  // namespace
+
 Result<long long> parse_int(std::string_view text) {
-  text = trim(text);
+  text = without_plus(trim(text));
   long long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
@@ -70,7 +82,7 @@ std::string counted(long long n, std::string_view noun) {
 }
 
 Result<double> parse_double(std::string_view text) {
-  text = trim(text);
+  text = without_plus(trim(text));
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {

@@ -17,7 +17,8 @@ std::string_view trim(std::string_view text);
 std::vector<std::string_view> split(std::string_view text, char separator);
 // The whitespace-separated words of `text`.
 std::vector<std::string_view> split_words(std::string_view text);
-// `text` (trimmed) as a base-10 integer; an Error when it is not one entirely.
+// `text` (trimmed) as a base-10 integer, a leading '+' allowed as everywhere
+// mptrain reads a number; an Error when it is not one entirely.
 Result<long long> parse_int(std::string_view text);
 // `text` (whole, no whitespace or sign) as an unsigned base-10 integer, or
 // nullopt: the fast path for the kernel's counters, which are never signed.
@@ -30,8 +31,8 @@ std::string percent(double fraction);
 // `text` safe to show on a terminal: each control character but tab, DEL,
 // and each C1 control (U+0080-U+009F in UTF-8) written as \xHH instead.
 std::string printable(std::string_view text);
-// `text` (trimmed) as a floating-point number; an Error when it is not one
-// entirely, or one with code ERANGE when it is beyond the largest double
+// `text` (trimmed) as a floating-point number, a leading '+' allowed as in
+// parse_int; an Error when it is not one entirely, or one with code ERANGE when it is beyond the largest double
 // ("1e400"). A number too small for a double ("1e-400") reads as 0 (or the
 // nearest subnormal), as strtod reads it.
 Result<double> parse_double(std::string_view text);

@@ -241,7 +241,16 @@ TEST_CASE("options that contradict the launcher are refused, naming both", "[clu
   local.local_size = 1;
   CHECK_THAT(refusal(srun_task_3, local), Contains("--local-size 1 contradicts the 2 tasks of "
                                                    "SLURM_STEP_TASKS_PER_NODE=2(x2),1 at SLURM_NODEID=1"));
-  CHECK_THAT(refusal(pytorch_job_pod_1, nodes(2, 0)), Contains("--node-rank 0 contradicts PET_NODE_RANK=1"));
+}
+
+TEST_CASE("as in torchrun, an option wins over its PET_ variable", "[cluster]") {
+  const auto given = identity_of(pytorch_job_pod_1, nodes(2, 0));
+  CHECK(given.rank == 0);
+  CHECK(given.count == 2);
+  CHECK(identity_of({"PET_NNODES=2"}, nodes(1)).count == 1);
+  const auto counted = identity_of({"PET_NODE_RANK=1"}, nodes(2));
+  CHECK(counted.rank == 1);
+  CHECK(counted.count == 2);
 }
 
 TEST_CASE("two launchers' variables that disagree are refused, naming both", "[cluster]") {
@@ -297,7 +306,7 @@ TEST_CASE("malformed or out-of-range variables are refused, naming the variable"
           "SLURM_LOCALID=1 is not below the local size 1 (one mptrain per host; give --local-size)");
   refused({"PET_NNODES=1:4"}, "PET_NNODES=1:4 is an elastic range");
   refused({"PET_NNODES=two"}, "PET_NNODES=two is not a whole number");
-  refused({"PET_NODE_RANK=1"}, "PET_NODE_RANK=1 is set but PET_NNODES is not");
+  refused({"PET_NODE_RANK=1"}, "PET_NODE_RANK=1 is set, but neither PET_NNODES nor --nnodes says how many nodes");
   refused({"PET_NNODES=2", "PET_NODE_RANK=1.5"}, "PET_NODE_RANK=1.5 is not a whole number");
 }
 

@@ -159,3 +159,13 @@ TEST_CASE("error files of @record are read in both of torch's forms") {
   CHECK_FALSE(parse_error_file(R"({"message": 3})").ok());
   CHECK_FALSE(parse_error_file(R"({"other": "x"})").ok());
 }
+
+TEST_CASE("a run id becomes one file name inside --log-dir", "[cluster]") {
+  using mptrain::cluster::run_folder_name;
+  CHECK(run_folder_name("job-42_a.b") == "job-42_a.b");
+  CHECK(run_folder_name("../esc") == ".._esc");
+  CHECK(run_folder_name("a/b") == "a_b");
+  CHECK(run_folder_name("..") == "run");
+  CHECK(run_folder_name("") == "run");
+  CHECK(run_folder_name(std::string(300, 'x')).size() == 64);
+}

@@ -104,3 +104,29 @@ TEST_CASE("a lock file that cannot be created is refused with the cause, not the
                        "): Permission denied; give a path in a directory you can write to");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a lock file holds nothing or a pid line; anything else is a user's file", "[util]") {
+  CHECK(is_lock_content(""));
+  CHECK(is_lock_content("1234\n"));
+  CHECK(is_lock_content("1234"));
+  CHECK_FALSE(is_lock_content("1234\nmore"));
+  CHECK_FALSE(is_lock_content("MPTRAIN checkpoint"));
+  CHECK_FALSE(is_lock_content("\n"));
+  CHECK_FALSE(is_lock_content("12345678901\n"));
+}
+
+TEST_CASE("a user's file with the lock file's name is refused, kept and never removed", "[util]") {
+  const auto dir = fresh_dir("mptrain-lock-user");
+  const auto target = dir / "model.ckpt";
+  const auto lock_file = FileLock::lock_path(target);
+  REQUIRE(write_file_atomic(lock_file, "my own notes\n").ok());
+  {
+    auto lock = FileLock::acquire(target, "--save-model");
+    REQUIRE_FALSE(lock.ok());
+    CHECK(lock.error().message.find("not an mptrain lock file") != std::string::npos);
+  }
+  auto content = read_file(lock_file);
+  REQUIRE(content.ok());
+  CHECK(*content == "my own notes\n");
+  std::filesystem::remove_all(dir);
+}

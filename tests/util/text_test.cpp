@@ -17,6 +17,16 @@ TEST_CASE("doubles parse only when the whole text is a number", "[util]") {
   CHECK_FALSE(parse_double("1.5.2").ok());
 }
 
+TEST_CASE("one number grammar: a leading '+' is read as people write it, by integers and doubles alike", "[util]") {
+  CHECK(*parse_int("+2") == 2);
+  CHECK(*parse_double("+0.2") == 0.2);
+  CHECK(*parse_double("+.5") == 0.5);
+  CHECK_FALSE(parse_int("+").ok());
+  CHECK_FALSE(parse_int("++2").ok());
+  CHECK_FALSE(parse_int("+-2").ok());
+  CHECK_FALSE(parse_double("+").ok());
+}
+
 TEST_CASE("a double beyond the largest is an ERANGE error and one too small reads as zero", "[util]") {
   CHECK(parse_double("1e400").error().code == ERANGE);
   CHECK(parse_double("-1e400").error().code == ERANGE);

@@ -39,4 +39,16 @@ run_mptrain doctor --pid "0$busy" --duration 0.5 --json
 kill "$busy" 2>/dev/null
 [[ $code == 0 || $code == 3 ]] || fail "doctor --pid 0$busy exited $code: $(cat "$WORK/err")"
 expect_json ".processes | map(.pid) | index($busy) != null"
+# One grammar: a leading "+" is read by every number, whole or real, in run, doctor and torchrun alike.
+run_mptrain run -n 1 --lr +0.1 --epochs 0 --train-limit 10 --json
+expect_code 0
+expect_json '.lr == 0.1'
+run_mptrain run -n 1 --grace +1 --max-restarts=+1 --dry-run --json -- /bin/true
+expect_code 0
+expect_json '.ranks[0].env.TORCHELASTIC_MAX_RESTARTS == "1"'
+run_mptrain doctor --duration +0.2 --json
+[[ $code == 0 || $code == 3 ]] || fail "doctor --duration +0.2 exited $code: $(cat "$WORK/err")"
+run_mptrain torchrun --nproc-per-node +1 --dry-run --json --no-python true
+expect_code 0
+expect_json '(.ranks | length) == 1'
 echo PASS

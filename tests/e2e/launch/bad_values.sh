@@ -25,6 +25,7 @@ refused "--master-port.*70000 is not from 1 to 65535" -n 1 --master-port 70000 -
 refused "--master-port.*1.5 is not a whole number" -n 1 --master-port 1.5 -- touch "$WORK/ran"
 refused "--master-port.*http is not a whole number" -n 1 --master-port http -- touch "$WORK/ran"
 refused "--max-restarts.*1.5 is not a whole number" -n 1 --max-restarts 1.5 -- touch "$WORK/ran"
+refused "--children.*70000 is not from 1 to 1024" -n 1 --children 70000 --allow-oversubscribe -- touch "$WORK/ran"
 refused "--max-restarts.*-1 is not at least 0" -n 1 --max-restarts=-1 -- touch "$WORK/ran"
 refused "--grace.*inf is not a finite number" -n 1 --grace inf -- touch "$WORK/ran"
 refused "--grace.*nan is not a finite number" -n 1 --grace nan -- touch "$WORK/ran"

@@ -39,6 +39,19 @@ for wrapper in timeout "$WORK/train.sh"; do
   [[ ${slices[0]} != "${slices[1]}" ]] || fail "under $wrapper both workers run on CPUs ${slices[0]}"
 done
 
+# A program run as another user (setpriv) cannot open mptrain's descriptors under /proc: it finds the
+# table under the number the worker inherited, and its workers still get their slices.
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+  chmod 755 "$WORK"
+  run_mptrain run -n 1 --children 2 -- setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups \
+    "$WORK/omp_gnu" 2 0.5
+  expect_code 0
+  mapfile -t slices < <(sed -n 's/^\[0\] worker [0-9]* team [0-9]* regions [0-9]* allowed //p' "$WORK/out")
+  [[ ${#slices[@]} == 2 && ${slices[0]} != "${slices[1]}" ]] ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "as another user, the workers got no slices of their own"; }
+  ! grep -q "cannot open its worker's tree table" "$WORK/err" || { cat "$WORK/err" >&2; fail "the table was not found"; }
+fi
+
 # A pin brought across exec is kept, and said once.
 run_mptrain run -n 1 -- sh -c "taskset -c $last \"\$0\" 0 0.3" "$WORK/omp_gnu"
 expect_code 0

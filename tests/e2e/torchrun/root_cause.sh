@@ -2,7 +2,8 @@
 # prints torchrun's root-cause summary from the failed rank's error file
 # (rank, exit code, pid, message, traceback), then the other failures, and
 # --json carries the same; a script without @record is named too, with the
-# advice to add it. The temporary folder of error files is removed.
+# advice to add it. The temporary folder of error files is kept after a
+# failure (the summary names its files) and removed after a success.
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
@@ -22,7 +23,11 @@ grep -q 'raise ValueError(f"rank {rank} found a bad batch")' <<<"$root" || { cat
 grep -q "in fail_now" <<<"$root" || fail "the traceback lacks the failing function"
 ! grep -q "^Other failures" "$WORK/err" || { cat "$WORK/err" >&2; fail "rank 0, stopped by mptrain, is listed as a failure"; }
 expect_stderr "^mptrain: error: rank 1 \(pid [0-9]+\) exited with code 1"
-[[ -z $(ls -A "$TMPDIR") ]] || { ls -R "$TMPDIR" >&2; fail "the temporary error-file folder was left behind"; }
+# The temporary folder is kept (the summary names the error file in it), and said so.
+file=$(sed -n 's/^ *error file: *\([^ ]*error.json\).*/\1/p' "$WORK/err" | head -1)
+[[ -n $file && -s $file ]] || { cat "$WORK/err" >&2; fail "the summary names no error file that is still there"; }
+expect_stderr "^mptrain: kept $TMPDIR/mptrain-torchrun-[^ ]*: the failed run's error files are there"
+rm -rf "${TMPDIR:?}"/*
 
 # Two failures: rank 0 raises too, after mptrain began stopping the group; --json has both.
 FAIL_RANK=0 SECOND_RANK=1 READY=$WORK/ready run_mptrain torchrun --nproc_per_node 2 --json "$script"
@@ -58,6 +63,7 @@ expect_code 5
 expect_stderr "error file: .*/attempt_0/0/error.json: not an error file of torch.distributed.elastic"
 
 # Success: no summary, exit 0, nothing left in TMPDIR.
+rm -rf "${TMPDIR:?}"/*
 run_mptrain torchrun --nproc-per-node 2 --no-python true
 expect_code 0
 ! grep -q "Root cause" "$WORK/err" || fail "a summary after success"
