@@ -261,13 +261,26 @@ class RunDirCleanup {
   RunDirCleanup& operator=(const RunDirCleanup&) = delete;
   ~RunDirCleanup() {
     if (dir_.empty()) return;
-    if (std::uncaught_exceptions() > 0) {
+    if (std::uncaught_exceptions() > 0 && holds_files()) {
       print_note(fmt::format("mptrain: kept {}: the failed run's error files are there\n", dir_.string()));
       return;
     }
     std::error_code ignored;
     std::filesystem::remove_all(dir_, ignored);
   }
+
+ private:
+  // Whether a worker wrote anything there (a refusal before any started leaves only empty folders).
+  bool holds_files() const {
+    std::error_code error;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir_, error);
+         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+      if (it->is_regular_file(error) && it->file_size(error) > 0) return true;
+    }
+    return false;
+  }
+
+ public:
 
  private:
   std::filesystem::path dir_;
@@ -305,7 +318,12 @@ int run_torchrun(const std::vector<std::string>& words) {
   }
   RunDirCleanup cleanup(settings->remove_run_dir ? settings->run_dir : std::filesystem::path());
   options.torchrun = settings;
-  return run_launcher(options);
+  try {
+    return run_launcher(options);
+  } catch (const Failure& failure) {
+    if (failure.exit_code() != exit_code::usage_error) throw;
+    throw Failure(failure.exit_code(), cluster::in_torchrun_words(failure.what()));  // torchrun's -t is --tee
+  }
 }
 
 // The summary's line for a worker's end: "exit code 1" or "signal 9 (SIGKILL)".

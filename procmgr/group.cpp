@@ -26,23 +26,35 @@
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::procmgr {
 
 namespace {
 
-// `error`, met while trying to `what` ("start rank 1"); when it is the
-// limit on open files, a message saying so, with the limit and what to do.
-Error descriptor_error(const Error& error, std::string_view what) {
-  if (error.code != EMFILE && error.code != ENFILE) return error;
+// `error`, met while trying to `what` ("start rank 1 (python3)") in a group
+// of `workers`: when a resource limit caused it (open files, EMFILE; this
+// user's processes, EAGAIN from fork), a message naming the limit, its
+// value and what to do (fewer workers only where there are several).
+Error limit_error(const Error& error, std::string_view what, int workers) {
+  const std::string fewer = workers > 1 ? ", or start fewer workers" : "";
   rlimit limit{};
-  const std::string which = error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0
-                                ? std::string("the system's limit is reached")
-                                : fmt::format("the limit is {}", limit.rlim_cur);
-  return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n) or start fewer "
-                           "workers",
-                           what, which),
-               error.code};
+  if (error.code == EMFILE || error.code == ENFILE) {
+    const std::string which = error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0
+                                  ? std::string("the system's limit is reached")
+                                  : fmt::format("the limit is {}", limit.rlim_cur);
+    return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n){}", what, which, fewer),
+                 error.code};
+  }
+  if (error.code == EAGAIN) {
+    const std::string which = ::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                                  ? fmt::format("this user's limit on processes is {}", limit.rlim_cur)
+                                  : std::string("the system's limit on processes or threads is reached");
+    return Error{fmt::format("cannot {}: no more processes may start ({}); raise the limit (ulimit -u){}", what,
+                             which, fewer),
+                 error.code};
+  }
+  return error;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -185,7 +197,7 @@ Status Supervisor::prepare() {
         *choice == RunCgroupChoice::v1 ? "v1" : "v2", made.error().message));
   }
   auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr);
-  if (!watchdog.ok()) return watchdog.error();
+  if (!watchdog.ok()) return limit_error(watchdog.error(), "start the watchdog", static_cast<int>(workers_.size()));
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
@@ -315,10 +327,10 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
     if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) {
-      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank), static_cast<int>(workers_.size()));
     }
     if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) {
-      return descriptor_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank));
+      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank), static_cast<int>(workers_.size()));
     }
   }
   // A function child keeps inherited descriptors; close the parent's ends of every pipe.
@@ -329,7 +341,12 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   for (const auto& report : reports_) setup.close_fds.push_back(report.get());
   if (log_lock_.valid()) setup.close_fds.push_back(log_lock_.get());
   auto child = start_child(target_, setup);
-  if (!child.ok()) return descriptor_error(child.error(), fmt::format("start rank {}", spec.rank));
+  if (!child.ok()) {
+    const std::string program = target_.function != nullptr || target_.argv.empty()
+                                    ? std::string()
+                                    : fmt::format(" ({})", printable(target_.argv.front()));
+    return limit_error(child.error(), fmt::format("start rank {}{}", spec.rank, program), static_cast<int>(workers_.size()));
+  }
   worker.result.pid = child->pid;
   worker.running = true;
   worker.started = Clock::now();

@@ -30,4 +30,14 @@ grep -q "^\[0\] $WORK/tmp/mptrain-torchrun-.*/error.json$" "$WORK/out" || { cat 
 TMPDIR=/nonexistent/dir run_mptrain torchrun --nproc-per-node 1 --no-python true
 expect_code 1
 expect_stderr "^mptrain: error: cannot create the run's folder in TMPDIR=/nonexistent/dir: .*set TMPDIR to a directory you can write to"
+
+# A refusal before any worker starts speaks torchrun's words and leaves no folder behind.
+usable=$("$MPTRAIN" plan --json | jq -r '.usable_cpus')
+mkdir -p "$WORK/tmp2"
+TMPDIR=$WORK/tmp2 run_mptrain torchrun --nproc-per-node $((usable + 1)) --no-python true
+expect_usage_error "use --nproc-per-node $usable or fewer"
+! grep -Eq -- "(^| |\()-[nt] [0-9]" "$WORK/err" || { cat "$WORK/err" >&2; fail "a torchrun refusal speaks run's -n/-t"; }
+[[ -z $(ls -A "$WORK/tmp2") ]] || { ls -R "$WORK/tmp2" >&2; fail "a refused run left its folder"; }
+TMPDIR=$WORK/tmp2 run_mptrain torchrun --nproc-per-node 1 --threads-per-process $((usable + 1)) --no-python true
+expect_usage_error "use --threads-per-process $usable"
 exit 0
