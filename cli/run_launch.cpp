@@ -487,6 +487,7 @@ procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
       group.console_ranks =
           value_or_fail(cluster::parse_local_ranks(torchrun.local_ranks_filter, world_size), exit_code::usage_error);
     }
+    if (torchrun.remove_run_dir) group.remove_on_death = torchrun.run_dir.string();
     group.attempt_env = [dir = torchrun.run_dir](int rank, int restart) {
       return torchrun_attempt_environment(dir, rank, restart);
     };

@@ -196,7 +196,7 @@ Status Supervisor::prepare() {
         "one), or set MPTRAIN_RUN_CGROUP=auto or off to go without one quietly",
         *choice == RunCgroupChoice::v1 ? "v1" : "v2", made.error().message));
   }
-  auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr);
+  auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr, options_.remove_on_death);
   if (!watchdog.ok()) return limit_error(watchdog.error(), "start the watchdog", static_cast<int>(workers_.size()));
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));

@@ -105,6 +105,9 @@ struct GroupResult;
 // How the group is supervised.
 struct GroupOptions {
   Output output = Output::inherit;
+  // A temporary folder of the run's that the watchdog removes should mptrain
+  // die unreaped (SIGKILL); "": none.
+  std::string remove_on_death;
   // Variables of mptrain's environment the workers do not inherit (the MPI
   // launcher's own, which describe mptrain, not its workers).
   std::vector<std::string> unset;

@@ -13,6 +13,7 @@
 
 #include <sys/types.h>
 
+#include <string>
 #include <vector>
 
 #include "procmgr/descendants.hpp"
@@ -26,9 +27,10 @@ namespace mptrain::procmgr {
 class GroupWatchdog {
  public:
   // Forks the watchdog, which also empties and removes the cgroup of
-  // `cgroup` (null: none) should this process die; an Error naming the call
-  // that failed otherwise.
-  static Result<GroupWatchdog> start(const CgroupFiles* cgroup);
+  // `cgroup` (null: none) and removes the folder `remove_dir` with all it
+  // holds (empty: none; a temporary folder of the run's) should this
+  // process die; an Error naming the call that failed otherwise.
+  static Result<GroupWatchdog> start(const CgroupFiles* cgroup, const std::string& remove_dir = {});
 
   GroupWatchdog(GroupWatchdog&& other) noexcept;
   GroupWatchdog& operator=(GroupWatchdog&&) = delete;

@@ -69,7 +69,7 @@ TEST_CASE("pools may exceed their CPUs only when the program keeps its counts or
   CHECK(pools_may_exceed_cpus(ProgramThreads::cap, false, 1, 2));
 }
 
-TEST_CASE("a new tree table reads back empty; its path opens it", "[procmgr]") {
+TEST_CASE("a new tree table reads back empty, and its path opens it", "[procmgr]") {
   auto table = PlaceTable::create(2);
   REQUIRE(table.ok());
   CHECK(table->path().starts_with("/proc/"));
@@ -104,7 +104,7 @@ TEST_CASE("the placement library reaches dynamic programs and scripts, not stati
   CHECK(preload_reach(elf_with({1}).substr(0, 66), 0755) == PreloadReach::reaches);  // too short to tell
 }
 
-TEST_CASE("this test binary is dynamically linked; a missing file is taken as reachable", "[procmgr]") {
+TEST_CASE("this test binary is dynamically linked, and a missing file is taken as reachable", "[procmgr]") {
   CHECK(preload_reach_of_file("/proc/self/exe") == PreloadReach::reaches);
   CHECK(preload_reach_of_file("/nonexistent/program") == PreloadReach::reaches);
 }

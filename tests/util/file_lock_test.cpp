@@ -105,7 +105,7 @@ TEST_CASE("a lock file that cannot be created is refused with the cause, not the
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a lock file holds nothing or a pid line; anything else is a user's file", "[util]") {
+TEST_CASE("a lock file holds nothing or a pid line, and anything else is a user's file", "[util]") {
   CHECK(is_lock_content(""));
   CHECK(is_lock_content("1234\n"));
   CHECK(is_lock_content("1234"));

@@ -168,7 +168,7 @@ fi
 (ulimit -n 12; exec "$MPTRAIN" run -n 2 --allow-oversubscribe -- true) >"$WORK/out" 2>"$WORK/err"
 code=$?
 expect_code 1
-expect_stderr "^mptrain: error: cannot (create a pipe for rank [01]'s output|start rank [01]): too many open files \(the limit is 12\); raise the limit \(ulimit -n\) or start fewer workers$"
+expect_stderr "^mptrain: error: cannot (create a pipe for rank [01]'s output|start rank [01]( \([^)]*\))?|start the watchdog): too many open files \(the limit is 12\); raise the limit \(ulimit -n\)(, or start fewer workers)?$"
 
 # Row 40: --membind where the NUMA nodes cannot be read.
 MPTRAIN_FSROOT="$MPTRAIN_TEST_DATA/cgroup-v2-quota" run_mptrain run -n 1 --membind 0 --dry-run -- true

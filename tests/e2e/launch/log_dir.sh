@@ -36,7 +36,7 @@ not_started "the log directory $WORK/file is not a directory; give --log-dir a d
 not_started "the log directory $WORK/file is not a directory" -n 2 --log-dir "$WORK/file" --max-restarts 1
 not_started "--log-dir /dev/null/logs: /dev/null is a character device, not a directory" -n 1 --log-dir /dev/null/logs --tee 2
 mkdir -p "$WORK/taken/rank-0.out"
-not_started "cannot write the log file $WORK/taken/rank-0.out: Is a directory" -n 1 --log-dir "$WORK/taken"
+not_started "the log file $WORK/taken/rank-0.out is a directory, not a regular file" -n 1 --log-dir "$WORK/taken"
 if [[ $(id -u) != 0 ]]; then
   mkdir "$WORK/read-only"
   chmod 555 "$WORK/read-only"

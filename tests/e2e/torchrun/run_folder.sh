@@ -2,7 +2,7 @@
 # and "a/b" stay inside, a long id is cut); TORCHELASTIC_ERROR_FILE is an
 # absolute path however --log-dir or TMPDIR is spelled, so a worker that
 # changes directory still writes it; a TMPDIR that cannot hold the folder
-# is named.
+# is named; the temporary folder goes even when mptrain is SIGKILLed.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 cd "$WORK" || fail "cannot enter $WORK"
@@ -30,6 +30,19 @@ grep -q "^\[0\] $WORK/tmp/mptrain-torchrun-.*/error.json$" "$WORK/out" || { cat 
 TMPDIR=/nonexistent/dir run_mptrain torchrun --nproc-per-node 1 --no-python true
 expect_code 1
 expect_stderr "^mptrain: error: cannot create the run's folder in TMPDIR=/nonexistent/dir: .*set TMPDIR to a directory you can write to"
+
+# mptrain killed with SIGKILL: its watchdog removes the temporary folder (no summary names it).
+mkdir -p "$WORK/tmp3"
+TMPDIR=$WORK/tmp3 "$MPTRAIN" torchrun --nproc-per-node 1 --no-python sh -c 'touch "$0/started"; sleep 30' "$WORK" \
+  >/dev/null 2>&1 &
+launcher=$!
+for _ in $(seq 200); do [[ -e $WORK/started ]] && break; sleep 0.05; done
+[[ -e $WORK/started ]] || fail "the torchrun worker did not start"
+[[ -n $(ls -A "$WORK/tmp3") ]] || fail "no temporary folder while running"
+kill -9 "$launcher"
+wait "$launcher" 2>/dev/null
+for _ in $(seq 100); do [[ -z $(ls -A "$WORK/tmp3") ]] && break; sleep 0.05; done
+[[ -z $(ls -A "$WORK/tmp3") ]] || { ls -R "$WORK/tmp3" >&2; fail "the temporary folder survived kill -9"; }
 
 # A refusal before any worker starts speaks torchrun's words and leaves no folder behind.
 usable=$("$MPTRAIN" plan --json | jq -r '.usable_cpus')
