@@ -66,8 +66,26 @@ void print_report(std::string_view text) {
 }
 
 void print_json(const nlohmann::json& document) {
-  print_report(document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-  print_report("\n");
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  std::string text = document.dump(terminal ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  if (terminal) {
+    print_report(text);
+    return;
+  }
+  // A pipe, a file, mpirun's forwarding: one line in one write(2), so that
+  // the documents of several ranks never interleave.
+  if (std::fflush(stdout) != 0 && stdout_error == 0) stdout_error = errno;
+  std::string_view left = text;
+  while (!left.empty()) {
+    const ssize_t n = ::write(STDOUT_FILENO, left.data(), left.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (stdout_error == 0) stdout_error = n < 0 ? errno : EIO;
+      return;
+    }
+    left.remove_prefix(static_cast<std::size_t>(n));
+  }
 }
 
 int finish_stdout(int code, int write_error) {

@@ -719,11 +719,27 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
 
 }  // namespace
 
+// Stops the run when a stop signal came during start-up (`phase`): nothing
+// was trained, so nothing is saved (exit 128 + the signal, the lock on
+// --save-model let go); a SIGUSR1 then had nothing to save, and says so.
+void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase) {
+  if (pending.take_usr1()) {
+    print_note(fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n",
+                           phase));
+  }
+  if (const int signal = pending.stop(); signal != 0) {
+    throw Failure(128 + signal, fmt::format("{} during start-up ({}): stopped before training began; nothing was "
+                                            "trained or saved",
+                                            procmgr::signal_name(signal), phase));
+  }
+}
+
 int run_training(const RunOptions& options) {
   // SIGUSR1 saves a checkpoint while the workers train (node 0) and is
-  // ignored before and after, when there is nothing to save yet or the
-  // model is about to be saved anyway.
+  // ignored after, when the model is about to be saved anyway. During
+  // start-up every stop signal and SIGUSR1 is held until the phase ends.
   ::signal(SIGUSR1, SIG_IGN);
+  std::optional<procmgr::PendingSignals> startup(std::in_place);
   TrainOptions train_options = *options.train;
   const auto layout = hogwild::model_layout(train_options.settings.model);
   // What would fail only after training (the checkpoint's path, room for
@@ -735,12 +751,14 @@ int run_training(const RunOptions& options) {
   print_plan_notes(plan);
   // Node 0 alone saves, so it alone holds --save-model's lock, until the run ends.
   const auto save_lock = node_plan.node.rank == 0 ? lock_save_path(train_options) : std::nullopt;
+  check_startup_signals(*startup, "planning");
   auto mpi = start_nodes(node_plan.node);  // null on one node
   if (!mpi) warn_node_options(train_options);
   // 2. Data: loaded once into shared read-only memory, inherited by every worker;
   //    across nodes, each node trains its own shard.
   const auto train_data = load_split(train_options, hogwild::Split::train, train_options.train_limit);
   const auto test_data = load_split(train_options, hogwild::Split::test, 0);
+  check_startup_signals(*startup, "loading the data");
   if (mpi) take_shard(node_plan.node, train_data.count, train_options.settings);
   const auto& settings = train_options.settings;
   // 3. The shared parameter store: initialised, or the checkpoint to resume
@@ -752,6 +770,8 @@ int run_training(const RunOptions& options) {
   auto store = initial_store(start_options, layout, plan.num_processes, resumed_epochs, resumed_samples);
   std::optional<NodeSync> sync;
   if (mpi) sync.emplace(*mpi, store, train_options.sync_every);
+  check_startup_signals(*startup, "preparing the model");
+  startup.reset();  // from here the group's relay takes them
   // 4. Train: fork the pinned workers, show progress, the monitor's live
   //    verdict and each epoch's evaluation, and average with the other nodes;
   //    stop all when one fails.

@@ -52,4 +52,26 @@ class SignalRelay {
   std::unique_ptr<State> state_;
 };
 
+// While alive (a run's start-up, before its group's SignalRelay exists):
+// the first of stop_signals() or SIGUSR2 that arrives is recorded instead of
+// ending the process, and so is SIGUSR1; restores the previous handlers on
+// destruction. A SIGHUP ignored at installation (nohup) stays ignored. At
+// most one exists at a time.
+class PendingSignals {
+ public:
+  PendingSignals();
+  ~PendingSignals();
+  PendingSignals(const PendingSignals&) = delete;
+  PendingSignals& operator=(const PendingSignals&) = delete;
+
+  // The first stop signal received, 0 when none.
+  int stop() const;
+  // Whether SIGUSR1 arrived since the last call.
+  bool take_usr1();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace mptrain::procmgr

@@ -125,4 +125,55 @@ void SignalRelay::close_in_child() {
   if (read_fd >= 0) ::close(read_fd);
 }
 
+namespace {
+
+volatile sig_atomic_t pending_stop = 0;  // the first stop signal while a PendingSignals lives
+volatile sig_atomic_t pending_usr1 = 0;  // SIGUSR1 seen since the last take_usr1()
+
+void pending_handler(int signal) {
+  if (signal == SIGUSR1) {
+    pending_usr1 = 1;
+  } else if (pending_stop == 0) {
+    pending_stop = signal;
+  }
+}
+
+// What PendingSignals catches: the stop signals, SIGUSR2 (a stop for a run) and SIGUSR1.
+constexpr int pending_count = stop_count + 2;
+
+}  // namespace
+
+struct PendingSignals::State {
+  struct sigaction previous[pending_count];
+  int signals[pending_count];
+};
+
+PendingSignals::PendingSignals() : state_(std::make_unique<State>()) {
+  pending_stop = 0;
+  pending_usr1 = 0;
+  struct sigaction action {};
+  action.sa_handler = pending_handler;
+  ::sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int i = 0; i < pending_count; ++i) {
+    const int signal = i < stop_count ? caught_signals[i] : (i == stop_count ? SIGUSR2 : SIGUSR1);
+    state_->signals[i] = signal;
+    ::sigaction(signal, nullptr, &state_->previous[i]);
+    if (signal == SIGHUP && state_->previous[i].sa_handler == SIG_IGN) continue;  // nohup: stays ignored
+    ::sigaction(signal, &action, nullptr);
+  }
+}
+
+PendingSignals::~PendingSignals() {
+  for (int i = 0; i < pending_count; ++i) ::sigaction(state_->signals[i], &state_->previous[i], nullptr);
+}
+
+int PendingSignals::stop() const { return pending_stop; }
+
+bool PendingSignals::take_usr1() {
+  const bool came = pending_usr1 != 0;
+  pending_usr1 = 0;
+  return came;
+}
+
 }  // namespace mptrain::procmgr
