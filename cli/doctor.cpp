@@ -29,6 +29,7 @@
 #include "affinity/bind.hpp"
 #include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
+#include "cli/fail_on.hpp"
 #include "cli/options.hpp"
 #include "monitor/live.hpp"
 #include "monitor/period.hpp"
@@ -56,7 +57,7 @@ struct DoctorOptions {
   bool threads = false;  // --threads
   double every_s = 0;    // 0: no --every lines
   std::string trace;     // "": no --trace file
-  std::string fail_on = "oversubscribed";
+  FailOnOptions gate;  // --fail-on (default oversubscribed), --ignore
   int usable_cpus = 0;  // 0: detect
   monitor::Thresholds thresholds;
   std::vector<std::string> command;
@@ -278,18 +279,14 @@ void write_trace(const IntervalObservers& observers, const DoctorOptions& o, con
                                   written.error().message, advice));
 }
 
-// The exit code for `diagnosis` under --fail-on `fail_on` and how the watch ended, `outcome`.
+// The exit code for `diagnosis` under the gate and how the watch ended, `outcome`.
 // `idle` is at least as strict as the default: an idle_capacity finding or an
 // oversubscribed verdict (a gate that asks for the CPUs to be used wants them used right).
-int exit_code_for(const monitor::Diagnosis& diagnosis, const std::string& fail_on, const WatchOutcome& outcome) {
+int exit_code_for(const monitor::Diagnosis& diagnosis, const FailOnOptions& gate, const WatchOutcome& outcome) {
   if (outcome.command_code != 0) return outcome.command_code;
   if (outcome.signal != 0) return 128 + outcome.signal;
   if (!outcome.output_losses.empty()) return exit_code::runtime_failure;
-  if (fail_on == "never") return exit_code::success;
-  if (fail_on == "idle" && monitor::has_idle_capacity(diagnosis)) return exit_code::doctor_found;
-  const auto threshold = fail_on == "idle" ? monitor::Verdict::oversubscribed
-                                           : value_or_fail(monitor::parse_verdict(fail_on), exit_code::usage_error);
-  return diagnosis.verdict >= threshold ? exit_code::doctor_found : exit_code::success;
+  return fails(diagnosis, gate) ? exit_code::doctor_found : exit_code::success;
 }
 
 // Refuses a warning threshold above its maximum, naming both options.
@@ -436,7 +433,7 @@ int run_doctor(const DoctorOptions& o) {
                     loss.describe()));
   }
   write_trace(observers, o, outcome);
-  return exit_code_for(diagnosis, o.fail_on, outcome);
+  return exit_code_for(diagnosis, o.gate, outcome);
 }
 
 }  // namespace
@@ -456,11 +453,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--trace", o->trace, "Write the samples to FILE as a Chrome trace (Perfetto, chrome://tracing)")
       ->type_name("FILE")
       ->check(non_empty());
-  command
-      ->add_option("--fail-on", o->fail_on,
-                   "Exit 3 from this verdict on: oversubscribed, warning or never; idle: on an idle_capacity finding "
-                   "or oversubscribed")
-      ->check(one_of({"oversubscribed", "warning", "idle", "never"}));
+  add_fail_on_options(*command, o->gate);
   command->add_option("--usable-cpus", o->usable_cpus, "Judge against N CPUs")
       ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");

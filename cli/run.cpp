@@ -113,6 +113,7 @@ void add_run_command(CLI::App& app, Runner& runner) {
   auto* command = app.add_subcommand("run", "Train with the built-in Hogwild core, or launch `-- CMD ARGS...` M times");
   add_placement_options(*command, options->placement);
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
+  add_fail_on_options(*command, options->gate);
   options->train = add_train_options(*command);
   options->launch = add_launch_options(*command);
   add_command_words(*command, options->command, "Program and arguments to launch, after --");

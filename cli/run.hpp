@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/fail_on.hpp"
 #include "cli/placement_options.hpp"
 #include "cluster/identity.hpp"
 #include "cluster/mpi.hpp"
@@ -36,6 +37,7 @@ struct TorchrunSettings {
 struct RunOptions {
   PlacementOptions placement;
   bool json = false;
+  FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
   std::vector<std::string> command;  // after "--"; empty: built-in training
   std::shared_ptr<TrainOptions> train;
   std::shared_ptr<LaunchOptions> launch;

@@ -832,6 +832,9 @@ int run_launcher(const RunOptions& options) {
     report_output_losses(result.output_losses, result.output_losses.size() - 1);
     throw Failure(exit_code::runtime_failure, output_loss_message(result.output_losses.back()));
   }
+  if (fails(monitor.diagnosis(), options.gate)) {
+    throw Failure(exit_code::doctor_found, failed_gate_message(monitor.diagnosis(), options.gate));
+  }
   return exit_code::success;
 }
 

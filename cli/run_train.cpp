@@ -807,8 +807,12 @@ int run_training(const RunOptions& options) {
   } else {
     print_text_report(plan, train_options, report, monitor, node_plan.node);
   }
-  // 8. Exit with the worker's failure, the save's, or the signal's.
-  return exit_status(train_options, report);
+  // 8. Exit with the worker's failure, the save's, or the signal's; else 3 when the verdict reaches --fail-on.
+  const int code = exit_status(train_options, report);
+  if (code == exit_code::success && fails(monitor.diagnosis(), options.gate)) {
+    throw Failure(exit_code::doctor_found, failed_gate_message(monitor.diagnosis(), options.gate));
+  }
+  return code;
 }
 
 }  // namespace mptrain::cli

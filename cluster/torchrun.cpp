@@ -65,6 +65,8 @@ constexpr std::array mptrain_table{
     TorchrunOption{"--interleave", true, "NUMA nodes to interleave every worker's memory over"},
     TorchrunOption{"--grace", true, "Seconds between SIGTERM and SIGKILL when stopping"},
     TorchrunOption{"--keep-env", false, "Keep the thread-count variables already set"},
+    TorchrunOption{"--fail-on", true, "Exit 3 from this verdict on: oversubscribed, warning, idle or never"},
+    TorchrunOption{"--ignore", true, "A finding kind left out of --fail-on's decision"},
     TorchrunOption{"--no-tag-output", false, "Console lines without the rank"},
     TorchrunOption{"--timestamp-output", false, "Console lines start with the time"},
 };

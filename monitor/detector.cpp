@@ -710,6 +710,36 @@ bool has_idle_capacity(const Diagnosis& diagnosis) {
                      [](const Finding& f) { return f.kind == FindingKind::idle_capacity; });
 }
 
+Result<FindingKind> parse_finding_kind(std::string_view text) {
+  if (const auto kind = value_named(finding_names, text)) return *kind;
+  return Error{fmt::format("unknown finding kind '{}'; use {}", text, names_list(finding_names))};
+}
+
+std::string finding_kinds_list() { return names_list(finding_names); }
+
+bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<FindingKind>& ignored) {
+  const auto counted = [&ignored](const Finding& f) {
+    return std::find(ignored.begin(), ignored.end(), f.kind) == ignored.end();
+  };
+  Verdict verdict = diagnosis.verdict;
+  if (!ignored.empty()) {
+    verdict = Verdict::healthy;
+    for (const auto& finding : diagnosis.findings) {
+      if (counted(finding)) verdict = std::max(verdict, finding.severity);
+    }
+  }
+  switch (fail_on) {
+    case FailOn::never: return false;
+    case FailOn::warning: return verdict >= Verdict::warning;
+    case FailOn::oversubscribed: return verdict >= Verdict::oversubscribed;
+    case FailOn::idle:
+      return verdict >= Verdict::oversubscribed ||
+             std::any_of(diagnosis.findings.begin(), diagnosis.findings.end(),
+                         [&](const Finding& f) { return f.kind == FindingKind::idle_capacity && counted(f); });
+  }
+  return false;
+}
+
 namespace {
 
 // The window's figures (no findings): what the report shows whatever the verdict.

@@ -130,6 +130,7 @@
 
 #include "monitor/evidence.hpp"
 #include "util/cpu_set.hpp"
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::monitor {
@@ -325,6 +326,26 @@ std::string_view severity_name(const Finding& finding);
 
 // True when `diagnosis` has an idle_capacity finding (what `--fail-on idle` looks for).
 bool has_idle_capacity(const Diagnosis& diagnosis);
+
+// The FindingKind named `text` ("outside_load"); an Error listing the names otherwise.
+Result<FindingKind> parse_finding_kind(std::string_view text);
+// Every finding kind's name, "a, b or c" (for help texts).
+std::string finding_kinds_list();
+
+// What makes a command exit 3 (`--fail-on`): a verdict of oversubscribed,
+// of warning or worse, an idle_capacity finding (or oversubscribed), never.
+enum class FailOn { oversubscribed, warning, idle, never };
+
+// Its names (`--fail-on`).
+inline constexpr std::array fail_on_names{Named<FailOn>{FailOn::oversubscribed, "oversubscribed"},
+                                          Named<FailOn>{FailOn::warning, "warning"},
+                                          Named<FailOn>{FailOn::idle, "idle"}, Named<FailOn>{FailOn::never, "never"}};
+
+// Whether `diagnosis` reaches `fail_on`. With findings of the kinds in
+// `ignored` left out (`--ignore outside_load`: other people's load on a
+// shared runner is not the job's fault), the verdict is the most severe of
+// the findings that remain (healthy when none does).
+bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<FindingKind>& ignored = {});
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`;
 // `subject` says whether the evidence is a job's or the whole machine's.
