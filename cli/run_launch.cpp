@@ -745,6 +745,7 @@ int run_launcher(const RunOptions& options) {
     warn_user_placement(environment);
   }
   auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
+  group.tag_offset = node.rank * plan.num_processes;       // across nodes, lines carry the global rank
   // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
   //    whose own variables the workers do not inherit).
   auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);

@@ -300,7 +300,8 @@ Status Supervisor::pipe_stream(Worker& worker, Streams kind, int& child_end_out,
     stream.file = OutputSink((is_out ? logs.out : logs.err).get(), (is_out ? logs.out_path : logs.err_path).string());
   }
   stream.tail = is_out ? nullptr : &worker.tail;
-  stream.tagger = LineTagger(options_.rank_tag == RankTag::on ? fmt::format("[{}] ", rank) : "", options_.timestamps);
+  stream.tagger = LineTagger(options_.rank_tag == RankTag::on ? fmt::format("[{}] ", options_.tag_offset + rank) : "",
+                             options_.timestamps);
   child_end = std::move(pipe->write);
   child_end_out = child_end.get();
   return ok_status();

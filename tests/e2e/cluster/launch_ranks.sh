@@ -1,6 +1,7 @@
 # `run -- CMD` across nodes: under mpirun each node's workers get global
 # RANK/WORLD_SIZE, their node's GROUP_RANK, and node 0's MASTER_ADDR and
-# MASTER_PORT, agreed over MPI; they do not inherit Open MPI's variables.
+# MASTER_PORT, agreed over MPI; they do not inherit Open MPI's variables;
+# their lines are tagged with the global rank.
 # Started by hand with --nnodes/--node-rank/--master-addr, the same.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
@@ -13,7 +14,8 @@ script='echo "rank=$RANK world=$WORLD_SIZE local=$LOCAL_RANK/$LOCAL_WORLD_SIZE g
 check_ranks() {
   local files=("$@") rank
   for rank in 0 1; do
-    grep -hq "^\[0\] rank=$rank world=2 local=0/1 group=$rank/2 role=$rank/2 master=[^ ]*:[0-9]* ompi=unset\$" \
+    # The tag is the global rank, as torchrun's --tee prefixes are: [1] on node 1.
+    grep -hq "^\[$rank\] rank=$rank world=2 local=0/1 group=$rank/2 role=$rank/2 master=[^ ]*:[0-9]* ompi=unset\$" \
       "${files[@]}" || { cat "${files[@]}" >&2; fail "no worker with global rank $rank on node $rank"; }
   done
   [[ $(grep -ho 'master=[^ ]*' "${files[@]}" | sort -u | wc -l) == 1 ]] || fail "the nodes got different masters"

@@ -14,6 +14,6 @@ fi
 mpirun_mptrain 2 run -n 1 "${address[@]}" -- /usr/bin/python3 "$(dirname "$0")/../launch/ddp_check.py"
 [[ $code == 0 ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "the DDP job failed ($code)"; }
 for rank in 0 1; do
-  grep -q "^\[0\] rank $rank/2: all_reduce sum 3 ok, 5 DDP steps ok" "$WORK/out" ||
+  grep -q "^\[$rank\] rank $rank/2: all_reduce sum 3 ok, 5 DDP steps ok" "$WORK/out" ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "global rank $rank did not finish the DDP job"; }
 done
