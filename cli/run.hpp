@@ -31,6 +31,7 @@ struct TorchrunSettings {
   std::string tee;                 // -t/--tee as given; "" for none
   std::string local_ranks_filter;  // --local-ranks-filter as given; "" for every rank
   std::string program;             // the script, module or program, for the summary
+  std::string interpreter;         // the Python that runs scripts and modules ("python3", MPTRAIN_PYTHON); "": --no-python
 };
 
 // Everything `mptrain run` was given.

@@ -826,7 +826,8 @@ int run_launcher(const RunOptions& options) {
   if (result.failed_rank) {
     if (!torchrun_failed.empty()) print_note(torchrun_summary(torchrun_failed, *options.torchrun));
     report_output_losses(result.output_losses, result.output_losses.size());
-    throw Failure(result.exit_code(), failure_message(result) + why);
+    const std::string hint = options.torchrun ? interpreter_hint(result, *options.torchrun) : "";
+    throw Failure(result.exit_code(), failure_message(result) + why + hint);
   }
   if (!result.output_losses.empty()) {
     // The workers succeeded but some of their output is lost: exit 1, naming the last loss.

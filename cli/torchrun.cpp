@@ -2,18 +2,22 @@
 #include "cli/torchrun.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
-#include <exception>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
+#include <filesystem>
 #include <random>
 #include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cluster/python.hpp"
 #include "procmgr/output.hpp"
+#include "procmgr/spawn.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
@@ -309,6 +313,7 @@ int run_torchrun(const std::vector<std::string>& words) {
   if (args.tee) settings->tee = args.tee->value;
   if (args.local_ranks_filter) settings->local_ranks_filter = args.local_ranks_filter->value;
   settings->program = args.program;
+  if (args.entry != cluster::TorchrunEntry::program) settings->interpreter = python_interpreter(environment);
   const bool dry_run = has_word(args.mptrain_args, "--dry-run");
   settings->run_dir = make_run_dir(args, settings->run_id, dry_run);
   // Without --log-dir the folder holds only error files, unless -r/-t send streams there: then it stays.
@@ -466,6 +471,37 @@ void add_torchrun_command(CLI::App& app, Runner& runner) {
     *words = command->remaining();
     runner = [words] { return run_torchrun(*words); };
   });
+}
+
+std::string interpreter_hint(const procmgr::GroupResult& result, const TorchrunSettings& settings) {
+  if (settings.interpreter.empty() || !result.failed_rank) return "";
+  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
+  const auto module = cluster::missing_python_module(worker.stderr_tail);
+  if (!module) return "";
+  const auto ran = procmgr::resolve_in_path(settings.interpreter);
+  const std::string ran_path = ran.ok() ? *ran : settings.interpreter;
+  std::error_code error;
+  const auto ran_real = std::filesystem::canonical(ran_path, error);
+  const char* path = std::getenv("PATH");
+  std::vector<std::string> others;
+  for (const auto& candidate : cluster::python_candidates(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin")) {
+    if (!error && std::filesystem::canonical(candidate, error) == ran_real) continue;
+    error.clear();
+    if (cluster::python_imports(candidate, *module)) others.push_back(candidate);
+  }
+  const std::string ran_text =
+      ran_path == settings.interpreter ? ran_path : fmt::format("{} ({})", settings.interpreter, ran_path);
+  if (others.empty()) {
+    return fmt::format(
+        "\nrank {} ran {}, which cannot import {}, and no other python3 in PATH, /usr/bin or /usr/local/bin imports "
+        "it either: install {} for that interpreter, or set MPTRAIN_PYTHON to one that has it",
+        worker.rank, printable(ran_text), *module, *module);
+  }
+  return fmt::format(
+      "\nrank {} ran {}, which cannot import {}; {} can: run with MPTRAIN_PYTHON={} (torchrun runs scripts with "
+      "the interpreter that runs torchrun itself, which mptrain cannot know; it uses python3 from PATH)",
+      worker.rank, printable(ran_text), *module, printable(fmt::format("{}", fmt::join(others, ", "))),
+      shell_quote(others.front()));
 }
 
 }  // namespace mptrain::cli

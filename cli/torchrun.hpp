@@ -55,4 +55,10 @@ std::filesystem::path torchrun_error_file(const std::filesystem::path& run_dir, 
 // `restart` under `run_dir` (its folder is created, an old file removed).
 std::vector<std::string> torchrun_attempt_environment(const std::filesystem::path& run_dir, int rank, int restart);
 
+// When the failed rank of `result` could not import a module (its stderr
+// says "No module named 'torch'"): which interpreter ran it, which others
+// on this machine import that module (checked only then), and how to
+// choose one (MPTRAIN_PYTHON), as text to append to the failure; "" otherwise.
+std::string interpreter_hint(const procmgr::GroupResult& result, const TorchrunSettings& settings);
+
 }  // namespace mptrain::cli

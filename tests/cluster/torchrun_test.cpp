@@ -1,4 +1,5 @@
 #include "cluster/torchrun.hpp"
+#include "cluster/python.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
@@ -179,4 +180,12 @@ TEST_CASE("run's refusals read in torchrun's words: -t is --tee there", "[cluste
   CHECK(in_torchrun_words("--num-processes 4") == "--nproc-per-node 4");
   CHECK(in_torchrun_words("--children 2 or fewer, -t 2") == "--children 2 or fewer, --threads-per-process 2");
   CHECK(in_torchrun_words("a-n 2 and -nope") == "a-n 2 and -nope");
+}
+
+TEST_CASE("a traceback's missing module is read from its last ModuleNotFoundError", "[cluster]") {
+  using mptrain::cluster::missing_python_module;
+  CHECK(missing_python_module("Traceback ...\nModuleNotFoundError: No module named 'torch'\n") == "torch");
+  CHECK(missing_python_module("ModuleNotFoundError: No module named 'torch.distributed'") == "torch");
+  CHECK_FALSE(missing_python_module("ValueError: bad batch").has_value());
+  CHECK_FALSE(missing_python_module("No module named ''").has_value());
 }
