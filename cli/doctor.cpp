@@ -54,6 +54,7 @@ struct DoctorOptions {
   std::vector<int> pids;
   double interval_s = std::chrono::duration<double>(monitor::default_interval).count();
   bool json = false;
+  bool quiet = false;  // --quiet: the verdict line and each fix once
   bool threads = false;  // --threads
   double every_s = 0;    // 0: no --every lines
   std::string trace;     // "": no --trace file
@@ -113,13 +114,25 @@ monitor::Capacity usable_capacity(const FsRoot& root, int override_count) {
 }
 
 // One option per row of the detector's threshold table.
+// The model's thresholds, one option each: counted, not listed, by --help
+// (there are many, and few users move them), listed by --help-thresholds.
 void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
   for (const auto& row : monitor::threshold_table()) {
     command.add_option("--" + std::string(row.option), t.*row.member, std::string(row.help))
         ->transform(at_least(0))
         ->default_str(fmt::format("{:g}", row.value))
-        ->group("Thresholds");
+        ->group(std::string(folded_help_group));
   }
+}
+
+// --help-thresholds: each threshold option, its default and what it sets.
+std::string thresholds_help() {
+  std::string text = "The doctor's thresholds (mptrain doctor --OPTION VALUE; mptrain-doctor(1) says why each sits "
+                     "where it does):\n";
+  for (const auto& row : monitor::threshold_table()) {
+    text += fmt::format("  --{:<28} {:<8g} {}\n", row.option, row.value, row.help);
+  }
+  return text;
 }
 
 // --interval: seconds ("0.5") or a duration with a unit ("250ms", "1s"), stored in `seconds`.
@@ -391,8 +404,8 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
     return;
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
-  print_report(monitor::to_text(diagnosis));
-  if (o.threads) print_report(monitor::threads_table(diagnosis));
+  print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));
+  if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
 }
 
 // Says, after the report, when the watched command failed: the doctor
@@ -449,6 +462,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   add_interval_option(*command, o->interval_s);
   add_every_option(*command, o->every_s);
   command->add_flag("--json", o->json, "Print the diagnosis as one JSON document on stdout");
+  command->add_flag("--quiet", o->quiet, "Print the verdict line and each fix only");
   command->add_flag("--threads", o->threads, "Add a table of the threads that ran (with --json: a threads key)");
   command->add_option("--trace", o->trace, "Write the samples to FILE as a Chrome trace (Perfetto, chrome://tracing)")
       ->type_name("FILE")
@@ -458,8 +472,19 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
       ->transform(whole_number(1))
       ->default_str("this process's usable CPUs");
   add_thresholds(*command, o->thresholds);
+  auto help_thresholds = std::make_shared<bool>(false);
+  command->add_flag("--help-thresholds", *help_thresholds, "Print the threshold options of the model and exit");
   add_command_words(*command, o->command, "Command and arguments to run and watch, after --");
-  command->callback([&runner, o] { runner = [o] { return run_doctor(*o); }; });
+  command->callback([&runner, o, help_thresholds] {
+    if (*help_thresholds) {
+      runner = [] {
+        print_report(thresholds_help());
+        return exit_code::success;
+      };
+      return;
+    }
+    runner = [o] { return run_doctor(*o); };
+  });
 }
 
 }  // namespace mptrain::cli

@@ -28,6 +28,13 @@ class HelpFormatter : public CLI::Formatter {
     opts.replace(at, value.size() + 1, value == "[]" ? "" : " [" + value + "]");
     return opts;
   }
+  // The doctor's threshold options are many and rarely moved: --help names their group and where they
+  // are listed (--help-thresholds) instead of listing each.
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    if (group != folded_help_group) return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+    return fmt::format("\n{}:\n  {} options that move the model's thresholds; --help-thresholds lists them\n", group,
+                       opts.size());
+  }
 };
 
 }  // namespace

@@ -8,11 +8,15 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/names.hpp"
 
 namespace mptrain::cli {
+
+// The help group whose options --help counts instead of listing (the doctor's thresholds).
+inline constexpr std::string_view folded_help_group = "Thresholds";
 
 // Makes every option added to `app` and its subcommands from now on show its
 // default in --help from the value it is bound to, as "TYPE [VALUE]". An

@@ -114,6 +114,7 @@ void add_run_command(CLI::App& app, Runner& runner) {
   add_placement_options(*command, options->placement);
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
   add_fail_on_options(*command, options->gate);
+  command->add_flag("--quiet", options->quiet, "The monitor's part of the report: its verdict line and each fix only");
   options->train = add_train_options(*command);
   options->launch = add_launch_options(*command);
   add_command_words(*command, options->command, "Program and arguments to launch, after --");

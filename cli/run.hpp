@@ -38,6 +38,7 @@ struct TorchrunSettings {
 struct RunOptions {
   PlacementOptions placement;
   bool json = false;
+  bool quiet = false;  // --quiet: the monitor says its verdict line and each fix only
   FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
   std::vector<std::string> command;  // after "--"; empty: built-in training
   std::shared_ptr<TrainOptions> train;

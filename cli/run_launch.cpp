@@ -769,6 +769,7 @@ int run_launcher(const RunOptions& options) {
   const monitor::Launch running{true, plan.num_processes, settings.children,
                                 settings.program_threads == procmgr::ProgramThreads::keep};
   RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off, running);
+  monitor.set_quiet(options.quiet);
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const auto change = monitor.verdict_change();

@@ -75,7 +75,7 @@ std::string RunMonitor::text() const {
   // The doctor's report, its first line ("verdict: …") after "monitor ", the rest indented.
   const auto diagnosis = live_.diagnosis();
   if (diagnosis.intervals == 0) return "monitor no verdict: the run ended within one sampling interval\n";
-  const std::string report = monitor::to_text(diagnosis, 4);
+  const std::string report = quiet_ ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis, 4);
   std::string text;
   for (const auto line : split(report, '\n')) {
     if (line.empty()) continue;

@@ -47,8 +47,11 @@ class RunMonitor {
   monitor::Diagnosis diagnosis() const { return live_.diagnosis(); }
   // The whole run's diagnosis as the report's `monitor` object.
   nlohmann::json report() const;
-  // The whole run's diagnosis as text lines for the final report.
+  // The whole run's diagnosis as text lines for the final report (with
+  // `quiet`, the verdict line and each fix only).
   std::string text() const;
+  // --quiet: text() says the verdict and the fixes only.
+  void set_quiet(bool quiet) { quiet_ = quiet; }
   // How many threads the spreader pinned to a CPU of their own; nullopt when it was off.
   std::optional<int> spread_threads() const;
 
@@ -59,6 +62,7 @@ class RunMonitor {
   std::optional<monitor::ThreadSpreader> spreader_;
   monitor::LiveMonitor live_;
   monitor::Verdict shown_ = monitor::Verdict::healthy;
+  bool quiet_ = false;
 };
 
 }  // namespace mptrain::cli

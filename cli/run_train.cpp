@@ -776,6 +776,7 @@ int run_training(const RunOptions& options) {
   //    verdict and each epoch's evaluation, and average with the other nodes;
   //    stop all when one fails.
   RunMonitor monitor(plan);
+  monitor.set_quiet(options.quiet);
   Progress progress;
   EpochEvaluator evaluator(store, test_data, settings.model);
   auto node_settings = settings;

@@ -245,6 +245,7 @@ void parse_run_words(const std::vector<std::string>& words, RunOptions& options)
   add_placement_options(app, options.placement);
   app.add_flag("--json", options.json);
   add_fail_on_options(app, options.gate);
+  app.add_flag("--quiet", options.quiet);
   options.launch = add_launch_options(app);
   std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes the words last first
   try {

@@ -67,6 +67,7 @@ constexpr std::array mptrain_table{
     TorchrunOption{"--keep-env", false, "Keep the thread-count variables already set"},
     TorchrunOption{"--fail-on", true, "Exit 3 from this verdict on: oversubscribed, warning, idle or never"},
     TorchrunOption{"--ignore", true, "A finding kind left out of --fail-on's decision"},
+    TorchrunOption{"--quiet", false, "The monitor's part of the report: its verdict and fixes only"},
     TorchrunOption{"--no-tag-output", false, "Console lines without the rank"},
     TorchrunOption{"--timestamp-output", false, "Console lines start with the time"},
 };

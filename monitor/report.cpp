@@ -148,6 +148,23 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"cgroups", cgroups}};
 }
 
+bool repeats_earlier_fix(const Diagnosis& d, std::size_t index) {
+  const auto& fix = d.findings.at(index).fix;
+  for (std::size_t j = 0; j < index; ++j) {
+    if (d.findings[j].fix.find(fix) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string to_quiet_text(const Diagnosis& d) {
+  const bool unmeasured = d.verdict == Verdict::healthy && !d.evidence.sufficient;
+  std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict), unmeasured ? " (not measured)" : "");
+  for (std::size_t i = 0; i < d.findings.size(); ++i) {
+    if (!repeats_earlier_fix(d, i)) out += fmt::format("  fix: {}\n", d.findings[i].fix);
+  }
+  return out;
+}
+
 std::string to_text(const Diagnosis& d, int max_processes) {
   // "healthy" leads the line (scripts grep it); one not measured says so on the same line.
   const bool unmeasured = d.verdict == Verdict::healthy && !d.evidence.sufficient;
@@ -177,8 +194,10 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   }
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
-  for (const auto& f : d.findings) {
-    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", severity_name(f), to_string(f.kind), f.message, f.fix);
+  for (std::size_t i = 0; i < d.findings.size(); ++i) {
+    const auto& f = d.findings[i];
+    const std::string fix = repeats_earlier_fix(d, i) ? "as above" : f.fix;
+    out += fmt::format("  [{}] {}: {}\n      fix: {}\n", severity_name(f), to_string(f.kind), f.message, fix);
   }
   if (d.processes.empty()) return out;
   out += "processes (busiest first):\n";

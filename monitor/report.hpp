@@ -21,6 +21,11 @@ nlohmann::json to_json(const Diagnosis& diagnosis);
 // VERDICT", followed on that line by "(not measured: too little evidence,
 // see "evidence" below)" when a healthy verdict rests on too little evidence.
 std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
+// `--quiet`: the verdict line and each fix once ("  fix: …"), nothing else.
+std::string to_quiet_text(const Diagnosis& diagnosis);
+// Whether finding `index`'s fix says nothing an earlier finding's fix does
+// not (it is part of one): the text then prints "as above", once is enough.
+bool repeats_earlier_fix(const Diagnosis& diagnosis, std::size_t index);
 // The per-thread table of `--threads`: tid, comm, CPU s, wait s, slices, wait
 // per slice, switches, last CPU, allowed CPUs; at most `max_threads` rows (busiest first).
 std::string threads_table(const Diagnosis& diagnosis, int max_threads = 1000);

@@ -522,11 +522,16 @@ void Supervisor::signal_group(int signal) {
 
 // The processes the workers left behind: whatever is in the run's cgroup
 // (which holds every descendant of the workers, the orphans re-parented to
-// mptrain included), else mptrain's live descendants, its watchdog aside.
+// mptrain included) and the descendants still in the workers' process
+// group (one that moved itself out of the cgroup without setsid does not
+// escape: only both may), else mptrain's live descendants, its watchdog aside.
 std::vector<pid_t> Supervisor::leftovers() const {
-  if (cgroup_) return cgroup_->members();
   std::vector<pid_t> pids;
-  for (const auto& process : live_descendants(watchdog_ ? watchdog_->pid() : 0)) pids.push_back(process.pid);
+  if (cgroup_) pids = cgroup_->members();
+  for (const auto& process : live_descendants(watchdog_ ? watchdog_->pid() : 0)) {
+    if (cgroup_ && process.group != process_group_) continue;
+    if (std::find(pids.begin(), pids.end(), process.pid) == pids.end()) pids.push_back(process.pid);
+  }
   return pids;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -152,6 +153,17 @@ Result<RunCgroup> RunCgroup::create(RunCgroupChoice choice) {
 RunCgroup::~RunCgroup() {
   if (!join_.valid()) return;  // moved from
   join_.reset();
+  // Cgroups the job made inside it go first, deepest first (rmdir refuses a cgroup that has children).
+  std::vector<std::string> inner;
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(files_.dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->is_directory(error)) inner.push_back(it->path().string());
+  }
+  std::sort(inner.begin(), inner.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const auto& dir : inner) {
+    for (int attempt = 0; attempt < 100 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++attempt) pause_briefly();
+  }
   // Its processes are gone by now; a child that has just exited may still be leaving it.
   for (int attempt = 0; attempt < 100; ++attempt) {
     if (::rmdir(files_.dir.c_str()) == 0 || errno == ENOENT) return;
