@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "tests/procmgr/temp_files.hpp"
@@ -320,6 +321,8 @@ TEST_CASE("log_dir output keeps each rank's streams apart and the tail of stderr
       [](const WorkerSpec& spec) {
         std::printf("out of %d\nno newline", spec.rank);
         std::fprintf(stderr, "err of %d\n", spec.rank);
+        // Rank 1's failure stops the group: it waits so that rank 0 has written and exited first.
+        if (spec.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
         return spec.rank == 1 ? 4 : 0;
       },
       options);

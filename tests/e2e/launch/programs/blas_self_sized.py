@@ -13,6 +13,9 @@ import time
 
 import numpy
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from where import allowed  # noqa: E402
+
 
 def openblas():
     with open("/proc/self/maps") as maps:
@@ -22,13 +25,6 @@ def openblas():
                 return ctypes.CDLL(path)
     sys.exit("OpenBLAS is not loaded: put Debian's openblas-pthread folder on LD_LIBRARY_PATH")
 
-
-def allowed():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("Cpus_allowed_list:"):
-                return line.split()[1]
-    return "?"
 
 
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
