@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cluster/identity.hpp"
+#include "util/environment.hpp"
 #include "util/failure.hpp"
 
 namespace mptrain::cli {
@@ -66,7 +68,9 @@ void print_report(std::string_view text) {
 }
 
 void print_json(const nlohmann::json& document) {
-  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  // Under mpirun stdout may be a pseudo-terminal that several ranks share: one line there too.
+  const bool terminal =
+      ::isatty(STDOUT_FILENO) == 1 && !cluster::started_by_parallel_launcher(current_environment());
   std::string text = document.dump(terminal ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
   if (terminal) {

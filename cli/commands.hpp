@@ -47,8 +47,9 @@ void check_command_words(std::span<char* const> args);
 // is remembered by stdout's error flag and reported by finish_stdout.
 void print_report(std::string_view text);
 // Writes `document` as the one JSON document on stdout, newline-terminated:
-// pretty on a terminal, else one line in one write(2) (documents of several
-// ranks under mpirun never interleave). Bytes of its strings that are not
+// pretty on a terminal, else (and under mpirun or srun, whose terminal
+// several ranks share) one line in one write(2), so that the documents of
+// several ranks never interleave. Bytes of its strings that are not
 // UTF-8 (a file name, a command's argument) are written as U+FFFD, so a
 // finished report is never lost to them.
 void print_json(const nlohmann::json& document);

@@ -72,17 +72,34 @@ std::string bar(double fraction, int cells) {
 
 }  // namespace
 
+int current_epoch(const ProgressFigures& figures) {
+  const int epochs = std::max(1, figures.epochs);
+  if (figures.total == 0) return epochs;
+  const auto done = static_cast<double>(figures.samples) / static_cast<double>(figures.total);
+  return std::clamp(1 + static_cast<int>(done * epochs), 1, epochs);
+}
+
+std::string eta_text(const ProgressFigures& figures) {
+  if (figures.rate <= 0 || figures.samples >= figures.total) return "";
+  const auto left = static_cast<long long>(std::ceil(static_cast<double>(figures.total - figures.samples) / figures.rate));
+  if (left >= 3600) return fmt::format("ETA {}:{:02}:{:02}", left / 3600, left / 60 % 60, left % 60);
+  return fmt::format("ETA {}:{:02}", left / 60, left % 60);
+}
+
 std::string progress_bar(const ProgressFigures& figures, int columns) {
   const int width = std::max(1, columns - 1);
   const double fraction = done_fraction(figures);
   const std::string percent = fmt::format("{:3.0f}%", 100 * fraction);
+  const std::string epoch = fmt::format("epoch {}/{}", current_epoch(figures), std::max(1, figures.epochs));
   const std::string counts = fmt::format("{}/{} samples", figures.samples, figures.total);
   const std::string rate = fmt::format("{:.0f} samples/s", figures.rate);
+  const std::string eta = eta_text(figures);
   const std::string loss = loss_text(figures.loss);
   if (columns >= narrow_columns) {
     // The richest form whose text leaves room for a bar of at least min_bar_cells.
-    for (const auto& text : {join({percent, counts, rate, loss, figures.verdict}),
-                             join({percent, rate, loss, figures.verdict}), join({percent, loss, figures.verdict})}) {
+    for (const auto& text : {join({percent, epoch, counts, rate, eta, loss, figures.verdict}),
+                             join({percent, epoch, rate, eta, loss, figures.verdict}),
+                             join({percent, eta, loss, figures.verdict}), join({percent, loss, figures.verdict})}) {
       const int room = width - static_cast<int>(text.size()) - 4;  // the brackets and two spaces
       if (room >= min_bar_cells) return fmt::format("{}  {}", bar(fraction, std::min(room, max_bar_cells)), text);
     }
@@ -92,8 +109,11 @@ std::string progress_bar(const ProgressFigures& figures, int columns) {
 }
 
 std::string progress_line(const ProgressFigures& figures) {
-  return fmt::format("mptrain: {:3.0f}%  {}/{} samples  {:.0f} samples/s  {}  monitor {}", 100 * done_fraction(figures),
-                     figures.samples, figures.total, figures.rate, loss_text(figures.loss), figures.verdict);
+  return "mptrain: " + join({fmt::format("{:3.0f}%", 100 * done_fraction(figures)),
+                             fmt::format("epoch {}/{}", current_epoch(figures), std::max(1, figures.epochs)),
+                             fmt::format("{}/{} samples", figures.samples, figures.total),
+                             fmt::format("{:.0f} samples/s", figures.rate), eta_text(figures),
+                             loss_text(figures.loss), "monitor " + figures.verdict});
 }
 
 Progress::Progress() : terminal_(::isatty(STDERR_FILENO) != 0) {}
@@ -103,8 +123,11 @@ Progress::~Progress() { finish(); }
 void Progress::update(const ProgressFigures& figures) {
   const auto now = Clock::now();
   const double since_shown = std::chrono::duration<double>(now - shown_).count();
+  const double since_start = std::chrono::duration<double>(now - started_).count();
+  // Off a terminal: nothing in the first second (a line at 0% says nothing), then a line every 2 seconds.
+  if (!terminal_ && since_start < 1.0) return;
   const bool due =
-      since_shown >= (terminal_ ? 0.2 : 5.0) || figures.verdict != shown_verdict_ || (watching_resize_ && resized != 0);
+      since_shown >= (terminal_ ? 0.2 : 2.0) || figures.verdict != shown_verdict_ || (watching_resize_ && resized != 0);
   if (!due) return;
   shown_ = now;
   shown_verdict_ = figures.verdict;

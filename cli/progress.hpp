@@ -13,16 +13,23 @@ namespace mptrain::cli {
 struct ProgressFigures {
   std::uint64_t samples = 0;  // samples trained so far, all workers together
   std::uint64_t total = 0;    // samples the whole run trains
+  int epochs = 1;             // epochs each worker trains (the run's --epochs)
   double rate = 0;            // samples per second so far
   double loss = 0;            // the workers' mean recent batch loss
   std::string verdict;        // the monitor's live verdict ("healthy")
 };
 
+// The epoch `figures` is in, from 1 to its epochs.
+int current_epoch(const ProgressFigures& figures);
+// "ETA 1:05" (h:mm:ss from an hour): the time left at the rate so far; "" before there is a rate.
+std::string eta_text(const ProgressFigures& figures);
+
 // The bar's text for `figures` in at most `columns` - 1 characters (the last
 // column stays free, so the terminal never wraps it): the bar, percentage,
-// counts, rate, loss and verdict where they fit, the counts and then the
-// rate left out where not, and below 60 columns only the percentage, loss
-// and verdict (cut at the width on a tiny terminal).
+// epoch, counts, rate, ETA, loss and verdict where they fit, the counts,
+// then the epoch and rate, then the ETA left out where not, and below 60
+// columns only the percentage, loss and verdict (cut at the width on a tiny
+// terminal).
 std::string progress_bar(const ProgressFigures& figures, int columns);
 
 // The plain line printed every few seconds when stderr is not a terminal.
@@ -39,7 +46,9 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   // Shows `figures` when due: a changed verdict or a resized terminal at
-  // once, otherwise the bar 5 times a second or a line every 5 seconds.
+  // once, otherwise the bar 5 times a second, or off a terminal a line
+  // after the first second and then every 2 seconds (so a short run shows
+  // its progress too, not one line at 0%).
   // Call it from the parent only, after the workers are forked.
   void update(const ProgressFigures& figures);
   // Ends the bar's line (so other text can follow); the next update draws a new one.
@@ -54,6 +63,7 @@ class Progress {
   bool watching_resize_ = false;  // our SIGWINCH handler is installed
   std::size_t drawn_ = 0;         // characters of the bar's line on screen (0: none)
   Clock::time_point shown_{};
+  Clock::time_point started_ = Clock::now();
   std::string shown_verdict_;
 };
 

@@ -48,6 +48,7 @@ struct TrainOptions {
   std::string data = default_data_dir;
   std::string save_model;
   std::string resume;
+  bool model_given = false;  // --model was on the command line (else a --resume checkpoint's model is taken)
   bool eval_every_epoch = false;
   long train_limit = 0;     // 0: all
   double sync_every = 1.0;  // seconds between averages across nodes
@@ -61,9 +62,10 @@ struct TrainOptions {
 namespace {
 
 // --model NAME, stored in `kind`; --help lists the names and shows the default.
-void add_model_option(CLI::App& command, hogwild::ModelKind& kind, const char* group) {
-  const auto store = [&kind](const std::string& name) {
+void add_model_option(CLI::App& command, hogwild::ModelKind& kind, bool& given, const char* group) {
+  const auto store = [&kind, &given](const std::string& name) {
     kind = value_named(hogwild::model_names, name).value_or(kind);
+    given = true;
   };
   command.add_option_function<std::string>("--model", store, "Network: " + names_list(hogwild::model_names))
       ->type_name("MODEL")
@@ -89,7 +91,7 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
       ->type_name("DIR")
       ->check(non_empty())
       ->group(group);
-  add_model_option(command, settings.model, group);
+  add_model_option(command, settings.model, options->model_given, group);
   command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
       ->transform(whole_number(0))
       ->group(group);
@@ -181,6 +183,9 @@ struct TrainReport {
   double sync_seconds = 0;                      // time this node spent averaging
   std::string model_checksum;                   // CRC-32 of the final parameters, the same on every node
   hogwild::Isa kernels = hogwild::Isa::sse2;    // the instruction set the workers' kernels were built for
+  // What --resume started from: the checkpoint's model, its epochs and samples (0 and 0: a fresh model).
+  std::uint64_t resumed_epochs = 0;
+  std::uint64_t resumed_samples = 0;
 };
 
 // The epochs whose model is kept for evaluation while the workers go on:
@@ -273,11 +278,12 @@ hogwild::ParameterStore initial_store(const TrainOptions& options, const hogwild
 }
 
 // The figures the progress display shows, from the workers' published counters.
-ProgressFigures progress_figures(const hogwild::ParameterStore& store, std::uint64_t total, double elapsed,
+ProgressFigures progress_figures(const hogwild::ParameterStore& store, std::uint64_t total, int epochs, double elapsed,
                                  std::string verdict) {
   const auto totals = store.totals();
   ProgressFigures figures;
   figures.total = total;
+  figures.epochs = epochs;
   figures.samples = totals.samples;
   figures.loss = totals.mean_loss;
   figures.rate = elapsed > 0 ? static_cast<double>(figures.samples) / elapsed : 0.0;
@@ -380,7 +386,7 @@ TrainReport train(const affinity::Plan& plan, const hogwild::TrainSettings& sett
   group.on_tick = [&](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    progress.update(progress_figures(store, total, elapsed, monitor.live_verdict()));
+    progress.update(progress_figures(store, total, settings.epochs, elapsed, monitor.live_verdict()));
     evaluator.update(report.epochs, 1, progress);
     if (sync != nullptr) sync->tick();
   };
@@ -546,6 +552,11 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
     text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s), each node stepping at lr {}\n",
                         report.sync_rounds, report.sync_seconds, options.sync_every, node_learning_rate(options, node));
   }
+  if (!options.resume.empty()) {
+    text += fmt::format("  resumed from      {}: {} model, {} and {} samples before this run\n", options.resume,
+                        hogwild::to_string(options.settings.model), counted(static_cast<long long>(report.resumed_epochs), "epoch"),
+                        report.resumed_samples);
+  }
   text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
   for (const auto& placement : plan.workers) {
@@ -606,6 +617,11 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainOptions& optio
   return {{"model", hogwild::to_string(settings.model)},
           {"nodes", std::move(nodes)},
           {"model_checksum", report.model_checksum},
+          {"resumed", options.resume.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"path", options.resume},
+                                                              {"model", hogwild::to_string(options.settings.model)},
+                                                              {"epochs", report.resumed_epochs},
+                                                              {"samples", report.resumed_samples}}},
           {"samples", report.samples},
           {"train_samples", train_samples},
           {"train_seconds", report.train_seconds},
@@ -741,6 +757,12 @@ int run_training(const RunOptions& options) {
   ::signal(SIGUSR1, SIG_IGN);
   std::optional<procmgr::PendingSignals> startup(std::in_place);
   TrainOptions train_options = *options.train;
+  // --resume without --model trains the checkpoint's model (a --model that contradicts it is refused below).
+  if (!train_options.resume.empty() && !train_options.model_given) {
+    if (const auto kind = hogwild::checkpoint_model(train_options.resume); kind.ok()) {
+      train_options.settings.model = *kind;
+    }
+  }
   const auto layout = hogwild::model_layout(train_options.settings.model);
   // What would fail only after training (the checkpoint's path, room for
   // the epoch snapshots) is found now, not after hours of training.
@@ -790,6 +812,8 @@ int run_training(const RunOptions& options) {
   auto report =
       train(plan, node_settings, train_data, store, monitor, evaluator, progress, sync ? &*sync : nullptr, checkpoint);
   report.signal_checkpoints = signal_checkpoints;
+  report.resumed_epochs = resumed_epochs;
+  report.resumed_samples = resumed_samples;
   if (sync) report.node_samples_per_second = sync->gather(samples_per_second(report));
   report.model_checksum = hogwild::parameters_checksum(store.parameters());
   report.kernels = chosen_kernels().isa;

@@ -549,4 +549,12 @@ bool is_loopback(std::string_view address) {
   return is_loopback_name(text);
 }
 
+bool started_by_parallel_launcher(const std::vector<std::string>& environment) {
+  const Variables env(environment);
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_ID"}) {
+    if (env.get(name)) return true;
+  }
+  return false;
+}
+
 }  // namespace mptrain::cluster

@@ -97,4 +97,10 @@ Result<int> slurm_tasks_on_node(std::string_view list, int node);
 // no name is looked up.
 bool is_loopback(std::string_view address);
 
+// Whether `environment` is that of a rank a parallel launcher started
+// (mpirun, mpiexec, srun: OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK,
+// SLURM_STEP_ID), whose output the launcher gathers from several ranks
+// (Open MPI through a pseudo-terminal, so stdout looks like one).
+bool started_by_parallel_launcher(const std::vector<std::string>& environment);
+
 }  // namespace mptrain::cluster

@@ -179,6 +179,21 @@ Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& lay
   return write_file_atomic(path, encode_checkpoint(layout, parameters, epochs, samples), checkpoint_file);
 }
 
+Result<ModelKind> checkpoint_model(const std::filesystem::path& path) {
+  auto head = read_regular_head(path, magic.size() + 2 * sizeof(std::uint32_t));
+  if (!head.ok()) return unreadable(head.error());
+  if (head->substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint");
+  Reader reader(std::string_view(*head).substr(magic.size()));
+  const auto version = reader.get<std::uint32_t>();
+  const auto kind = static_cast<ModelKind>(reader.get<std::uint32_t>());
+  if (reader.truncated()) return bad(path, "truncated checkpoint header");
+  if (version != format_version) return bad(path, fmt::format("checkpoint format version {} is not supported", version));
+  if (kind != ModelKind::cnn && kind != ModelKind::mlp && kind != ModelKind::logreg) {
+    return bad(path, "unknown model kind in the checkpoint header");
+  }
+  return kind;
+}
+
 Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
   // What the file is first, so that a large file of another kind is called that, not "too large".
   auto head = read_regular_head(path, magic.size());

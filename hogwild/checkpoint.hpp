@@ -51,6 +51,10 @@ std::uint32_t crc32_of(std::string_view bytes);
 // checksum, the same on every machine that computed the same bits.
 std::string parameters_checksum(std::span<const float> parameters);
 
+// The model kind the checkpoint at `path` holds, read from its header only;
+// an Error naming the path and the problem when the header is not one.
+Result<ModelKind> checkpoint_model(const std::filesystem::path& path);
+
 // Reads and verifies the checkpoint at `path` for a model of `expected`
 // kind; an Error naming the path and the problem (not a checkpoint, another
 // version, another model kind, shapes differ, truncated, checksum mismatch).

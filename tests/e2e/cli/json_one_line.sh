@@ -15,7 +15,7 @@ done
 if command -v mpirun >/dev/null; then
   launch=(mpirun -n 2 --oversubscribe)
   [[ $(id -u) == 0 ]] && launch+=(--allow-run-as-root)
-  for _ in $(seq 10); do
+  for _ in $(seq 20); do
     "${launch[@]}" "$MPTRAIN" plan -n 1 --json >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "mpirun failed"; }
     [[ $(jq -s length "$WORK/out") == 2 ]] || { cat "$WORK/out" >&2; fail "two ranks' documents interleaved"; }
   done
