@@ -69,8 +69,7 @@ void print_report(std::string_view text) {
 
 void print_json(const nlohmann::json& document) {
   // Under mpirun stdout may be a pseudo-terminal that several ranks share: one line there too.
-  const bool terminal =
-      ::isatty(STDOUT_FILENO) == 1 && !cluster::started_by_parallel_launcher(current_environment());
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1 && !cluster::started_by_parallel_launcher(current_environment());
   std::string text = document.dump(terminal ? 2 : -1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
   if (terminal) {

@@ -54,12 +54,12 @@ struct DoctorOptions {
   std::vector<int> pids;
   double interval_s = std::chrono::duration<double>(monitor::default_interval).count();
   bool json = false;
-  bool quiet = false;  // --quiet: the verdict line and each fix once
+  bool quiet = false;    // --quiet: the verdict line and each fix once
   bool threads = false;  // --threads
   double every_s = 0;    // 0: no --every lines
   std::string trace;     // "": no --trace file
-  FailOnOptions gate;  // --fail-on (default oversubscribed), --ignore
-  int usable_cpus = 0;  // 0: detect
+  FailOnOptions gate;    // --fail-on (default oversubscribed), --ignore
+  int usable_cpus = 0;   // 0: detect
   monitor::Thresholds thresholds;
   std::vector<std::string> command;
 };
@@ -127,8 +127,9 @@ void add_thresholds(CLI::App& command, monitor::Thresholds& t) {
 
 // --help-thresholds: each threshold option, its default and what it sets.
 std::string thresholds_help() {
-  std::string text = "The doctor's thresholds (mptrain doctor --OPTION VALUE; mptrain-doctor(1) says why each sits "
-                     "where it does):\n";
+  std::string text =
+      "The doctor's thresholds (mptrain doctor --OPTION VALUE; mptrain-doctor(1) says why each sits "
+      "where it does):\n";
   for (const auto& row : monitor::threshold_table()) {
     text += fmt::format("  --{:<28} {:<8g} {}\n", row.option, row.value, row.help);
   }

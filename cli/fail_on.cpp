@@ -23,18 +23,18 @@ void add_fail_on_options(CLI::App& command, FailOnOptions& gate, const char* gro
       if (auto kind = monitor::parse_finding_kind(name); kind.ok()) gate.ignored.push_back(*kind);
     }
   };
-  auto* ignored = command
-                      .add_option_function<std::vector<std::string>>(
-                          "--ignore", ignore,
-                          "Leave findings of this kind out of --fail-on's decision (repeatable): " +
-                              monitor::finding_kinds_list())
-                      ->type_name("KIND")
-                      ->check(CLI::Validator(
-                          [](const std::string& name) {
-                            const auto kind = monitor::parse_finding_kind(name);
-                            return kind.ok() ? std::string() : kind.error().message;
-                          },
-                          ""));
+  auto* ignored =
+      command
+          .add_option_function<std::vector<std::string>>(
+              "--ignore", ignore,
+              "Leave findings of this kind out of --fail-on's decision (repeatable): " + monitor::finding_kinds_list())
+          ->type_name("KIND")
+          ->check(CLI::Validator(
+              [](const std::string& name) {
+                const auto kind = monitor::parse_finding_kind(name);
+                return kind.ok() ? std::string() : kind.error().message;
+              },
+              ""));
   if (group != nullptr) {
     fail_on->group(group);
     ignored->group(group);
@@ -47,9 +47,8 @@ bool fails(const monitor::Diagnosis& diagnosis, const FailOnOptions& gate) {
 
 std::string failed_gate_message(const monitor::Diagnosis& diagnosis, const FailOnOptions& gate) {
   const std::string ignored = gate.ignored.empty() ? "" : " with its --ignore'd findings left out";
-  return fmt::format("the monitor's verdict{} reaches --fail-on {} (it is {}); see its findings above",
-                     ignored, name_of(monitor::fail_on_names, gate.fail_on, "never"),
-                     monitor::to_string(diagnosis.verdict));
+  return fmt::format("the monitor's verdict{} reaches --fail-on {} (it is {}); see its findings above", ignored,
+                     name_of(monitor::fail_on_names, gate.fail_on, "never"), monitor::to_string(diagnosis.verdict));
 }
 
 }  // namespace mptrain::cli

@@ -81,7 +81,8 @@ int current_epoch(const ProgressFigures& figures) {
 
 std::string eta_text(const ProgressFigures& figures) {
   if (figures.rate <= 0 || figures.samples >= figures.total) return "";
-  const auto left = static_cast<long long>(std::ceil(static_cast<double>(figures.total - figures.samples) / figures.rate));
+  const auto left =
+      static_cast<long long>(std::ceil(static_cast<double>(figures.total - figures.samples) / figures.rate));
   if (left >= 3600) return fmt::format("ETA {}:{:02}:{:02}", left / 3600, left / 60 % 60, left % 60);
   return fmt::format("ETA {}:{:02}", left / 60, left % 60);
 }
@@ -112,8 +113,8 @@ std::string progress_line(const ProgressFigures& figures) {
   return "mptrain: " + join({fmt::format("{:3.0f}%", 100 * done_fraction(figures)),
                              fmt::format("epoch {}/{}", current_epoch(figures), std::max(1, figures.epochs)),
                              fmt::format("{}/{} samples", figures.samples, figures.total),
-                             fmt::format("{:.0f} samples/s", figures.rate), eta_text(figures),
-                             loss_text(figures.loss), "monitor " + figures.verdict});
+                             fmt::format("{:.0f} samples/s", figures.rate), eta_text(figures), loss_text(figures.loss),
+                             "monitor " + figures.verdict});
 }
 
 Progress::Progress() : terminal_(::isatty(STDERR_FILENO) != 0) {}

@@ -31,16 +31,16 @@ struct TorchrunSettings {
   std::string tee;                 // -t/--tee as given; "" for none
   std::string local_ranks_filter;  // --local-ranks-filter as given; "" for every rank
   std::string program;             // the script, module or program, for the summary
-  std::string interpreter;         // the Python that runs scripts and modules ("python3", MPTRAIN_PYTHON); "": --no-python
+  std::string interpreter;  // the Python that runs scripts and modules ("python3", MPTRAIN_PYTHON); "": --no-python
 };
 
 // Everything `mptrain run` was given.
 struct RunOptions {
   PlacementOptions placement;
   bool json = false;
-  bool quiet = false;  // --quiet: the monitor says its verdict line and each fix only
+  bool quiet = false;                              // --quiet: the monitor says its verdict line and each fix only
   FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
-  std::vector<std::string> command;  // after "--"; empty: built-in training
+  std::vector<std::string> command;                // after "--"; empty: built-in training
   std::shared_ptr<TrainOptions> train;
   std::shared_ptr<LaunchOptions> launch;
   std::shared_ptr<const TorchrunSettings> torchrun;  // null unless `mptrain torchrun`

@@ -3,6 +3,7 @@
 // one fails, and report per worker.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,8 +14,6 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-
-#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -334,8 +333,7 @@ WorkerSettings worker_settings(const LaunchOptions& launch) {
   settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
   settings.memory = requested_memory(launch);
   settings.children = launch.children;
-  settings.program_threads =
-      launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
+  settings.program_threads = launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
   return settings;
 }
 
@@ -364,12 +362,12 @@ void warn_unreachable_program(const std::vector<std::string>& command, int child
   if (!path.ok()) return;  // the launch itself says why it cannot run
   const auto reach = procmgr::preload_reach_of_file(*path);
   if (reach == procmgr::PreloadReach::reaches) return;
-  const std::string why = reach == procmgr::PreloadReach::static_binary ? "is statically linked"
-                                                                         : "is set-user-ID or set-group-ID";
+  const std::string why =
+      reach == procmgr::PreloadReach::static_binary ? "is statically linked" : "is set-user-ID or set-group-ID";
   const std::string slices =
-      children > 0 ? fmt::format("; --children {} gives its children no slices: they float over the worker's CPUs",
-                                 children)
-                   : "";
+      children > 0
+          ? fmt::format("; --children {} gives its children no slices: they float over the worker's CPUs", children)
+          : "";
   print_warning(fmt::format(
       "{} {}, so mptrain's placement library cannot run inside it: each worker is pinned with its thread "
       "counts, but the processes it starts keep the CPUs they inherit and the pools it sizes itself are not "
@@ -605,9 +603,9 @@ std::string pools_text(const TreeRecords& records) {
   for (std::size_t rank = 0; rank < records.size(); ++rank) {
     for (const auto& process : records[rank]) {
       if (!reported(process)) continue;
-      const std::string where = process.slice >= 0 ? fmt::format("slice {}: CPUs {}", process.slice,
-                                                                 process.cpus.to_string())
-                                                   : fmt::format("CPUs {}", process.cpus.to_string());
+      const std::string where = process.slice >= 0
+                                    ? fmt::format("slice {}: CPUs {}", process.slice, process.cpus.to_string())
+                                    : fmt::format("CPUs {}", process.cpus.to_string());
       const std::string name = process.comm.empty() ? std::string("?") : printable(process.comm);
       if (process.own_affinity) {
         text += fmt::format("  rank {} pid {} ({}): set its own CPU affinity; left alone, its pools uncapped\n", rank,
@@ -745,7 +743,7 @@ int run_launcher(const RunOptions& options) {
     warn_user_placement(environment);
   }
   auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
-  group.tag_offset = node.rank * plan.num_processes;       // across nodes, lines carry the global rank
+  group.tag_offset = node.rank * plan.num_processes;        // across nodes, lines carry the global rank
   // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
   //    whose own variables the workers do not inherit).
   auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);

@@ -554,8 +554,8 @@ void print_text_report(const affinity::Plan& plan, const TrainOptions& options, 
   }
   if (!options.resume.empty()) {
     text += fmt::format("  resumed from      {}: {} model, {} and {} samples before this run\n", options.resume,
-                        hogwild::to_string(options.settings.model), counted(static_cast<long long>(report.resumed_epochs), "epoch"),
-                        report.resumed_samples);
+                        hogwild::to_string(options.settings.model),
+                        counted(static_cast<long long>(report.resumed_epochs), "epoch"), report.resumed_samples);
   }
   text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
@@ -740,8 +740,8 @@ int exit_status(const TrainOptions& options, const TrainReport& report) {
 // --save-model let go); a SIGUSR1 then had nothing to save, and says so.
 void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase) {
   if (pending.take_usr1()) {
-    print_note(fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n",
-                           phase));
+    print_note(
+        fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n", phase));
   }
   if (const int signal = pending.stop(); signal != 0) {
     throw Failure(128 + signal, fmt::format("{} during start-up ({}): stopped before training began; nothing was "

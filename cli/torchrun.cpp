@@ -225,9 +225,10 @@ std::filesystem::path make_run_dir(const cluster::TorchrunArgs& args, const std:
   if (::mkdtemp(path.data()) == nullptr) {
     const std::string reason = std::strerror(errno);
     if (from_tmpdir) {
-      runtime_failure("cannot create the run's folder in TMPDIR={}: {}; set TMPDIR to a directory you can write to, "
-                      "or give --log-dir one",
-                      tmp, reason);
+      runtime_failure(
+          "cannot create the run's folder in TMPDIR={}: {}; set TMPDIR to a directory you can write to, "
+          "or give --log-dir one",
+          tmp, reason);
     }
     runtime_failure("cannot create the run's log folder in {}: {}; give {} a directory you can write to", base.string(),
                     reason, args.log_dir ? args.log_dir->spelled : "--log-dir");
@@ -287,7 +288,6 @@ class RunDirCleanup {
   }
 
  public:
-
  private:
   std::filesystem::path dir_;
 };

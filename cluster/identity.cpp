@@ -479,9 +479,10 @@ Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environm
   // 2. The options: they fill what the launcher leaves open and must agree with the rest.
   if (auto status = merge_options(reading, request); !status.ok()) return status.error();
   if (reading.source == IdentitySource::pytorch_job && !reading.count) {
-    return Error{fmt::format("{} is set, but neither PET_NNODES nor --nnodes says how many nodes there are; give "
-                             "--nnodes",
-                             reading.rank->origin)};
+    return Error{
+        fmt::format("{} is set, but neither PET_NNODES nor --nnodes says how many nodes there are; give "
+                    "--nnodes",
+                    reading.rank->origin)};
   }
   // 3. Ranks given without a count (PMIX_RANK) must agree too.
   auto hints = rank_hints(env);

@@ -63,8 +63,8 @@ bool python_imports(const std::string& interpreter, const std::string& module, d
   ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   ::posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, interpreter.c_str(), &actions, nullptr, const_cast<char* const*>(argv),
-                                    environ);
+  const int spawned =
+      ::posix_spawn(&pid, interpreter.c_str(), &actions, nullptr, const_cast<char* const*>(argv), environ);
   ::posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);

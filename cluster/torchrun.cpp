@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "util/environment.hpp"
 #include "util/text.hpp"
@@ -377,8 +377,8 @@ Result<WorkerError> parse_error_file(std::string_view text) {
 std::string run_folder_name(std::string_view run_id) {
   std::string name;
   for (const char c : run_id.substr(0, 64)) {
-    const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '_' || c == '-';
+    const bool kept =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     name += kept ? c : '_';
   }
   if (name.empty() || name == "." || name == "..") name = "run";

@@ -187,7 +187,8 @@ Result<ModelKind> checkpoint_model(const std::filesystem::path& path) {
   const auto version = reader.get<std::uint32_t>();
   const auto kind = static_cast<ModelKind>(reader.get<std::uint32_t>());
   if (reader.truncated()) return bad(path, "truncated checkpoint header");
-  if (version != format_version) return bad(path, fmt::format("checkpoint format version {} is not supported", version));
+  if (version != format_version)
+    return bad(path, fmt::format("checkpoint format version {} is not supported", version));
   if (kind != ModelKind::cnn && kind != ModelKind::mlp && kind != ModelKind::logreg) {
     return bad(path, "unknown model kind in the checkpoint header");
   }

@@ -729,9 +729,12 @@ bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<Findi
     }
   }
   switch (fail_on) {
-    case FailOn::never: return false;
-    case FailOn::warning: return verdict >= Verdict::warning;
-    case FailOn::oversubscribed: return verdict >= Verdict::oversubscribed;
+    case FailOn::never:
+      return false;
+    case FailOn::warning:
+      return verdict >= Verdict::warning;
+    case FailOn::oversubscribed:
+      return verdict >= Verdict::oversubscribed;
     case FailOn::idle:
       return verdict >= Verdict::oversubscribed ||
              std::any_of(diagnosis.findings.begin(), diagnosis.findings.end(),

@@ -115,31 +115,37 @@ namespace {
 // Each runtime's own call that sizes its pool, as a program writes it.
 std::string_view sizing_call(RuntimeKind kind) {
   switch (kind) {
-    case RuntimeKind::pytorch: return "torch.set_num_threads";
+    case RuntimeKind::pytorch:
+      return "torch.set_num_threads";
     case RuntimeKind::gnu_openmp:
     case RuntimeKind::llvm_openmp:
     case RuntimeKind::intel_openmp:
-    case RuntimeKind::openblas_openmp: return "omp_set_num_threads";
-    case RuntimeKind::openblas_pthreads: return "openblas_set_num_threads";
-    case RuntimeKind::mkl: return "mkl_set_num_threads";
-    case RuntimeKind::blis: return "bli_thread_set_num_threads";
-    case RuntimeKind::onetbb: return "";
+    case RuntimeKind::openblas_openmp:
+      return "omp_set_num_threads";
+    case RuntimeKind::openblas_pthreads:
+      return "openblas_set_num_threads";
+    case RuntimeKind::mkl:
+      return "mkl_set_num_threads";
+    case RuntimeKind::blis:
+      return "bli_thread_set_num_threads";
+    case RuntimeKind::onetbb:
+      return "";
   }
   return "";
 }
 
 // The fix for pools a program sized itself with `call` (a pool of `pool` threads, `limit` set by the
 // variables), for `per` threads each.
-std::string own_sizing_fix(const std::string& call, int pool, const std::string& limit, int per,
-                           const Launch& launch) {
+std::string own_sizing_fix(const std::string& call, int pool, const std::string& limit, int per, const Launch& launch) {
   std::string what = fmt::format("the program sizes its pool itself: {} threads where {}; change its {}(…) to {}({})",
                                  pool, limit, call, call, std::max(1, per));
   if (!launch.inside_mptrain) {
     return what + ", or start it with `mptrain run`, which caps such calls to each process's CPUs";
   }
   if (launch.keep_program_threads) return what + ", or run without --keep-program-threads, which caps such calls";
-  return what + " (mptrain caps such calls where it can reach them; this one it could not: a static binary, or a "
-                "runtime it does not wrap)";
+  return what +
+         " (mptrain caps such calls where it can reach them; this one it could not: a static binary, or a "
+         "runtime it does not wrap)";
 }
 
 }  // namespace

@@ -50,9 +50,9 @@ Error limit_error(const Error& error, std::string_view what, int workers) {
     const std::string which = ::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
                                   ? fmt::format("this user's limit on processes is {}", limit.rlim_cur)
                                   : std::string("the system's limit on processes or threads is reached");
-    return Error{fmt::format("cannot {}: no more processes may start ({}); raise the limit (ulimit -u){}", what,
-                             which, fewer),
-                 error.code};
+    return Error{
+        fmt::format("cannot {}: no more processes may start ({}); raise the limit (ulimit -u){}", what, which, fewer),
+        error.code};
   }
   return error;
 }
@@ -328,10 +328,12 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
     if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) {
-      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank), static_cast<int>(workers_.size()));
+      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank),
+                         static_cast<int>(workers_.size()));
     }
     if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) {
-      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank), static_cast<int>(workers_.size()));
+      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank),
+                         static_cast<int>(workers_.size()));
     }
   }
   // A function child keeps inherited descriptors; close the parent's ends of every pipe.
@@ -346,7 +348,8 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
     const std::string program = target_.function != nullptr || target_.argv.empty()
                                     ? std::string()
                                     : fmt::format(" ({})", printable(target_.argv.front()));
-    return limit_error(child.error(), fmt::format("start rank {}{}", spec.rank, program), static_cast<int>(workers_.size()));
+    return limit_error(child.error(), fmt::format("start rank {}{}", spec.rank, program),
+                       static_cast<int>(workers_.size()));
   }
   worker.result.pid = child->pid;
   worker.running = true;

@@ -123,7 +123,7 @@ struct GroupOptions {
   TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for workers' stdout lines on the console
   RankTag rank_tag = RankTag::on;                        // for lines on the console
   int tag_offset = 0;  // added to the local rank in the tag: node rank x M across nodes, so "[R]" is global
-  Timestamps timestamps = Timestamps::off;               // for lines on the console, before the rank tag
+  Timestamps timestamps = Timestamps::off;  // for lines on the console, before the rank tag
   // For Output::log_dir: the streams that go to their log file only, and
   // those that go to it and to the console (tee wins where both name one).
   StreamChoice redirects{Streams::all, {}};

@@ -275,9 +275,10 @@ Result<UniqueFd> open_log(const std::filesystem::path& path, LogLayout layout) {
     return errno_error("cannot remove the old link", path.string());
   }
   const auto not_regular = [&path](const struct stat& found) {
-    return Error{fmt::format("the log file {} is {}, not a regular file; mptrain leaves it as it is: remove it, or "
-                             "give another --log-dir",
-                             path.string(), file_kind(found.st_mode))};
+    return Error{
+        fmt::format("the log file {} is {}, not a regular file; mptrain leaves it as it is: remove it, or "
+                    "give another --log-dir",
+                    path.string(), file_kind(found.st_mode))};
   };
   if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return not_regular(info);
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644));
@@ -388,9 +389,10 @@ Result<UniqueFd> lock_log_dir(const std::filesystem::path& dir) {
     if (errno != EINTR) return errno_error("cannot lock", path.string());
   }
   if (!holds_lock_content(fd.get())) {
-    return Error{fmt::format("--log-dir {}: {} is a file of yours, not an mptrain lock file; mptrain leaves it as "
-                             "it is: move it away, or give another --log-dir",
-                             dir.string(), path.string())};
+    return Error{
+        fmt::format("--log-dir {}: {} is a file of yours, not an mptrain lock file; mptrain leaves it as "
+                    "it is: move it away, or give another --log-dir",
+                    dir.string(), path.string())};
   }
   if (auto written = write_pid(fd.get(), path); !written.ok()) return written.error();
   return fd;

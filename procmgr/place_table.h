@@ -25,16 +25,16 @@ enum place_flag {
 
 /* One process of the tree, written by that process. */
 struct place_process {
-  int32_t pid;           /* 0: a free entry */
-  int32_t flags;         /* place_flag bits */
-  uint64_t start;        /* its start time (/proc/PID/stat field 22): tells a reused pid apart */
-  int32_t slice;         /* the slice it runs in; -1: the worker's CPUs */
-  int32_t cpus;          /* the CPUs of its placement */
-  int32_t asked;         /* threads its last capped (or first) request asked for; 0: none seen */
-  int32_t got;           /* threads that request got */
-  int64_t active_ms;     /* its last parallel region (CLOCK_MONOTONIC_COARSE, ms) */
-  char call[32];         /* the call that asked: "omp_set_num_threads", "parallel region", … */
-  char comm[16];         /* its name when it asked */
+  int32_t pid;                     /* 0: a free entry */
+  int32_t flags;                   /* place_flag bits */
+  uint64_t start;                  /* its start time (/proc/PID/stat field 22): tells a reused pid apart */
+  int32_t slice;                   /* the slice it runs in; -1: the worker's CPUs */
+  int32_t cpus;                    /* the CPUs of its placement */
+  int32_t asked;                   /* threads its last capped (or first) request asked for; 0: none seen */
+  int32_t got;                     /* threads that request got */
+  int64_t active_ms;               /* its last parallel region (CLOCK_MONOTONIC_COARSE, ms) */
+  char call[32];                   /* the call that asked: "omp_set_num_threads", "parallel region", … */
+  char comm[16];                   /* its name when it asked */
   uint64_t mask[PLACE_MASK_WORDS]; /* the CPUs of its placement */
   char reserved[40];
 };
@@ -42,10 +42,10 @@ struct place_process {
 /* The whole table. */
 struct place_table {
   uint32_t magic;
-  int32_t slices;           /* K (0: no --children) */
-  int32_t used;             /* entries ever claimed (a scan's end) */
-  int32_t noted;            /* 1 once a process of the tree said on stderr that a pool was capped */
-  int32_t slot[PLACE_MAX_SLICES];         /* each slice's holder; 0: free */
-  uint64_t slot_start[PLACE_MAX_SLICES];  /* its start time */
+  int32_t slices;                        /* K (0: no --children) */
+  int32_t used;                          /* entries ever claimed (a scan's end) */
+  int32_t noted;                         /* 1 once a process of the tree said on stderr that a pool was capped */
+  int32_t slot[PLACE_MAX_SLICES];        /* each slice's holder; 0: free */
+  uint64_t slot_start[PLACE_MAX_SLICES]; /* its start time */
   struct place_process process[PLACE_MAX_PROCESSES];
 };

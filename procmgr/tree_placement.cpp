@@ -58,7 +58,12 @@ std::optional<std::uint64_t> read_le(std::string_view bytes, std::uint64_t offse
 PreloadReach preload_reach(std::string_view head, unsigned mode) {
   constexpr unsigned set_id_bits = 04000 | 02000;  // S_ISUID | S_ISGID
   if ((mode & set_id_bits) != 0) return PreloadReach::set_id;
-  if (head.size() < 20 || head.substr(0, 4) != "\x7f" "ELF" || head[5] != 1) return PreloadReach::reaches;
+  if (head.size() < 20 ||
+      head.substr(0, 4) !=
+          "\x7f"
+          "ELF" ||
+      head[5] != 1)
+    return PreloadReach::reaches;
   const bool wide = head[4] == 2;  // ELFCLASS64; ELFCLASS32 otherwise
   const auto phoff = read_le(head, wide ? 32 : 28, wide ? 8 : 4);
   const auto phentsize = read_le(head, wide ? 54 : 42, 2);

@@ -89,16 +89,16 @@ Result<std::string> find_place_library();
 // One process of a worker's tree as the placement library recorded it.
 struct PlacedProcess {
   int pid = 0;
-  std::string comm;       // its name when it asked for threads ("" if it never did)
-  int slice = -1;         // the --children slice it ran in; -1: the worker's CPUs
-  CpuSet cpus;            // where it was placed
-  int asked = 0;          // the threads it asked for; 0: no request seen
-  int got = 0;            // what it got
-  std::string call;       // the call that asked ("omp_set_num_threads", "parallel region", …)
-  bool main = false;      // the worker's own process
-  bool holder = false;    // it held its slice (a working child)
+  std::string comm;           // its name when it asked for threads ("" if it never did)
+  int slice = -1;             // the --children slice it ran in; -1: the worker's CPUs
+  CpuSet cpus;                // where it was placed
+  int asked = 0;              // the threads it asked for; 0: no request seen
+  int got = 0;                // what it got
+  std::string call;           // the call that asked ("omp_set_num_threads", "parallel region", …)
+  bool main = false;          // the worker's own process
+  bool holder = false;        // it held its slice (a working child)
   bool own_affinity = false;  // it set its own affinity: left alone, pools uncapped
-  bool helper = false;    // a shell, wrapper or Python helper
+  bool helper = false;        // a shell, wrapper or Python helper
 };
 
 // A worker's tree table (procmgr/place_table.h) in a memory file of this

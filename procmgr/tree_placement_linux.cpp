@@ -1,17 +1,17 @@
 // The Linux side of tree placement: finding the library beside the running
 // binary, and the tree tables as memfds.
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 

@@ -121,9 +121,10 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& target, std::str
     if (locked != 0) return errno_error("cannot lock", path.string());
     if (!still_linked(fd->get(), path)) continue;
     if (!holds_lock_content(fd->get())) {
-      return Error{fmt::format("{} {}: its lock file's name, {}, is taken by a file that is not an mptrain lock "
-                               "file; mptrain leaves it as it is: move it away, or give another {} path",
-                               option, target.string(), path.string(), option)};
+      return Error{
+          fmt::format("{} {}: its lock file's name, {}, is taken by a file that is not an mptrain lock "
+                      "file; mptrain leaves it as it is: move it away, or give another {} path",
+                      option, target.string(), path.string(), option)};
     }
     record_holder(fd->get());
     return FileLock(std::move(fd).value(), path);

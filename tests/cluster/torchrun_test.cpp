@@ -1,9 +1,10 @@
 #include "cluster/torchrun.hpp"
-#include "cluster/python.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
+
+#include "cluster/python.hpp"
 
 using namespace mptrain;
 using namespace mptrain::cluster;

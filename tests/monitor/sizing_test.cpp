@@ -3,11 +3,10 @@
 // the launch already running.
 #include "monitor/sizing.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "monitor/procfs.hpp"
-
-#include <catch2/catch.hpp>
 
 namespace mptrain::monitor {
 namespace {
@@ -77,8 +76,9 @@ namespace mptrain::monitor {
 TEST_CASE("a process's environment says which mptrain run started it, so the doctor does not advise it again",
           "[monitor]") {
   using namespace std::string_literals;
-  const auto env = parse_thread_env("OMP_NUM_THREADS=1\0MPTRAIN_CPUS=0-1\0LOCAL_WORLD_SIZE=1\0"
-                                    "MPTRAIN_PLACE_SLICES=0;1\0MPTRAIN_PLACE_KEEP=1\0"s);
+  const auto env = parse_thread_env(
+      "OMP_NUM_THREADS=1\0MPTRAIN_CPUS=0-1\0LOCAL_WORLD_SIZE=1\0"
+      "MPTRAIN_PLACE_SLICES=0;1\0MPTRAIN_PLACE_KEEP=1\0"s);
   CHECK(env.mptrain_launched);
   CHECK(env.mptrain_workers == 1);
   CHECK(env.mptrain_children == 2);

@@ -41,16 +41,17 @@ TEST_CASE("no slices without children or without CPUs", "[procmgr]") {
   CHECK(child_slices(CpuSet(), 4, 2).empty());
 }
 
-TEST_CASE("the library's variables: the worker's CPUs, pool, table and launcher, and with slices their list and threads",
-          "[procmgr]") {
+TEST_CASE(
+    "the library's variables: the worker's CPUs, pool, table and launcher, and with slices their list and threads",
+    "[procmgr]") {
   TreePlacement plain;
   plain.cpus = cpus("0-3");
   plain.threads = 4;
   plain.table = "/proc/1/fd/3";
   plain.launcher = 1;
-  CHECK(tree_placement_environment(plain) ==
-        std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3", "MPTRAIN_PLACE_POOL=4", "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
-                                 "MPTRAIN_PLACE_LAUNCHER=1"});
+  CHECK(tree_placement_environment(plain) == std::vector<std::string>{"MPTRAIN_PLACE_CPUS=0-3", "MPTRAIN_PLACE_POOL=4",
+                                                                      "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
+                                                                      "MPTRAIN_PLACE_LAUNCHER=1"});
   TreePlacement sliced = plain;
   sliced.slices = child_slices(cpus("0-3"), 4, 2);
   sliced.threads_per_child = 2;
@@ -84,11 +85,13 @@ namespace {
 // A 64-bit ELF header with `count` program headers of `types`, headers right after the ELF header.
 std::string elf_with(const std::vector<std::uint32_t>& types) {
   std::string elf(64 + 56 * types.size(), '\0');
-  elf.replace(0, 4, "\x7f" "ELF");
-  elf[4] = 2;  // 64-bit
-  elf[5] = 1;  // little-endian
-  elf[32] = 64;                              // e_phoff
-  elf[54] = 56;                              // e_phentsize
+  elf.replace(0, 4,
+              "\x7f"
+              "ELF");
+  elf[4] = 2;                                 // 64-bit
+  elf[5] = 1;                                 // little-endian
+  elf[32] = 64;                               // e_phoff
+  elf[54] = 56;                               // e_phentsize
   elf[56] = static_cast<char>(types.size());  // e_phnum
   for (std::size_t i = 0; i < types.size(); ++i) elf[64 + 56 * i] = static_cast<char>(types[i]);
   return elf;
