@@ -677,12 +677,10 @@ static int capped(int asked, const char* call) {
   int room = budget / shared;
   if (room < 1) room = 1;
   const int got = asked > room ? room : asked;
-  if (self_entry != NULL && got < asked && (self_entry->asked != asked || self_entry->got != got)) {
-    self_entry->asked = asked;
-    self_entry->got = got;
-    copy_text(self_entry->call, sizeof self_entry->call, call);
-    prctl(PR_GET_NAME, self_entry->comm, 0, 0, 0);
-  } else if (self_entry != NULL && self_entry->asked == 0) {
+  /* The report keeps the first request, replaced by each cap that differs from the one kept. */
+  const int record = self_entry != NULL && (self_entry->asked == 0 ||
+                                            (got < asked && (self_entry->asked != asked || self_entry->got != got)));
+  if (record) {
     self_entry->asked = asked;
     self_entry->got = got;
     copy_text(self_entry->call, sizeof self_entry->call, call);

@@ -32,7 +32,7 @@ struct place_process {
   int32_t cpus;                    /* the CPUs of its placement */
   int32_t asked;                   /* threads its last capped (or first) request asked for; 0: none seen */
   int32_t got;                     /* threads that request got */
-  int64_t active_ms;               /* its last parallel region (CLOCK_MONOTONIC_COARSE, ms) */
+  int64_t active_ms;               /* when it was last busy (CLOCK_MONOTONIC_COARSE, ms); far ahead: in a region */
   char call[32];                   /* the call that asked: "omp_set_num_threads", "parallel region", … */
   char comm[16];                   /* its name when it asked */
   uint64_t mask[PLACE_MASK_WORDS]; /* the CPUs of its placement */
