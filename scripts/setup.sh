@@ -13,7 +13,7 @@ packages=(
   libcli11-dev libhwloc-dev hwloc libfmt-dev libnuma-dev libtbb-dev
   catch2 zlib1g-dev nlohmann-json3-dev
   dataset-fashion-mnist              # the default training data
-  jq mandoc procps util-linux        # end-to-end tests: JSON, man lint, ps, taskset
+  jq mandoc procps util-linux strace # end-to-end tests: JSON, man lint, ps, taskset, strace -f under the library
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
   gcc python3 python3-numpy libopenblas0-pthread stress-ng  # the doctor's corpus (tests/corpus)
   openmpi-bin libopenmpi-dev         # beyond one machine: the MPI plugin and mpirun

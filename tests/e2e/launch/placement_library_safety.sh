@@ -20,11 +20,10 @@ expect_code 0
 grep -q '^\[0\] forked 300$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "forks under a setenv loop did not all end"; }
 
 # strace -f forks and execs with the environ it keeps: the exec still works.
-if command -v strace >/dev/null; then
-  run_mptrain run -n 1 --children 2 -- strace -f -o /dev/null sh -c 'echo traced'
-  expect_code 0
-  grep -q '^\[0\] traced$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "strace -f under --children failed"; }
-fi
+command -v strace >/dev/null || fail "strace is needed (scripts/setup.sh installs it)"
+run_mptrain run -n 1 --children 2 -- strace -f -o /dev/null sh -c 'echo traced'
+expect_code 0
+grep -q '^\[0\] traced$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "strace -f under --children failed"; }
 
 # A wrapper holds no slice: the two workers the wrapped program forks get different slices.
 printf '#!/bin/sh\n"$@"\n' >"$WORK/train.sh"
