@@ -195,7 +195,11 @@ Result<ModelKind> checkpoint_model(const std::filesystem::path& path) {
   return kind;
 }
 
-Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
+namespace {
+
+// The whole file at `path`, once its start says it is a checkpoint and its
+// size is one a checkpoint can have; an Error saying what it is otherwise.
+Result<std::string> read_checkpoint_file(const std::filesystem::path& path) {
   // What the file is first, so that a large file of another kind is called that, not "too large".
   auto head = read_regular_head(path, magic.size());
   if (!head.ok()) return unreadable(head.error());
@@ -214,9 +218,14 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
   }
   auto content = read_regular_file(path, largest);
   if (!content.ok()) return unreadable(content.error());
-  const std::string_view bytes = *content;
-  if (bytes.substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint (it changed while read)");
-  Reader reader(bytes.substr(magic.size()));
+  if (std::string_view(*content).substr(0, magic.size()) != magic) {
+    return bad(path, "not an mptrain checkpoint (it changed while read)");
+  }
+  return content;
+}
+
+// The format version and model kind `reader` is at; an Error unless they are this format's and `expected`.
+Result<ModelKind> read_kind(const std::filesystem::path& path, Reader& reader, ModelKind expected) {
   const auto version = reader.get<std::uint32_t>();
   if (!reader.truncated() && version != format_version) {
     return bad(path,
@@ -231,7 +240,11 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
     return bad(path, fmt::format("holds a '{}' model, not '{}'; pass --model {} or another checkpoint", to_string(kind),
                                  to_string(expected), to_string(kind)));
   }
-  const ModelLayout layout = model_layout(kind);
+  return kind;
+}
+
+// The tensor shapes `reader` is at; an Error unless they are `layout`'s.
+Status read_shapes(const std::filesystem::path& path, Reader& reader, const ModelLayout& layout) {
   if (reader.get<std::uint32_t>() != layout.tensors.size()) return bad(path, "tensor count does not match the model");
   for (const auto& info : layout.tensors) {
     if (reader.get<std::uint32_t>() != info.shape.size()) return bad(path, "tensor shapes do not match the model");
@@ -241,9 +254,23 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
       }
     }
   }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind expected) {
+  auto content = read_checkpoint_file(path);
+  if (!content.ok()) return content.error();
+  const std::string_view bytes = *content;
+  Reader reader(bytes.substr(magic.size()));
+  const auto kind = read_kind(path, reader, expected);
+  if (!kind.ok()) return kind.error();
+  const ModelLayout layout = model_layout(*kind);
+  if (auto shapes = read_shapes(path, reader, layout); !shapes.ok()) return shapes.error();
   const auto count = reader.get<std::uint64_t>();
   Checkpoint checkpoint;
-  checkpoint.kind = kind;
+  checkpoint.kind = *kind;
   checkpoint.epochs = reader.get<std::uint64_t>();
   checkpoint.samples = reader.get<std::uint64_t>();
   if (reader.truncated()) return bad(path, "truncated checkpoint header");
