@@ -194,10 +194,8 @@ void conv1_backward(ConvWorkspace<S>& w, const ConvGradients<S>& grad) {
 //        → maxpool 2 → relu → p2 [20][4][4]
 
 // With AVX-512's 16 lanes an output vector of conv2 is two rows of 8
-// outputs; with 8 or 4 it lies in one row. (Copying each sample's p1 once
-// as [i][kx][y][8], where each input vector is one load, made the forward's
-// own loop faster but the step slower on Zen 4: the copy's 19 KB pushed
-// other buffers out of the L1 cache.)
+// outputs; with 8 or 4 it lies in one row. p1 is read in place: a copy in a
+// load-friendly layout pushes other buffers out of L1 (docs/benchmarks.md).
 inline constexpr bool conv2_two_rows_per_vector = lane_count == 2 * c2_side;
 static_assert(conv2_two_rows_per_vector || c2_side % lane_count == 0);
 

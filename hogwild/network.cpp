@@ -280,8 +280,8 @@ NetworkKernels<S>* make_network(ModelKind kind, const LayerOffsets* layers) {
 }
 
 // kernels.hpp's normalize_pixels in this build: a loop the compiler
-// vectorises (bytes widened and converted a register at a time), where the
-// table lookup it replaces was a scalar load per byte: half the time, on Zen 4.
+// vectorises (bytes widened and converted a register at a time), not a
+// table lookup, which costs a scalar load per byte (docs/benchmarks.md).
 // normalize_pixel's formula is written again here, not called: a call per
 // byte would not vectorise, and an inline copy shared with the baseline
 // code is what lanes.hpp forbids. tests/hogwild/reference_test.cpp holds

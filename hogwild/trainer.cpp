@@ -296,19 +296,13 @@ class WorkerLoop {
 
   // For parameters [begin, end): sums the slots' gradients, zeroing them
   // for the next batch, takes the SGD-with-momentum step in the store and
-  // refreshes the local copy for the next batch. (Zeroed here, where the
-  // range is being read, rather than by each slot before its groups: that
-  // fill of the whole gradient, whose lines the other threads had just
-  // read, took 2% of a 1 x 2 run.) The range goes by chunks whose steps
-  // stay in L1: the sum and the momentum over plain arrays, so the compiler
-  // vectorises them (the sum keeps slot order, gradient 0 + gradient 1 +
-  // …), then the store's Hogwild step (four elements at a time), which
-  // hands back the values it stored, copied into the local copy with whole
-  // vectors. (Passes over the whole range, one after another, and then a
-  // snapshot read back from the store took a fifth longer. Writing the
-  // local copy inside the store's loop, when that went element by element,
-  // was slower for T > 1: the other threads had read those lines, and the
-  // scalar stores waiting for them filled the store queue.)
+  // refreshes the local copy for the next batch. The range goes by chunks
+  // whose steps stay in L1: the sum and the momentum over plain arrays, so
+  // the compiler vectorises them (the sum keeps slot order, gradient 0 +
+  // gradient 1 + …), then the store's Hogwild step (four elements at a
+  // time), which hands back the values it stored, copied into the local
+  // copy with whole vectors. Why zeroed here, by chunks, with whole-vector
+  // copies: each alternative measured slower (docs/benchmarks.md).
   void update_range(std::size_t begin, std::size_t end) {
     const std::size_t count = slots_.size();
     const float lr = settings_.learning_rate;
