@@ -469,6 +469,17 @@ constexpr std::array source_names{Named<IdentitySource>{IdentitySource::single_n
 
 std::string_view to_string(IdentitySource source) { return name_of(source_names, source, "single node"); }
 
+std::string count_origin(const NodeIdentity& identity) {
+  switch (identity.source) {
+    case IdentitySource::slurm:
+      return fmt::format("{} (SLURM_NTASKS={})", launcher_of(identity.source), identity.count);
+    case IdentitySource::pytorch_job:
+      return fmt::format("PET_NNODES={} ({})", identity.count, launcher_of(identity.source));
+    default:
+      return fmt::format("--nnodes {}", identity.count);
+  }
+}
+
 Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environment, const NodeRequest& request) {
   const Variables env(environment);
   NodeIdentity identity;

@@ -83,6 +83,10 @@ struct NodeIdentity {
 // that are malformed, out of range or contradict each other.
 Result<NodeIdentity> read_node_identity(const std::vector<std::string>& environment, const NodeRequest& request);
 
+// Where `identity`'s node count came from, in words: "--nnodes 2",
+// "PET_NNODES=2 (a Kubernetes PyTorchJob)", "Slurm's srun (SLURM_NTASKS=2)".
+std::string count_origin(const NodeIdentity& identity);
+
 // "node 1 of 2 (local 1 of 2, from Open MPI)", or "single node" for a single node.
 std::string describe(const NodeIdentity& identity);
 

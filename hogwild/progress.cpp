@@ -1,4 +1,4 @@
-#include "cli/progress.hpp"
+#include "hogwild/progress.hpp"
 
 #include <fmt/format.h>
 #include <sys/ioctl.h>
@@ -9,10 +9,9 @@
 #include <csignal>
 #include <cstdio>
 #include <initializer_list>
+#include <utility>
 
-#include "cli/commands.hpp"
-
-namespace mptrain::cli {
+namespace mptrain::hogwild {
 
 namespace {
 
@@ -72,6 +71,19 @@ std::string bar(double fraction, int cells) {
 
 }  // namespace
 
+ProgressFigures progress_figures(const ParameterStore& store, std::uint64_t total, int epochs, double elapsed,
+                                 std::string verdict) {
+  const auto totals = store.totals();
+  ProgressFigures figures;
+  figures.total = total;
+  figures.epochs = epochs;
+  figures.samples = totals.samples;
+  figures.loss = totals.mean_loss;
+  figures.rate = elapsed > 0 ? static_cast<double>(figures.samples) / elapsed : 0.0;
+  figures.verdict = std::move(verdict);
+  return figures;
+}
+
 int current_epoch(const ProgressFigures& figures) {
   const int epochs = std::max(1, figures.epochs);
   if (figures.total == 0) return epochs;
@@ -117,7 +129,8 @@ std::string progress_line(const ProgressFigures& figures) {
                              "monitor " + figures.verdict});
 }
 
-Progress::Progress() : terminal_(::isatty(STDERR_FILENO) != 0) {}
+Progress::Progress(std::function<void(std::string_view)> print)
+    : print_(std::move(print)), terminal_(::isatty(STDERR_FILENO) != 0) {}
 
 Progress::~Progress() { finish(); }
 
@@ -135,7 +148,7 @@ void Progress::update(const ProgressFigures& figures) {
   if (terminal_) {
     draw_bar(figures);
   } else {
-    print_note(progress_line(figures) + "\n");
+    print_(progress_line(figures) + "\n");
   }
   std::fflush(stderr);
 }
@@ -155,15 +168,15 @@ void Progress::draw_bar(const ProgressFigures& figures) {
   // Spaces over the rest of a longer line drawn before, within the width.
   const std::size_t cover = std::min(drawn_, static_cast<std::size_t>(std::max(1, columns - 1)));
   const std::size_t pad = cover > line.size() ? cover - line.size() : 0;
-  print_note(fmt::format("\r{}{}", line, std::string(pad, ' ')));
+  print_(fmt::format("\r{}{}", line, std::string(pad, ' ')));
   drawn_ = line.size();
 }
 
 void Progress::finish() {
-  if (drawn_ > 0) print_note("\n");
+  if (drawn_ > 0) print_("\n");
   drawn_ = 0;
   if (watching_resize_) ::sigaction(SIGWINCH, &previous_resize_action, nullptr);
   watching_resize_ = false;
 }
 
-}  // namespace mptrain::cli
+}  // namespace mptrain::hogwild

@@ -5,9 +5,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
-namespace mptrain::cli {
+#include "hogwild/store.hpp"
+
+namespace mptrain::hogwild {
 
 // What one progress update shows.
 struct ProgressFigures {
@@ -18,6 +22,11 @@ struct ProgressFigures {
   double loss = 0;            // the workers' mean recent batch loss
   std::string verdict;        // the monitor's live verdict ("healthy")
 };
+
+// The figures of `store`'s published counters for a run of `total` samples
+// over `epochs` epochs, `elapsed` seconds in, with the monitor's `verdict`.
+ProgressFigures progress_figures(const ParameterStore& store, std::uint64_t total, int epochs, double elapsed,
+                                 std::string verdict);
 
 // The epoch `figures` is in, from 1 to its epochs.
 int current_epoch(const ProgressFigures& figures);
@@ -40,7 +49,8 @@ std::string progress_line(const ProgressFigures& figures);
 // handler when the bar's line ends.
 class Progress {
  public:
-  Progress();
+  // Writes what it shows with `print` (stderr's writer, which never throws).
+  explicit Progress(std::function<void(std::string_view)> print);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -59,6 +69,7 @@ class Progress {
   // Redraws the bar in place, as wide as the terminal is now.
   void draw_bar(const ProgressFigures& figures);
 
+  std::function<void(std::string_view)> print_;
   bool terminal_;
   bool watching_resize_ = false;  // our SIGWINCH handler is installed
   std::size_t drawn_ = 0;         // characters of the bar's line on screen (0: none)
@@ -67,4 +78,4 @@ class Progress {
   std::string shown_verdict_;
 };
 
-}  // namespace mptrain::cli
+}  // namespace mptrain::hogwild

@@ -13,7 +13,7 @@
 // Beyond one machine: the parameters are one contiguous float vector, so
 // each node's leader averages the store across nodes every --sync-every
 // seconds while its local workers keep updating it: it sums its progress
-// since the last average with the other nodes' over MPI (cli/node_sync.cpp)
+// since the last average with the other nodes' over MPI (hogwild/node_sync.hpp)
 // and applies the difference from the mean (hogwild/averaging.hpp); nothing
 // here assumes a single node.
 #pragma once
