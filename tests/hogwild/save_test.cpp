@@ -66,7 +66,7 @@ TEST_CASE("a --save-model path is checked before training") {
   CHECK(failure_code([&] { check_save_path(config); }) == exit_code::runtime_failure);
 }
 
-TEST_CASE("--save-model may not replace the run's data") {
+TEST_CASE("the model is never saved over the run's data") {
   const TempDir dir("input");
   TrainConfig config;
   config.data = dir.path.string();
