@@ -25,6 +25,7 @@ namespace {
 struct TuneOptions {
   std::vector<int> process_counts;
   std::vector<std::string> tries;
+  std::string training;
   bool only_tries = false;
   std::string metric;
   std::string progress;
@@ -94,7 +95,11 @@ int run_tune(const TuneOptions& o) {
   if (o.command.empty() && (!o.metric.empty() || !o.progress.empty())) {
     throw Failure(exit_code::usage_error, "--metric and --progress read a program's output: give the program after --");
   }
-  tune::Program program{o.command, value_or_fail(tune::this_binary())};
+  if (!o.command.empty() && !o.training.empty()) {
+    throw Failure(exit_code::usage_error, "--train gives the built-in training's options: not with a program after --");
+  }
+  tune::Program program{o.command, {}, value_or_fail(tune::this_binary())};
+  if (!o.training.empty()) program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
   const auto inputs = candidate_inputs(o);
   if (o.dry_run) return print_dry_run(program, inputs, o.json);
   value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
@@ -141,6 +146,9 @@ void add_tune_command(CLI::App& app, Runner& runner) {
       ->transform(whole_number(1, 1 << 20));
   command->add_option("--try", o->tries, "Also try this launch, given as run placement options (repeatable): "
                                          "--try \"-n 2 -t 1 --bind none\"")
+      ->type_name("OPTIONS");
+  command->add_option("--train", o->training,
+                      "Options of the built-in training for every candidate: --train \"--model mlp --data DIR\"")
       ->type_name("OPTIONS");
   command->add_flag("--only-tries", o->only_tries, "Try the baseline, the default plan and the --try launches only");
   auto* metric = command->add_option("--metric", o->metric,

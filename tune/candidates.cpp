@@ -53,7 +53,9 @@ std::vector<int> divisors_up_to(int n, int cap) {
   return divisors;
 }
 
-Result<std::vector<std::string>> try_words(std::string_view text) {
+Result<std::vector<std::string>> try_words(std::string_view text) { return option_words(text, "--try"); }
+
+Result<std::vector<std::string>> option_words(std::string_view text, std::string_view option) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
@@ -77,17 +79,17 @@ Result<std::vector<std::string>> try_words(std::string_view text) {
       in_word = true;
     }
   }
-  if (quote != 0) return Error{fmt::format("--try '{}' has an unclosed quote", text), 0};
+  if (quote != 0) return Error{fmt::format("{} '{}' has an unclosed quote", option, text), 0};
   if (in_word) words.push_back(std::move(word));
-  if (words.empty()) return Error{"--try needs run options, such as --try \"-n 2 -t 1\"", 0};
+  if (words.empty()) return Error{fmt::format("{} needs run options, such as {} \"-n 2 -t 1\"", option, option), 0};
   if (!words.front().starts_with("-")) {
-    return Error{fmt::format("--try '{}' starts with '{}', which is no option: give placement options only (the "
+    return Error{fmt::format("{} '{}' starts with '{}', which is no option: give run options only (the "
                              "command goes after tune's --)",
-                             text, words.front()),
+                             option, text, words.front()),
                  0};
   }
   if (std::find(words.begin(), words.end(), "--") != words.end()) {
-    return Error{fmt::format("--try '{}' holds '--': give placement options only (the command goes after tune's --)",
+    return Error{fmt::format("{} '{}' holds '--': give run options only (the command goes after tune's --)", option,
                              text),
                  0};
   }

@@ -47,7 +47,11 @@ std::vector<int> divisors_up_to(int n, int cap);
 // option or names a program (the command comes after tune's --).
 Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs);
 
-// The words of a --try string: split at white space, with '…' and "…" quoting.
+// The words of an option string such as --try's: split at white space, with
+// '…' and "…" quoting; an Error, naming `option`, when it holds no option,
+// starts with a word that is none, or holds "--" (the command goes after tune's --).
+Result<std::vector<std::string>> option_words(std::string_view text, std::string_view option);
+// option_words(text, "--try").
 Result<std::vector<std::string>> try_words(std::string_view text);
 
 }  // namespace mptrain::tune

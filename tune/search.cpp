@@ -85,6 +85,7 @@ TrialCommand trial_command(const Program& program, const Candidate& candidate, c
   if (program.command.empty()) {
     command.argv = {program.mptrain, "run"};
     command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
+    command.argv.insert(command.argv.end(), program.training.begin(), program.training.end());
     command.argv.insert(command.argv.end(), {"--json", "--epochs", std::to_string(endless_epochs)});
     command.read_mptrain_stderr = true;
     return command;
@@ -105,6 +106,7 @@ std::string user_command(const Program& program, const Candidate& candidate) {
   if (candidate.baseline) return quoted(program.command);
   std::vector<std::string> words{"mptrain", "run"};
   words.insert(words.end(), candidate.options.begin(), candidate.options.end());
+  words.insert(words.end(), program.training.begin(), program.training.end());
   if (!program.command.empty()) {
     words.emplace_back("--");
     words.insert(words.end(), program.command.begin(), program.command.end());

@@ -17,6 +17,7 @@ namespace mptrain::tune {
 // The program tuned.
 struct Program {
   std::vector<std::string> command;  // CMD ARGS…; empty: the built-in training
+  std::vector<std::string> training;  // the built-in training's own options (--train), given to every candidate
   std::string mptrain;               // the absolute path of the mptrain binary that runs the trials
 };
 
