@@ -84,7 +84,8 @@ nlohmann::json Report::candidate_json(std::size_t i) const {
     const Spread s = spread_of(c.values);
     throughput = {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"unit", unit_of(metric_)}};
   }
-  nlohmann::json document{{"options", c.candidate.options},
+  nlohmann::json document{{"label", c.candidate.label()},
+                          {"options", c.candidate.options},
                           {"baseline", c.candidate.baseline},
                           {"origin", c.candidate.origin},
                           {"command", user_command(program_, c.candidate)},
