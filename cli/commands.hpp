@@ -31,6 +31,8 @@ void add_plan_command(CLI::App& app, Runner& runner);
 void add_run_command(CLI::App& app, Runner& runner);
 // Registers `mptrain doctor` on `app`; sets `runner` when it is chosen.
 void add_doctor_command(CLI::App& app, Runner& runner);
+// Registers `mptrain tune` on `app` (cli/tune.cpp); sets `runner` when it is chosen.
+void add_tune_command(CLI::App& app, Runner& runner);
 // Registers `mptrain torchrun` on `app`, which takes torchrun's command line
 // as it is (cli/torchrun.cpp); sets `runner` when it is chosen.
 void add_torchrun_command(CLI::App& app, Runner& runner);

@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, runner);
   cli::add_doctor_command(app, runner);
   cli::add_torchrun_command(app, runner);
+  cli::add_tune_command(app, runner);
   int write_error = 0;
   const int code =
       parse_and_run(app, runner, std::span<char* const>(argv, static_cast<std::size_t>(argc)), write_error);

@@ -12,6 +12,7 @@ packages=(
   g++ cmake make pkg-config          # toolchain
   libcli11-dev libhwloc-dev hwloc libfmt-dev libnuma-dev libtbb-dev
   catch2 zlib1g-dev nlohmann-json3-dev
+  libre2-dev                         # mptrain tune: reading numbers out of a program's output (linear-time regexes)
   dataset-fashion-mnist              # the default training data
   jq mandoc procps util-linux strace # end-to-end tests: JSON, man lint, ps, taskset, strace -f under the library
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
@@ -21,7 +22,7 @@ packages=(
 )
 
 case "${1:-}" in
-  --test) packages+=(python3-torch) ;;
+  --test) packages+=(python3-torch python3-tqdm) ;;
   "") ;;
   *) echo "setup: error: unknown argument '$1'; usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
 esac

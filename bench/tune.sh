@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# `mptrain tune` against measuring every candidate by hand, in the same run
+# (issue 39, SPEC "mptrain tune"):
+#   1. the seeds' program (shared/bench/torch_hogwild.py) run by a user whose
+#      environment exports OMP_NUM_THREADS = every CPU (container images and
+#      HPC modules do): whole-run trials;
+#   2. a multi-process program with one tqdm bar (bench/tqdm_workers.py:
+#      forked numpy/OpenBLAS workers), read with --metric;
+#   3. a program no launch speeds up (a sleep-paced ticker, --progress).
+# For 1 and 2 tune gets BUDGET seconds; then every candidate it listed is
+# timed by hand (REPEAT whole runs each, interleaved; the tqdm program with a
+# fixed number of steps), and the launch tune picked is compared with the
+# best found by hand (bar: at least 0.95). For 3 tune must find no
+# measurable difference.
+# Usage: bench/tune.sh  (from the repository root; BUDGET=90 REPEAT=3 TRAIN_LIMIT=… to change)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
+PEER=${PEER:-$ROOT/bench/torch_hogwild.py}
+[[ -f "$PEER" ]] || PEER=$ROOT/../shared/bench/torch_hogwild.py
+PYTHON=${PYTHON:-/usr/bin/python3}
+DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+N=$(nproc)
+BUDGET=${BUDGET:-90}
+REPEAT=${REPEAT:-3}
+TRAIN_LIMIT=${TRAIN_LIMIT:-6000}   # training samples per worker of the seeds' program
+STEPS=${STEPS:-1500}               # steps per worker of the tqdm program, timed by hand
+[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
+"$PYTHON" -c 'import torch, tqdm' 2>/dev/null || { echo "bench: needs $PYTHON with torch and tqdm (python3-torch, python3-tqdm)" >&2; exit 1; }
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-tune-bench.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+echo "== bench/tune.sh: $N CPUs ($(lscpu | sed -n 's/^Model name: *//p')), budget $BUDGET s, $REPEAT hand runs each"
+
+# seconds COMMAND...: the wall seconds of one run of COMMAND.
+seconds() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>"$OUT/hand.err" || { tail -5 "$OUT/hand.err" >&2; echo "bench: '$*' failed" >&2; exit 1; }
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+
+# compare NAME TUNE_JSON RATE_OF: times each candidate of TUNE_JSON by hand
+# (its command with ARGS_BY_HAND appended), REPEAT times interleaved; prints
+# the table and the ratio of tune's pick to the best. RATE_OF converts
+# seconds to throughput (a bc expression of s).
+compare() {
+  local name=$1 json=$2 rate_of=$3
+  local count pick
+  count=$(jq '.candidates | length' "$json")
+  pick=$(jq -r '(.winner // .simplest_tied).command' "$json")
+  for ((r = 1; r <= REPEAT; r++)); do
+    for ((i = 0; i < count; i++)); do
+      local words
+      read -r -a words <<<"$(jq -r ".candidates[$i].command" "$json")"
+      [[ "${words[0]}" == mptrain ]] && words[0]=$MPTRAIN
+      seconds "${words[@]}" "${ARGS_BY_HAND[@]}" >>"$OUT/$name.$i"
+    done
+  done
+  printf '%-44s %12s %12s  %s\n' "candidate (tune's pick: *)" "tune" "by hand" "hand runs (s)"
+  local best=0 picked=0
+  for ((i = 0; i < count; i++)); do
+    local command median rate tuned
+    command=$(jq -r ".candidates[$i].command" "$json")
+    median=$(sort -g "$OUT/$name.$i" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
+    rate=$(echo "s = $median; $rate_of" | bc -l)
+    tuned=$(jq -r ".candidates[$i].throughput.median // \"-\"" "$json")
+    local mark=" "
+    [[ "$command" == "$pick" ]] && { mark="*"; picked=$rate; }
+    (($(echo "$rate > $best" | bc -l))) && best=$rate
+    printf '%s %-42s %12.5g %12.5g  %s\n' "$mark" "$(jq -r ".candidates[$i].label" "$json")" \
+      "$tuned" "$rate" "$(tr '\n' ' ' <"$OUT/$name.$i")"
+  done
+  echo "tune: $(jq -r '.decision' "$json")"
+  echo "tune's pick by hand against the best by hand: $(echo "$picked / $best" | bc -l | cut -c1-5) (bar 0.95); tune took $(jq '.elapsed_seconds | floor' "$json") s"
+}
+
+echo
+echo "-- 1. the seeds' program, OMP_NUM_THREADS=$N exported, $TRAIN_LIMIT samples per worker, whole runs"
+export OMP_NUM_THREADS=$N
+seeds=("$PYTHON" "$PEER" --data "$DATA" --num-processes "$N" --train-limit "$TRAIN_LIMIT")
+"$MPTRAIN" tune --json --budget "$BUDGET" -- "${seeds[@]}" >"$OUT/seeds.json" 2>"$OUT/seeds.err" ||
+  { tail -20 "$OUT/seeds.err" >&2; exit 1; }
+ARGS_BY_HAND=()
+compare seeds "$OUT/seeds.json" "1 / s"
+
+echo
+echo "-- 2. a multi-process program with a tqdm bar ($N forked numpy workers), --metric it/s"
+"$MPTRAIN" tune --json --budget "$BUDGET" --warmup 3 --trial 4 --metric '([0-9.]+)(?:it/s|s/it)' \
+  -- "$PYTHON" "$ROOT/bench/tqdm_workers.py" --workers "$N" >"$OUT/tqdm.json" 2>"$OUT/tqdm.err" ||
+  { tail -20 "$OUT/tqdm.err" >&2; exit 1; }
+ARGS_BY_HAND=(--steps "$STEPS")
+compare tqdm "$OUT/tqdm.json" "$N * $STEPS / s"
+unset OMP_NUM_THREADS
+
+echo
+echo "-- 3. a program no launch speeds up (a line every 50 ms), --progress"
+printf '#!/bin/sh\nwhile :; do echo tick; sleep 0.05; done\n' >"$OUT/ticker"
+chmod +x "$OUT/ticker"
+"$MPTRAIN" tune --json --budget 30 --warmup 0.5 --trial 2 --progress '^tick$' -- "$OUT/ticker" >"$OUT/tick.json" 2>"$OUT/tick.err" ||
+  { tail -20 "$OUT/tick.err" >&2; exit 1; }
+jq -r '"candidates: \(.candidates | length); winner: \(.winner.command // "none"): \(.decision)"' "$OUT/tick.json"

@@ -1,0 +1,180 @@
+// `mptrain tune [options] [-- CMD ARGS…]`: measures which launch of the
+// user's own program (or the built-in training) is fastest on this machine.
+// The candidates, trials and statistics are tune/'s; this file wires and presents.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/placement_options.hpp"
+#include "cluster/identity.hpp"
+#include "procmgr/allocator.hpp"
+#include "procmgr/group.hpp"
+#include "tune/report.hpp"
+#include "tune/search.hpp"
+#include "tune/stats.hpp"
+#include "util/environment.hpp"
+#include "util/failure.hpp"
+
+namespace mptrain::cli {
+namespace {
+
+// Everything `mptrain tune` was given.
+struct TuneOptions {
+  std::vector<int> process_counts;
+  std::vector<std::string> tries;
+  std::string training;
+  bool only_tries = false;
+  std::string metric;
+  std::string progress;
+  bool lower_is_better = false;
+  double warmup_s = 3;
+  double trial_s = 5;
+  double budget_s = 120;
+  bool dry_run = false;
+  bool json = false;
+  std::vector<std::string> command;
+};
+
+tune::MetricSpec metric_of(const TuneOptions& o) {
+  if (!o.command.empty() && !o.metric.empty()) return {tune::MetricKind::value, o.metric, !o.lower_is_better};
+  if (!o.command.empty() && !o.progress.empty()) return {tune::MetricKind::lines, o.progress, true};
+  if (!o.command.empty()) return {tune::MetricKind::whole_run, "", false};
+  return {tune::MetricKind::counter, std::string(tune::training_progress_pattern), true};
+}
+
+// The candidates' inputs from this machine and the options.
+tune::CandidateInputs candidate_inputs(const TuneOptions& o) {
+  const auto machine = value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+  tune::CandidateInputs inputs;
+  inputs.builtin = o.command.empty();
+  inputs.usable_cpus = machine.usable.count;
+  inputs.default_processes = plan_for_this_machine(PlacementOptions{}).num_processes;
+  int cores_used = 0;
+  for (const auto& core : affinity::objects_of(machine.topology, affinity::ObjectType::core)) {
+    if (!core.intersect(machine.usable.cpus).empty()) ++cores_used;
+  }
+  inputs.smt = cores_used > 0 && cores_used < machine.usable.cpus.size();
+  for (const auto& row : procmgr::allocator_names) {
+    if (row.value != procmgr::Allocator::system && procmgr::find_allocator(row.value, FsRoot::from_env()).ok()) {
+      inputs.allocators.emplace_back(row.name);
+    }
+  }
+  inputs.process_counts = o.process_counts;
+  inputs.tries = o.tries;
+  inputs.only_tries = o.only_tries;
+  return inputs;
+}
+
+int print_dry_run(const tune::Program& program, const tune::CandidateInputs& inputs, bool json) {
+  const auto candidates = value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
+  nlohmann::json list = nlohmann::json::array();
+  std::string text = fmt::format("mptrain tune would try {} (the --children K candidates of a program that starts "
+                                 "its own workers are added after the default plan's first trial):\n",
+                                 counted(static_cast<long long>(candidates.size()), "candidate"));
+  for (const auto& c : candidates) {
+    list.push_back({{"options", c.options}, {"baseline", c.baseline}, {"origin", c.origin},
+                    {"command", tune::user_command(program, c)}});
+    text += fmt::format("  {:<28} {:<16} {}\n", c.label(), c.origin, tune::user_command(program, c));
+  }
+  if (json) {
+    print_json({{"candidates", std::move(list)}});
+  } else {
+    print_report(text);
+  }
+  return exit_code::success;
+}
+
+int run_tune(const TuneOptions& o) {
+  if (cluster::started_by_parallel_launcher(current_environment())) {
+    throw Failure(exit_code::usage_error,
+                  "mptrain tune measures one node: run it without mpirun or srun, on one node of the job");
+  }
+  if (o.command.empty() && (!o.metric.empty() || !o.progress.empty())) {
+    throw Failure(exit_code::usage_error, "--metric and --progress read a program's output: give the program after --");
+  }
+  if (!o.command.empty() && !o.training.empty()) {
+    throw Failure(exit_code::usage_error, "--train gives the built-in training's options: not with a program after --");
+  }
+  tune::Program program{o.command, {}, value_or_fail(tune::this_binary())};
+  if (!o.training.empty()) program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
+  const auto inputs = candidate_inputs(o);
+  if (o.dry_run) return print_dry_run(program, inputs, o.json);
+  value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
+  const auto metric = metric_of(o);
+  value_or_fail(tune::MetricReader::make(metric), exit_code::usage_error);
+  auto relay = value_or_fail(procmgr::SignalRelay::install());
+  const auto work = value_or_fail(tune::WorkDirectory::make());
+  tune::SearchSettings settings{metric, {o.warmup_s, metric.kind == tune::MetricKind::whole_run ? 0 : o.trial_s},
+                                o.budget_s, 5, work->path()};
+  const auto observe = [&](const tune::CandidateResult& c, const tune::TrialResult& trial, int number) {
+    const std::string measured =
+        !c.values.empty() && trial.throughput ? fmt::format("{:.4g} {}", *trial.throughput, tune::unit_of(metric))
+        : c.failed                            ? fmt::format("failed with exit code {}", c.exit_code)
+                                              : "nothing measured";
+    print_note(fmt::format("mptrain: tune: trial {} ({:.1f} s): {}: {}\n", number, trial.seconds, c.candidate.label(),
+                           measured));
+  };
+  const auto outcome = tune::search(program, inputs, settings, *relay, observe);
+  const tune::Report report(program, outcome, metric, o.budget_s, o.trial_s);
+  if (!outcome.error.empty()) throw Failure(exit_code::runtime_failure, report.error_text());
+  if (o.json) {
+    print_json(report.json());
+  } else {
+    print_report(report.text());
+  }
+  if (outcome.stop_signal != 0) return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, outcome.stop_signal}.shell_code();
+  if (!report.any_measured()) {
+    print_error("no candidate could be measured" +
+                std::string(report.all_failed() ? ": every candidate's program failed (see above)" : ""));
+    return exit_code::runtime_failure;
+  }
+  return exit_code::success;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, Runner& runner) {
+  auto o = std::make_shared<TuneOptions>();
+  auto* command = app.add_subcommand(
+      "tune", "Measure which launch of a program (or of the built-in training) is fastest on this machine");
+  command->add_option("-n,--num-processes", o->process_counts,
+                      "Process counts to split the CPUs by, as 1,2,4 (default: the divisors of N, up to 8 of them)")
+      ->delimiter(',')
+      ->transform(whole_number(1, 1 << 20));
+  command->add_option("--try", o->tries, "Also try this launch, given as run placement options (repeatable): "
+                                         "--try \"-n 2 -t 1 --bind none\"")
+      ->type_name("OPTIONS");
+  command->add_option("--train", o->training,
+                      "Options of the built-in training for every candidate: --train \"--model mlp --data DIR\"")
+      ->type_name("OPTIONS");
+  command->add_flag("--only-tries", o->only_tries, "Try the baseline, the default plan and the --try launches only");
+  auto* metric = command->add_option("--metric", o->metric,
+                                     "Read throughput as the first number REGEX captures in the program's output "
+                                     "(tqdm's it/s and s/it read as a rate)")
+                     ->type_name("REGEX")
+                     ->check(non_empty());
+  command->add_option("--progress", o->progress, "Read throughput as lines matching REGEX per second")
+      ->type_name("REGEX")
+      ->check(non_empty())
+      ->excludes(metric);
+  auto* lower = command->add_flag("--lower-is-better", o->lower_is_better,
+                                  "The --metric is a time (seconds per step): lower is faster")
+                    ->needs(metric);
+  auto higher = std::make_shared<bool>(false);
+  command->add_flag("--higher-is-better", *higher, "The --metric is a rate (the default)")->needs(metric)->excludes(lower);
+  command->add_option("--warmup", o->warmup_s, "Seconds of each trial not measured")->transform(from_to(0, 3600));
+  command->add_option("--trial", o->trial_s, "Seconds measured in each trial after the warm-up")
+      ->transform(bounded("above 0 and at most 3600", [](double s) { return s > 0 && s <= 3600; }));
+  command->add_option("--budget", o->budget_s, "Seconds the whole search may take")
+      ->transform(bounded("above 0 and at most 86400", [](double s) { return s > 0 && s <= 86400; }));
+  command->add_flag("--dry-run", o->dry_run, "List the candidates and run nothing");
+  command->add_flag("--json", o->json, "Print the result as one JSON document on stdout");
+  add_command_words(*command, o->command, "The program and its arguments, after -- (none: the built-in training)");
+  command->footer("Example: mptrain tune --metric '([0-9.]+)it/s' -- python3 train.py\nSee mptrain-tune(1).");
+  command->callback([&runner, o, higher] { runner = [o] { return run_tune(*o); }; });
+}
+
+}  // namespace mptrain::cli

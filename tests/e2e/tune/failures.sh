@@ -1,0 +1,35 @@
+# A candidate whose program fails is marked failed with its exit code and
+# last lines while the others go on; every candidate failing is exit 1; a
+# metric that never matches is exit 1 with the program's last lines; a
+# program that ends inside the warm-up says to use whole-run trials.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+cat >"$WORK/picky" <<'SH'
+#!/bin/sh
+# Fails wherever a launcher set a thread count.
+if [ -n "${OMP_NUM_THREADS:-}" ]; then echo "refusing to run with OMP_NUM_THREADS=$OMP_NUM_THREADS" >&2; exit 3; fi
+sleep 0.2
+SH
+chmod +x "$WORK/picky"
+
+env -u OMP_NUM_THREADS "$MPTRAIN" tune --json --only-tries --budget 20 -- "$WORK/picky" >"$WORK/out" 2>"$WORK/err"
+code=$?
+expect_code 0
+expect_json '.baseline.failed == false and .baseline.trials >= 1'
+expect_json '.candidates[1].failed == true and .candidates[1].exit_code == 3 and .candidates[1].trials == 1'
+expect_json '.candidates[1].failure_lines | any(test("refusing to run"))'
+
+run_mptrain tune --only-tries --budget 20 -- sh -c 'echo broken >&2; exit 4'
+expect_code 1
+grep -q 'failed with exit code 4' "$WORK/out" || { cat "$WORK/out" >&2; fail "the table does not show the failure"; }
+expect_stderr 'every candidate.s program failed'
+
+run_mptrain tune --only-tries --warmup 0.5 --trial 1 --budget 20 --metric 'loss ([0-9.]+)' -- sh -c 'echo hello there; sleep 30'
+expect_code 1
+expect_stderr "matched nothing the program printed"
+expect_stderr "hello there"
+expect_nothing_left "sleep 30"
+
+run_mptrain tune --only-tries --warmup 3 --trial 1 --budget 20 --progress tick -- sh -c 'echo tick'
+expect_code 1
+expect_stderr "inside the 3.0 s warm-up.*whole-run trials"

@@ -1,0 +1,41 @@
+# A program that starts its own workers, each sizing its OpenMP team to
+# every CPU, is oversubscribed as written: tune finds a faster launch, names
+# its command, and that command reproduces the gain. Whole-run trials (the
+# program ends on its own); nothing outlives a trial.
+# ctest: serial
+# ctest: timeout 300
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/fixtures.bash"
+build_forked_pools
+export -n OMP_NUM_THREADS
+program=("$WORK/forked_pools" 2 600)
+
+run_mptrain tune --json --only-tries --budget 120 -- "${program[@]}"
+expect_code 0
+expect_json '.baseline.baseline == true and .baseline.trials >= 1'
+expect_json '.metric.kind == "s" and .metric.higher_is_better == false'
+expect_json '.winner != null and .winner.baseline == false and .winner.speedup > 1'
+expect_json '.measured_throughput_loss > 0 and .elapsed_seconds <= .budget_seconds'
+expect_json '[.candidates[] | select(.trials > 0) | .throughput.unit == "s"] | all'
+expect_nothing_left "$WORK/forked_pools"
+
+# The named command, run as it is printed, beats the program run bare (the
+# best of two runs each; the gap is many times over).
+read -r -a named <<<"$(json '.winner.command')"
+[[ "${named[0]}" == mptrain ]] || fail "the winner's command does not start with mptrain: ${named[*]}"
+named[0]=$MPTRAIN
+best() {
+  local best=
+  for _ in 1 2; do
+    local start end
+    start=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || fail "'$*' failed"
+    end=$(date +%s%N)
+    [[ -z "$best" ]] || ((end - start < best)) && best=$((end - start))
+  done
+  echo "$best"
+}
+bare=$(best "${program[@]}")
+cured=$(best "${named[@]}")
+echo "bare $((bare / 1000000)) ms, winner $((cured / 1000000)) ms: ${named[*]:1}"
+((cured < bare)) || fail "the winner's command took $cured ns, the bare program $bare ns"

@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include "tune/candidates.hpp"
+
+using namespace mptrain::tune;
+
+namespace {
+std::vector<std::string> labels(const std::vector<Candidate>& list) {
+  std::vector<std::string> out;
+  for (const auto& c : list) out.push_back(c.label());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("the divisors of N up to a cap are the process counts of the splits") {
+  CHECK(divisors_up_to(12, 8) == std::vector<int>{1, 2, 3, 4, 6, 12});
+  CHECK(divisors_up_to(64, 4) == std::vector<int>{1, 2, 4, 8});
+  CHECK(divisors_up_to(1, 8) == std::vector<int>{1});
+}
+
+TEST_CASE("a program's candidates: bare first, the default plan, the splits, the variations") {
+  CandidateInputs inputs;
+  inputs.usable_cpus = 4;
+  inputs.default_processes = 1;
+  inputs.smt = true;
+  inputs.allocators = {"jemalloc"};
+  auto list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 2", "-n 4 -t 1",
+                                                   "--bind none", "--physical-cores", "--allocator jemalloc"});
+  CHECK(list->front().baseline);
+  CHECK(list->front().simplicity() < (*list)[1].simplicity());
+}
+
+TEST_CASE("a program that starts its own workers gets --children K and no copies of itself") {
+  CandidateInputs inputs;
+  inputs.usable_cpus = 4;
+  inputs.children = 2;
+  auto list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(labels(*list) ==
+        std::vector<std::string>{"(bare)", "(default plan)", "--children 2", "--children 2 --bind none"});
+}
+
+TEST_CASE("the built-in training's baseline is its default plan; --num-processes chooses the splits") {
+  CandidateInputs inputs;
+  inputs.builtin = true;
+  inputs.usable_cpus = 8;
+  inputs.default_processes = 1;
+  inputs.process_counts = {2, 8, 16};
+  auto list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(labels(*list) == std::vector<std::string>{"(default plan)", "-n 2 -t 4", "-n 8 -t 1", "--bind none"});
+  CHECK((*list)[0].origin == "baseline");
+}
+
+TEST_CASE("a --try adds a candidate or replaces the generated one with its options; --only-tries keeps them alone") {
+  CandidateInputs inputs;
+  inputs.usable_cpus = 2;
+  inputs.tries = {"--bind none", "-n 2 -t 1 --omp-bind 'none'"};
+  auto list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none",
+                                                   "-n 2 -t 1 --omp-bind none"});
+  CHECK((*list)[3].origin == "--try");
+  inputs.only_tries = true;
+  list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "--bind none", "-n 2 -t 1 --omp-bind none"});
+}
+
+TEST_CASE("a --try must hold options only") {
+  CHECK_FALSE(try_words("").ok());
+  CHECK_FALSE(try_words("python3 train.py").ok());
+  CHECK_FALSE(try_words("-n 2 -- python3").ok());
+  CHECK_FALSE(try_words("-n '2").ok());
+  auto words = try_words(" --allocator \"jemalloc\"\t-n 1 ");
+  REQUIRE(words.ok());
+  CHECK(*words == std::vector<std::string>{"--allocator", "jemalloc", "-n", "1"});
+}

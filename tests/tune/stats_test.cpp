@@ -1,0 +1,70 @@
+#include <catch2/catch.hpp>
+
+#include "tune/stats.hpp"
+
+using namespace mptrain::tune;
+
+TEST_CASE("a spread is the median, min and max; the noise is the median relative spread of the repeated") {
+  const Spread s = spread_of({10, 12, 11});
+  CHECK(s.median == 11);
+  CHECK(s.min == 10);
+  CHECK(s.max == 12);
+  CHECK(relative_spread(s) == Approx(2.0 / 11));
+  CHECK_FALSE(round_noise({Measured{{5}}, Measured{{7}}}).has_value());
+  CHECK(round_noise({Measured{{100, 110}}, Measured{{50, 51}}, Measured{{20, 30}}, Measured{{9}}}) ==
+        Approx(10.0 / 105));
+}
+
+TEST_CASE("clearly worse is less than half the best's rate, or more than twice its time") {
+  CHECK(clearly_worse(49, 100, true));
+  CHECK_FALSE(clearly_worse(51, 100, true));
+  CHECK(clearly_worse(2.1, 1, false));
+  CHECK_FALSE(clearly_worse(1.9, 1, false));
+  CHECK(speedup(200, 100, true) == Approx(2));
+  CHECK(speedup(1, 2, false) == Approx(2));
+}
+
+TEST_CASE("a winner is named when its lead over the runner-up exceeds the noise between rounds") {
+  const std::vector<Measured> candidates{Measured{{100, 102, 101}, 0}, Measured{{150, 148, 152}, 1},
+                                         Measured{{120, 118}, 3}};
+  const Decision d = decide(candidates, true);
+  REQUIRE(d.winner.has_value());
+  CHECK(*d.winner == 1);
+  CHECK(d.ranking == std::vector<std::size_t>{1, 2, 0});
+  CHECK(*d.runner_up == 2);
+  CHECK(*d.lead == Approx(150.0 / 119 - 1));
+}
+
+TEST_CASE("within the noise there is no winner, and the simplest of the tied is named") {
+  const std::vector<Measured> candidates{Measured{{100, 110}, 0}, Measured{{104, 106}, 2}, Measured{{40, 41}, 3}};
+  const Decision d = decide(candidates, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(d.simplest_tied == 0);
+  CHECK(d.why.find("within the noise") != std::string::npos);
+}
+
+TEST_CASE("for times the lowest wins; failed and unmeasured candidates are not ranked") {
+  std::vector<Measured> candidates{Measured{{2.0, 2.02}, 0}, Measured{{1.0, 1.01}, 1}, Measured{{}, 2},
+                                   Measured{{0.1}, 1, true}};
+  const Decision d = decide(candidates, false);
+  REQUIRE(d.winner.has_value());
+  CHECK(*d.winner == 1);
+  CHECK(d.ranking.size() == 2);
+}
+
+TEST_CASE("one round gives no noise and so no winner; the best measured once is no winner") {
+  CHECK_FALSE(decide({Measured{{100}, 0}, Measured{{300}, 1}}, true).winner.has_value());
+  const Decision d = decide({Measured{{100, 101}, 0}, Measured{{300}, 1}}, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(d.why.find("measured once") != std::string::npos);
+}
+
+TEST_CASE("the noise is never taken as finer than what the measurement can show") {
+  // Counts of 40 and 41 lines a window: a lead of one line is no lead.
+  Measured a{{20.5, 20.5}, 1};
+  Measured b{{20, 20}, 2};
+  a.resolution = b.resolution = 1.0 / 40;
+  const Decision d = decide({a, b}, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(*d.noise == Approx(1.0 / 40));
+}

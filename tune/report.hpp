@@ -1,0 +1,48 @@
+// What `mptrain tune` says: the ranked table, the winner (or why none) and
+// its command, the doctor's estimate beside the loss measured, as text or
+// as the JSON document of the contract.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tune/search.hpp"
+#include "tune/stats.hpp"
+
+namespace mptrain::tune {
+
+// The unit of a throughput: "samples/s", "lines/s", "s" (a whole run) or
+// "metric" (what the program printed).
+std::string unit_of(const MetricSpec& metric);
+
+class Report {
+ public:
+  // `window_s`: the seconds each windowed trial measured.
+  Report(Program program, const SearchOutcome& outcome, MetricSpec metric, double budget_s, double window_s);
+
+  // The table, the decision and the winner's command.
+  std::string text() const;
+  // The contract's document: baseline, candidates, winner, noise, budget_seconds, elapsed_seconds, …
+  nlohmann::json json() const;
+  // The search's error with the program's last lines.
+  std::string error_text() const;
+  bool any_measured() const { return !decision_.ranking.empty(); }
+  bool all_failed() const;
+
+ private:
+  nlohmann::json candidate_json(std::size_t i) const;
+  std::string table() const;
+  std::string conclusion() const;
+  std::optional<double> speedup_of(std::size_t i) const;
+  std::optional<std::size_t> baseline() const;
+  // The baseline's loss measured against the winner: 1 − baseline/winner.
+  std::optional<double> measured_loss() const;
+
+  Program program_;
+  const SearchOutcome& outcome_;
+  MetricSpec metric_;
+  double budget_s_;
+  Decision decision_;
+};
+
+}  // namespace mptrain::tune

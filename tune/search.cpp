@@ -1,0 +1,218 @@
+#include "tune/search.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "tune/stats.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The epochs the built-in training is asked for: more than any window needs;
+// tune stops it.
+constexpr int endless_epochs = 1'000'000;
+
+std::string quoted(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& word : words) out.push_back(shell_quote(word));
+  return fmt::format("{}", fmt::join(out, " "));
+}
+
+CandidateResult result_of(Candidate candidate) {
+  CandidateResult result;
+  result.candidate = std::move(candidate);
+  return result;
+}
+
+// The monitor's verdict and estimated loss in a trial's report.
+void take_verdict(CandidateResult& result, const nlohmann::json& report) {
+  if (!report.is_object()) return;
+  const nlohmann::json& monitor = report.contains("monitor") ? report["monitor"] : report;
+  if (!monitor.is_object()) return;
+  if (monitor.contains("verdict") && monitor["verdict"].is_string()) result.verdict = monitor["verdict"];
+  const auto loss = monitor.find("estimated_throughput_loss");
+  result.estimated_loss = loss != monitor.end() && loss->is_number() ? std::optional(loss->get<double>()) : std::nullopt;
+}
+
+// K from the default plan's report: the processes the program starts that run pools of their own.
+std::optional<int> children_of(const nlohmann::json& report) {
+  if (!report.is_object()) return std::nullopt;
+  const auto advice = report.find("children_advice");
+  if (advice == report.end() || !advice->is_object()) return std::nullopt;
+  const auto k = advice->find("children");
+  return k != advice->end() && k->is_number_integer() ? std::optional(k->get<int>()) : std::nullopt;
+}
+
+// Makes the candidates again with what the probe found, keeping what was measured.
+void remake(std::vector<CandidateResult>& results, const CandidateInputs& inputs) {
+  auto made = make_candidates(inputs);
+  if (!made.ok()) return;
+  std::vector<CandidateResult> next;
+  for (auto& candidate : *made) {
+    const auto old = std::find_if(results.begin(), results.end(), [&](const CandidateResult& r) {
+      return r.candidate.baseline == candidate.baseline && r.candidate.options == candidate.options;
+    });
+    if (old != results.end()) {
+      next.push_back(std::move(*old));
+    } else {
+      next.push_back(result_of(std::move(candidate)));
+    }
+  }
+  results = std::move(next);
+}
+
+// The seconds a trial of `result` is expected to take.
+double expected_seconds(const CandidateResult& result, const SearchSettings& settings, double longest_seen,
+                        double last_seen) {
+  const bool whole_run = settings.metric.kind == MetricKind::whole_run;
+  if (!whole_run) return std::max(settings.timing.warmup + settings.timing.window + 0.5, last_seen);
+  if (!result.values.empty()) return *std::max_element(result.values.begin(), result.values.end()) + 0.5;
+  return longest_seen;
+}
+
+}  // namespace
+
+TrialCommand trial_command(const Program& program, const Candidate& candidate, const std::string& directory) {
+  TrialCommand command;
+  command.directory = directory;
+  if (program.command.empty()) {
+    command.argv = {program.mptrain, "run"};
+    command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
+    command.argv.insert(command.argv.end(), program.training.begin(), program.training.end());
+    command.argv.insert(command.argv.end(), {"--json", "--epochs", std::to_string(endless_epochs)});
+    command.read_mptrain_stderr = true;
+    return command;
+  }
+  if (candidate.baseline) {
+    command.argv = {program.mptrain, "doctor", "--json", "--fail-on", "never", "--", "/bin/sh", "-c",
+                    R"(exec "$@" >"$0.out" 2>"$0.err")", directory + "/rank-0"};
+  } else {
+    command.argv = {program.mptrain, "run"};
+    command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
+    command.argv.insert(command.argv.end(), {"--json", "--log-dir", directory, "--redirects", "3", "--"});
+  }
+  command.argv.insert(command.argv.end(), program.command.begin(), program.command.end());
+  return command;
+}
+
+std::string user_command(const Program& program, const Candidate& candidate) {
+  if (candidate.baseline) return quoted(program.command);
+  std::vector<std::string> words{"mptrain", "run"};
+  words.insert(words.end(), candidate.options.begin(), candidate.options.end());
+  words.insert(words.end(), program.training.begin(), program.training.end());
+  if (!program.command.empty()) {
+    words.emplace_back("--");
+    words.insert(words.end(), program.command.begin(), program.command.end());
+  }
+  return quoted(words);
+}
+
+SearchOutcome search(const Program& program, CandidateInputs inputs, const SearchSettings& settings,
+                     procmgr::SignalRelay& relay, const TrialObserver& observe) {
+  SearchOutcome outcome;
+  const auto started = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+  if (auto made = make_candidates(inputs); made.ok()) {
+    for (auto& candidate : *made) outcome.candidates.push_back(result_of(std::move(candidate)));
+  }
+  const bool whole_run = settings.metric.kind == MetricKind::whole_run;
+  double longest_seen = 0;
+  double last_seen = 0;
+  int trial_number = 0;
+  bool probed = inputs.builtin || inputs.children.has_value();
+  for (int round = 0; round < settings.max_rounds; ++round) {
+    bool ran = false;
+    for (std::size_t i = 0; i < outcome.candidates.size(); ++i) {
+      CandidateResult& result = outcome.candidates[i];
+      if (result.dropped || result.failed || result.trials > round) continue;
+      const double left = settings.budget - elapsed();
+      const double expected = expected_seconds(result, settings, longest_seen, last_seen);
+      if ((whole_run && trial_number > 0 && expected > left) || (!whole_run && expected > left) || left <= 0) {
+        if (result.trials == 0) outcome.skipped.push_back(result.candidate.label());
+        continue;
+      }
+      auto reader = MetricReader::make(settings.metric);
+      if (!reader.ok()) {
+        outcome.error = reader.error().message;
+        return outcome;
+      }
+      const std::string directory = fmt::format("{}/trial-{}", settings.work_directory, ++trial_number);
+      ::mkdir(directory.c_str(), 0700);
+      TrialTiming timing = settings.timing;
+      timing.limit = left;
+      auto trial = run_trial(trial_command(program, result.candidate, directory), timing, **reader, relay);
+      if (!trial.ok()) {
+        outcome.error = trial.error().message;
+        return outcome;
+      }
+      ran = true;
+      outcome.rounds = round + 1;
+      ++result.trials;
+      longest_seen = std::max(longest_seen, trial->wall_seconds);
+      last_seen = trial->wall_seconds;
+      take_verdict(result, trial->report);
+      switch (trial->end) {
+        case TrialEnd::interrupted: outcome.stop_signal = trial->stop_signal; break;
+        case TrialEnd::failed:
+          result.failed = true;
+          result.exit_code = trial->exit_code;
+          result.failure_lines = trial->last_lines;
+          if (result.failure_lines.empty()) result.failure_lines = trial->mptrain_lines;
+          break;
+        case TrialEnd::ended_early:
+          outcome.error = fmt::format(
+              "the program ended after {:.1f} s, inside the {:.1f} s warm-up: its trials cannot be windowed; "
+              "tune it with whole-run trials (without --metric and --progress), or a shorter --warmup",
+              trial->seconds, settings.timing.warmup);
+          outcome.error_lines = trial->last_lines;
+          break;
+        case TrialEnd::over_limit: break;
+        case TrialEnd::measured:
+          if (!whole_run && !(*reader)->matched()) {
+            outcome.error = fmt::format("the pattern '{}' matched nothing the program printed in its first trial",
+                                        settings.metric.pattern);
+            outcome.error_lines = trial->last_lines;
+          } else if (trial->throughput) {
+            result.values.push_back(*trial->throughput);
+          }
+          break;
+      }
+      if (observe) observe(result, *trial, trial_number);
+      if (outcome.stop_signal != 0 || !outcome.error.empty()) {
+        outcome.elapsed = elapsed();
+        return outcome;
+      }
+      if (!probed && !result.candidate.baseline && result.candidate.options.empty()) {
+        probed = true;
+        inputs.children = children_of(trial->report);
+        if (inputs.children) remake(outcome.candidates, inputs);
+      }
+    }
+    if (round == 0) {
+      // Drop what is clearly worse than the best first trial.
+      std::optional<double> best;
+      for (const auto& r : outcome.candidates) {
+        if (r.values.empty()) continue;
+        const double v = r.values.front();
+        if (!best || speedup(v, *best, settings.metric.higher_is_better) > 1) best = v;
+      }
+      for (auto& r : outcome.candidates) {
+        if (best && !r.values.empty() && clearly_worse(r.values.front(), *best, settings.metric.higher_is_better)) {
+          r.dropped = true;
+        }
+      }
+    }
+    if (!ran) break;
+  }
+  outcome.elapsed = elapsed();
+  return outcome;
+}
+
+}  // namespace mptrain::tune

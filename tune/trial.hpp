@@ -1,0 +1,83 @@
+// One trial: start a candidate launch as a child process (`mptrain run …`,
+// or the program bare under `mptrain doctor`), read the program's output
+// while it runs, stop it after the measured window as a failed run is
+// stopped (SIGTERM to the whole tree, SIGKILL after the grace), and return
+// what was measured.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "procmgr/signals.hpp"
+#include "tune/metric.hpp"
+
+namespace mptrain::tune {
+
+// How a trial is started and where its output goes.
+struct TrialCommand {
+  std::vector<std::string> argv;  // argv[0] an absolute path
+  std::string directory;          // the trial's own empty folder
+  // Where the program's output is read: the files DIRECTORY/rank-R.out and
+  // .err (R the source), or mptrain's own stderr (DIRECTORY/mptrain.err,
+  // the built-in training's progress lines) as source 0.
+  bool read_mptrain_stderr = false;
+};
+
+// A trial's clock, in seconds from its start.
+struct TrialTiming {
+  double warmup = 0;     // not measured
+  double window = 0;     // measured after the warm-up; 0 for a whole-run trial
+  double limit = 0;      // a whole-run trial is stopped (and not counted) after this long
+  double grace = 15;     // from SIGTERM to SIGKILL of the trial's process
+};
+
+// How a trial ended.
+enum class TrialEnd {
+  measured,        // the window passed (or a whole run ended with code 0)
+  failed,          // the program ended on its own with a non-zero code
+  ended_early,     // the program ended (code 0) inside the warm-up of a windowed trial
+  over_limit,      // a whole run lasted longer than the limit
+  interrupted,     // tune received a stop signal
+};
+
+// What a trial measured.
+struct TrialResult {
+  TrialEnd end = TrialEnd::measured;
+  std::optional<double> throughput;  // in the metric's unit (seconds for a whole run)
+  int exit_code = 0;                 // the trial process's exit code (shell style)
+  int stop_signal = 0;               // the signal tune received (interrupted)
+  double seconds = 0;                // from start to exit (or to the moment tune stopped it)
+  double wall_seconds = 0;           // from start until the trial's process was gone (its teardown too)
+  nlohmann::json report;             // the run's or the doctor's JSON report; null when none
+  std::vector<std::string> last_lines;  // the program's last output segments
+  std::vector<std::string> mptrain_lines;  // the last lines mptrain itself printed on stderr
+};
+
+// The absolute path of the running mptrain binary (/proc/self/exe), which runs the trials.
+Result<std::string> this_binary();
+
+// A folder for the trials' output (mkdtemp under $TMPDIR or /tmp), removed
+// with everything in it when this object goes.
+class WorkDirectory {
+ public:
+  static Result<std::unique_ptr<WorkDirectory>> make();
+  ~WorkDirectory();
+  WorkDirectory(const WorkDirectory&) = delete;
+  WorkDirectory& operator=(const WorkDirectory&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit WorkDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+// Runs one trial of `command`, feeding its output to `reader`; stop signals
+// arriving on `relay` interrupt it (the trial is stopped, nothing outlives
+// it). An Error when the child cannot be started.
+Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& timing, MetricReader& reader,
+                              procmgr::SignalRelay& relay);
+
+}  // namespace mptrain::tune

@@ -1,0 +1,251 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "procmgr/group.hpp"
+#include "tune/trial.hpp"
+#include "util/fs.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often the output files are read and the child checked.
+constexpr int tick_ms = 100;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// An output file of the trial, read as it grows.
+struct Tail {
+  int fd = -1;
+  int stream = 0;
+  int source = 0;
+};
+
+// The source (rank) and stream of DIRECTORY/rank-R.out or .err; nullopt for other names.
+std::optional<std::pair<int, int>> rank_file(std::string_view name) {
+  if (!name.starts_with("rank-")) return std::nullopt;
+  name.remove_prefix(5);
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  const auto rank = parse_u64(name.substr(0, dot));
+  const std::string_view ending = name.substr(dot + 1);
+  if (!rank || *rank > 1u << 20 || (ending != "out" && ending != "err")) return std::nullopt;
+  const int source = static_cast<int>(*rank);
+  return std::pair{source, source * 2 + (ending == "err" ? 1 : 0)};
+}
+
+// The trial's output files, opened as they appear.
+class Tails {
+ public:
+  Tails(std::string directory, bool mptrain_stderr) : directory_(std::move(directory)), mptrain_(mptrain_stderr) {}
+  ~Tails() {
+    for (auto& [name, tail] : tails_) ::close(tail.fd);
+  }
+  Tails(const Tails&) = delete;
+  Tails& operator=(const Tails&) = delete;
+
+  // Reads what every file gained since the last call into `reader`.
+  void read(MetricReader& reader, double seconds) {
+    discover();
+    char buffer[65536];
+    for (auto& [name, tail] : tails_) {
+      for (;;) {
+        const ssize_t got = ::read(tail.fd, buffer, sizeof buffer);
+        if (got <= 0) break;
+        reader.feed(tail.stream, tail.source, {buffer, static_cast<std::size_t>(got)}, seconds);
+      }
+    }
+  }
+
+ private:
+  void discover() {
+    if (mptrain_) {
+      open_tail("mptrain.err", 0, 0);
+      return;
+    }
+    DIR* dir = ::opendir(directory_.c_str());
+    if (dir == nullptr) return;
+    while (const dirent* entry = ::readdir(dir)) {
+      if (const auto file = rank_file(entry->d_name)) open_tail(entry->d_name, file->first, file->second);
+    }
+    ::closedir(dir);
+  }
+  void open_tail(const std::string& name, int source, int stream) {
+    if (tails_.contains(name)) return;
+    const int fd = ::open((directory_ + "/" + name).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd >= 0) tails_.emplace(name, Tail{fd, stream, source});
+  }
+
+  std::string directory_;
+  bool mptrain_;
+  std::map<std::string, Tail> tails_;
+};
+
+// Starts `command` in a process group of its own, its stdout in
+// DIRECTORY/report.json and its stderr in DIRECTORY/mptrain.err, stdin from
+// /dev/null; it gets SIGTERM should tune die.
+Result<pid_t> start(const TrialCommand& command) {
+  const std::string out = command.directory + "/report.json";
+  const std::string err = command.directory + "/mptrain.err";
+  std::vector<char*> argv;
+  for (const auto& word : command.argv) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return errno_error("cannot start a trial:", "fork");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || o < 0 || e < 0 || ::dup2(in, 0) < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(127);
+    procmgr::SignalRelay::close_in_child();
+    procmgr::SignalRelay::reset_in_child();
+    procmgr::SignalRelay::unblock_in_child();
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  return pid;
+}
+
+// The shell-style code of wait status `status`.
+int shell_code(int status) {
+  const auto kind = WIFSIGNALED(status) ? procmgr::ExitStatus::Kind::signaled : procmgr::ExitStatus::Kind::exited;
+  return procmgr::ExitStatus{kind, WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status)}.shell_code();
+}
+
+// Stops the trial: SIGTERM to its process (mptrain stops the program's
+// whole tree), SIGKILL to its group after `grace`; returns its wait status.
+int stop(pid_t pid, double grace) {
+  ::kill(pid, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace);
+  int status = 0;
+  while (Clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+    ::usleep(20'000);
+  }
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// The last `count` lines of file `path`.
+std::vector<std::string> tail_lines(const std::string& path, std::size_t count) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (!trim(line).empty()) lines.push_back(line);
+  }
+  if (lines.size() > count) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(count));
+  return lines;
+}
+
+// The last JSON document of DIRECTORY/report.json; null when none parses.
+nlohmann::json read_report(const std::string& directory) {
+  nlohmann::json last;
+  std::ifstream in(directory + "/report.json");
+  for (std::string line; std::getline(in, line);) {
+    auto document = nlohmann::json::parse(line, nullptr, false);
+    if (document.is_object()) last = std::move(document);
+  }
+  return last;
+}
+
+// Whether a stop signal is among those the relay took.
+int stop_signal_in(procmgr::SignalRelay& relay) {
+  for (const int signal : relay.take()) {
+    const auto stops = procmgr::stop_signals();
+    if (std::find(stops.begin(), stops.end(), signal) != stops.end()) return signal;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<std::string> this_binary() {
+  std::error_code error;
+  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return Error{"cannot read /proc/self/exe to find mptrain's own binary: " + error.message(), 0};
+  return path.string();
+}
+
+Result<std::unique_ptr<WorkDirectory>> WorkDirectory::make() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mptrain-tune-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) return errno_error("cannot make a folder for the trials:", pattern);
+  return std::unique_ptr<WorkDirectory>(new WorkDirectory(pattern));
+}
+
+WorkDirectory::~WorkDirectory() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& timing, MetricReader& reader,
+                              procmgr::SignalRelay& relay) {
+  TrialResult result;
+  Tails tails(command.directory, command.read_mptrain_stderr);
+  const auto started = Clock::now();
+  auto pid = start(command);
+  if (!pid.ok()) return pid.error();
+  const bool whole_run = timing.window <= 0;
+  const double end = whole_run ? timing.limit : timing.warmup + timing.window;
+  int status = 0;
+  bool exited = false;
+  while (!exited) {
+    pollfd signals{relay.fd(), POLLIN, 0};
+    ::poll(&signals, 1, tick_ms);
+    tails.read(reader, since(started));
+    if (::waitpid(*pid, &status, WNOHANG) == *pid) {
+      exited = true;
+      break;
+    }
+    if ((signals.revents & POLLIN) != 0) result.stop_signal = stop_signal_in(relay);
+    if (result.stop_signal != 0 || since(started) >= end) break;
+  }
+  result.seconds = since(started);
+  if (!exited) status = stop(*pid, timing.grace);
+  tails.read(reader, since(started));
+  reader.finish();
+  result.wall_seconds = since(started);
+  result.exit_code = shell_code(status);
+  result.report = read_report(command.directory);
+  result.last_lines = reader.last_lines();
+  result.mptrain_lines = tail_lines(command.directory + "/mptrain.err", 8);
+  if (result.stop_signal != 0) {
+    result.end = TrialEnd::interrupted;
+  } else if (exited && result.exit_code != 0) {
+    result.end = TrialEnd::failed;
+  } else if (whole_run) {
+    result.end = exited ? TrialEnd::measured : TrialEnd::over_limit;
+    if (exited) result.throughput = result.seconds;
+  } else if (exited && result.seconds < timing.warmup) {
+    result.end = TrialEnd::ended_early;
+  } else {
+    result.throughput = reader.throughput(timing.warmup, std::min(result.seconds, end));
+  }
+  return result;
+}
+
+}  // namespace mptrain::tune
