@@ -8,12 +8,15 @@
 #include <cctype>
 
 #include "util/environment.hpp"
+#include "util/launcher_variables.hpp"
 #include "util/names.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
 
 namespace {
+
+namespace lv = launcher_variables;
 
 // The largest node count or rank accepted: far beyond any job, small enough for an int.
 constexpr long long max_nodes = 1 << 24;
@@ -131,10 +134,10 @@ Pair labelled(Pair pair, std::string_view label) {
 
 // Open MPI's OMPI_COMM_WORLD_* variables; unset when mpirun did not start this process.
 Result<std::optional<Reading>> read_open_mpi(const Variables& env) {
-  const auto world = read_pair(env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE");
+  const auto world = read_pair(env, lv::ompi_rank, lv::ompi_size);
   if (!world.ok()) return world.error();
   if (!world->rank) return std::optional<Reading>{};
-  const auto local = read_pair(env, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
+  const auto local = read_pair(env, lv::ompi_local_rank, lv::ompi_local_size);
   if (!local.ok()) return local.error();
   const Pair here = labelled(*local, "Open MPI");
   return std::optional<Reading>(Reading{IdentitySource::open_mpi, world->rank, world->size, here.rank, here.size, {}});
@@ -143,10 +146,10 @@ Result<std::optional<Reading>> read_open_mpi(const Variables& env) {
 // Hydra's PMI_RANK/PMI_SIZE with MPI_LOCALRANKID/MPI_LOCALNRANKS; unset
 // without PMI_SIZE (a PMI_RANK alone is only a rank to check, see rank_hints).
 Result<std::optional<Reading>> read_pmi(const Variables& env) {
-  if (!env.get("PMI_SIZE")) return std::optional<Reading>{};
-  const auto world = read_pair(env, "PMI_RANK", "PMI_SIZE");
+  if (!env.get(lv::pmi_size)) return std::optional<Reading>{};
+  const auto world = read_pair(env, lv::pmi_rank, lv::pmi_size);
   if (!world.ok()) return world.error();
-  const auto local = read_pair(env, "MPI_LOCALRANKID", "MPI_LOCALNRANKS");
+  const auto local = read_pair(env, lv::mpi_local_rank_id, lv::mpi_local_ranks);
   if (!local.ok()) return local.error();
   const Pair here = labelled(*local, "PMI");
   return std::optional<Reading>(Reading{IdentitySource::pmi, world->rank, world->size, here.rank, here.size, {}});
@@ -155,8 +158,8 @@ Result<std::optional<Reading>> read_pmi(const Variables& env) {
 // True when this process is a task of a Slurm job step (srun), where
 // SLURM_PROCID and SLURM_LOCALID are its own; false in a batch script.
 bool in_slurm_step(const Variables& env) {
-  auto step = env.get("SLURM_STEP_ID");
-  if (!step) step = env.get("SLURM_STEPID");
+  auto step = env.get(lv::slurm_step_id);
+  if (!step) step = env.get(lv::slurm_step_id_old);
   if (!step) return false;
   const auto id = parse_u64(*step);
   return id && *id <= max_normal_step_id;
@@ -165,9 +168,9 @@ bool in_slurm_step(const Variables& env) {
 // The tasks on this node, from the step's (else the job's) compressed list
 // at SLURM_NODEID, else SLURM_NTASKS_PER_NODE; unset when none is set.
 Result<std::optional<Value>> slurm_tasks_here(const Variables& env) {
-  auto node = number_variable(env, "SLURM_NODEID", 0);
+  auto node = number_variable(env, lv::slurm_nodeid, 0);
   if (!node.ok()) return node.error();
-  for (std::string_view name : {"SLURM_STEP_TASKS_PER_NODE", "SLURM_TASKS_PER_NODE"}) {
+  for (std::string_view name : {lv::slurm_step_tasks_per_node, lv::slurm_tasks_per_node}) {
     const auto list = env.get(name);
     if (!list) continue;
     std::string origin = fmt::format("{}={}", name, *list);
@@ -180,7 +183,7 @@ Result<std::optional<Value>> slurm_tasks_here(const Variables& env) {
     if (!tasks.ok()) return Error{fmt::format("{}: {}", origin, tasks.error().message)};
     return std::optional<Value>(Value{*tasks, fmt::format("the {} of {}", counted(*tasks, "task"), origin), "Slurm"});
   }
-  auto per_node = number_variable(env, "SLURM_NTASKS_PER_NODE", 1);
+  auto per_node = number_variable(env, lv::slurm_ntasks_per_node, 1);
   if (!per_node.ok()) return per_node.error();
   if (per_node->has_value()) (*per_node)->label = "Slurm";
   return per_node;
@@ -190,13 +193,13 @@ Result<std::optional<Value>> slurm_tasks_here(const Variables& env) {
 Result<std::optional<Reading>> read_slurm(const Variables& env) {
   if (!in_slurm_step(env)) return std::optional<Reading>{};
   Reading reading{IdentitySource::slurm, {}, {}, {}, {}, {}};
-  auto rank = number_variable(env, "SLURM_PROCID", 0);
+  auto rank = number_variable(env, lv::slurm_procid, 0);
   if (!rank.ok()) return rank.error();
   if (!rank->has_value()) return std::optional<Reading>{};
-  auto count = number_variable(env, "SLURM_NTASKS", 1);
+  auto count = number_variable(env, lv::slurm_ntasks, 1);
   if (!count.ok()) return count.error();
   if (!count->has_value()) return Error{fmt::format("{} is set but SLURM_NTASKS is not", (*rank)->origin)};
-  auto local_rank = number_variable(env, "SLURM_LOCALID", 0);
+  auto local_rank = number_variable(env, lv::slurm_localid, 0);
   if (!local_rank.ok()) return local_rank.error();
   if (local_rank->has_value()) (*local_rank)->label = "Slurm";
   auto local_size = slurm_tasks_here(env);
@@ -207,15 +210,15 @@ Result<std::optional<Reading>> read_slurm(const Variables& env) {
   reading.local_size = *local_size;
   if (auto status = check_below(reading.rank, reading.count); !status.ok()) return status.error();
   if (auto status = check_below(reading.local_rank, reading.local_size); !status.ok()) return status.error();
-  reading.node_list = env.get("SLURM_JOB_NODELIST").value_or(env.get("SLURM_NODELIST").value_or(""));
+  reading.node_list = env.get(lv::slurm_job_nodelist).value_or(env.get(lv::slurm_nodelist).value_or(""));
   return std::optional<Reading>(std::move(reading));
 }
 
 // PET_NNODES as a fixed node count: "K" or the range "K:K"; an Error for an elastic range.
 Result<std::optional<Value>> pet_nnodes(const Variables& env) {
-  const auto text = env.get("PET_NNODES");
+  const auto text = env.get(lv::pet_nnodes);
   if (!text) return std::optional<Value>{};
-  const std::string origin = fmt::format("PET_NNODES={}", *text);
+  const std::string origin = fmt::format("{}={}", lv::pet_nnodes, *text);
   const auto range = split(*text, ':');
   if (range.size() == 2 && range[0] != range[1]) {
     return Error{
@@ -230,7 +233,7 @@ Result<std::optional<Value>> pet_nnodes(const Variables& env) {
 Result<std::optional<Reading>> read_pytorch_job(const Variables& env) {
   auto count = pet_nnodes(env);
   if (!count.ok()) return count.error();
-  auto rank = number_variable(env, "PET_NODE_RANK", 0);
+  auto rank = number_variable(env, lv::pet_node_rank, 0);
   if (!rank.ok()) return rank.error();
   if (!count->has_value() && !rank->has_value()) return std::optional<Reading>{};
   // Without PET_NNODES the count may come from --nnodes (read_node_identity checks that one does).
@@ -296,11 +299,11 @@ Result<std::optional<Reading>> read_launchers(const Variables& env, std::vector<
   if (!job.ok()) return about_variables(job.error(), IdentitySource::pytorch_job);
   if (mpi->has_value()) note_slurm_ignored(*slurm, **mpi, notes);
   if (!mpi->has_value() && !slurm->has_value()) {
-    if (const auto procid = env.get("SLURM_PROCID")) {
+    if (const auto procid = env.get(lv::slurm_procid)) {
       notes.push_back(
-          fmt::format("SLURM_PROCID={} is ignored: this is no Slurm job step (as in a batch script); "
+          fmt::format("{}={} is ignored: this is no Slurm job step (as in a batch script); "
                       "start mptrain with srun to run one per task",
-                      *procid));
+                      lv::slurm_procid, *procid));
     }
   }
   auto closest = mpi->has_value() ? *mpi : *slurm;
@@ -358,8 +361,8 @@ Status merge_options(Reading& reading, const NodeRequest& request) {
 // launcher), PMI_RANK without PMI_SIZE; an Error for a malformed value.
 Result<std::vector<Value>> rank_hints(const Variables& env) {
   std::vector<Value> hints;
-  std::vector<std::string_view> names = {"PMIX_RANK"};
-  if (!env.get("PMI_SIZE")) names.push_back("PMI_RANK");
+  std::vector<std::string_view> names = {lv::pmix_rank};
+  if (!env.get(lv::pmi_size)) names.push_back(lv::pmi_rank);
   for (const auto name : names) {
     auto hint = number_variable(env, name, 0);
     if (!hint.ok()) return hint.error();
@@ -372,10 +375,8 @@ Result<std::vector<Value>> rank_hints(const Variables& env) {
 Status check_rank_hints(Reading& reading, const std::vector<Value>& hints) {
   for (const auto& hint : hints) {
     if (reading.source == IdentitySource::single_node) {
-      return Error{
-          fmt::format("{} is set, but no variable says how many nodes there are (OMPI_COMM_WORLD_SIZE, "
-                      "PMI_SIZE, SLURM_NTASKS); give --nnodes",
-                      hint.origin)};
+      return Error{fmt::format("{} is set, but no variable says how many nodes there are ({}, {}, {}); give --nnodes",
+                               hint.origin, lv::ompi_size, lv::pmi_size, lv::slurm_ntasks)};
     }
     if (!reading.rank) reading.rank = hint;
     if (reading.rank->value != hint.value) {
@@ -391,7 +392,7 @@ Status check_rank_hints(Reading& reading, const std::vector<Value>& hints) {
 // The master address: --master-addr, else PET_MASTER_ADDR (a PyTorchJob's), or "".
 std::string master_address(const Variables& env, const NodeRequest& request) {
   if (!request.master_addr.empty()) return request.master_addr;
-  return env.get("PET_MASTER_ADDR").value_or("");
+  return env.get(lv::pet_master_addr).value_or("");
 }
 
 // Fills the node rank and count `reading` left unset: node 0 of 1, node 0 of
@@ -402,7 +403,7 @@ void fill_node_defaults(Reading& reading, std::vector<std::string>& notes) {
   reading.rank = Value{0, "the node rank 0", {}};
   if (reading.count->value > 1) {
     notes.push_back(fmt::format("{} not given: this is node 0, as torchrun assumes; give it on every other node",
-                                reading.source == IdentitySource::pytorch_job ? "PET_NODE_RANK" : "--node-rank"));
+                                reading.source == IdentitySource::pytorch_job ? lv::pet_node_rank : "--node-rank"));
   }
 }
 
@@ -563,7 +564,7 @@ bool is_loopback(std::string_view address) {
 
 bool started_by_parallel_launcher(const std::vector<std::string>& environment) {
   const Variables env(environment);
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_ID"}) {
+  for (const std::string_view name : {lv::ompi_size, lv::pmi_size, lv::pmix_rank, lv::slurm_step_id}) {
     if (env.get(name)) return true;
   }
   return false;

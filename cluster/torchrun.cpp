@@ -9,67 +9,84 @@
 #include <utility>
 
 #include "util/environment.hpp"
+#include "util/launcher_variables.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
 
 namespace {
 
+using Value = std::optional<TorchrunValue> TorchrunArgs::*;
+using Flag = bool TorchrunArgs::*;
+
+// A row of torchrun's that takes a value, stored in `target`.
+constexpr TorchrunOption valued(std::string_view alias, std::string_view name, Value target, std::string_view help) {
+  return {alias, name, target, nullptr, true, help};
+}
+
+// A row of torchrun's that takes no value and sets `target`.
+constexpr TorchrunOption flagged(std::string_view alias, std::string_view name, Flag target, std::string_view help) {
+  return {alias, name, nullptr, target, false, help};
+}
+
+using A = TorchrunArgs;
 constexpr std::array torchrun_table{
-    TorchrunOption{"--nnodes", true, "Nodes: N or N:N (an elastic range MIN:MAX is refused)"},
-    TorchrunOption{"--nproc-per-node", true, "Workers on this node: a number, auto or cpu (one per usable CPU)"},
-    TorchrunOption{"--node-rank", true, "This node's rank, 0 to N-1"},
-    TorchrunOption{"--master-addr", true, "Node 0's address (MASTER_ADDR)"},
-    TorchrunOption{"--master-port", true, "MASTER_PORT (default: a free port on one node, 29500 across nodes)"},
-    TorchrunOption{"--rdzv-backend", true, "static or c10d: both are a static rendezvous at the endpoint"},
-    TorchrunOption{"--rdzv-endpoint", true, "HOST[:PORT] of node 0 (c10d's port defaults to 29400)"},
-    TorchrunOption{"--rdzv-id", true, "The job's id: TORCHELASTIC_RUN_ID (default: a fresh id)"},
-    TorchrunOption{"--rdzv-conf", true, "key=value,... for torch's rendezvous: checked, not used"},
-    TorchrunOption{"--standalone", false, "One node on this host, at a free port"},
-    TorchrunOption{"--max-restarts", true, "Restart the whole group up to K times after a failure"},
-    TorchrunOption{"--monitor-interval", true, "Seconds between torchrun's checks: accepted, mptrain reaps at once"},
-    TorchrunOption{"--start-method", true, "spawn, fork or forkserver: accepted, mptrain forks and execs"},
-    TorchrunOption{"--role", true, "ROLE_NAME of the workers (default: default)"},
-    TorchrunOption{"-m", false, "Run the program as a Python module (python3 -m MODULE)"},
-    TorchrunOption{"--module", false, "As -m"},
-    TorchrunOption{"--no-python", false, "Run the program itself, not under python3"},
-    TorchrunOption{"--run-path", false, "Run the script by its path (as python3 SCRIPT does)"},
-    TorchrunOption{"--log-dir", true, "Logs and error files: DIR/RUNID_XXXXXX/attempt_A/LOCALRANK/{stdout.log,...}"},
-    TorchrunOption{"-r", true, "As --redirects"},
-    TorchrunOption{"--redirects", true, "Streams only to log files: 0-3 (none, out, err, both) or per rank, 0:1,1:2"},
-    TorchrunOption{"-t", true, "As --tee"},
-    TorchrunOption{"--tee", true, "Streams to log files and the console, written as for --redirects"},
-    TorchrunOption{"--local-ranks-filter", true, "Show only these local ranks' output on the console: 0,1"},
-    TorchrunOption{"--local-addr", true, "This node's address: accepted (mptrain's rendezvous is static)"},
-    TorchrunOption{"-h", false, "Print this help"},
-    TorchrunOption{"--help", false, "As -h"},
+    valued("", "--nnodes", &A::nnodes, "Nodes: N or N:N (an elastic range MIN:MAX is refused)"),
+    valued("", "--nproc-per-node", &A::nproc_per_node,
+           "Workers on this node: a number, auto or cpu (one per usable CPU)"),
+    valued("", "--node-rank", &A::node_rank, "This node's rank, 0 to N-1"),
+    valued("", "--master-addr", &A::master_addr, "Node 0's address (MASTER_ADDR)"),
+    valued("", "--master-port", &A::master_port, "MASTER_PORT (default: a free port on one node, 29500 across nodes)"),
+    valued("", "--rdzv-backend", &A::rdzv_backend, "static or c10d: both are a static rendezvous at the endpoint"),
+    valued("", "--rdzv-endpoint", &A::rdzv_endpoint, "HOST[:PORT] of node 0 (c10d's port defaults to 29400)"),
+    valued("", "--rdzv-id", &A::rdzv_id, "The job's id: TORCHELASTIC_RUN_ID (default: a fresh id)"),
+    valued("", "--rdzv-conf", &A::rdzv_conf, "key=value,... for torch's rendezvous: checked, not used"),
+    flagged("", "--standalone", &A::standalone, "One node on this host, at a free port"),
+    valued("", "--max-restarts", &A::max_restarts, "Restart the whole group up to K times after a failure"),
+    valued("", "--monitor-interval", &A::monitor_interval,
+           "Seconds between torchrun's checks: accepted, mptrain reaps at once"),
+    valued("", "--start-method", &A::start_method, "spawn, fork or forkserver: accepted, mptrain forks and execs"),
+    valued("", "--role", &A::role, "ROLE_NAME of the workers (default: default)"),
+    flagged("-m", "--module", &A::module, "Run the program as a Python module (python3 -m MODULE)"),
+    flagged("", "--no-python", &A::no_python, "Run the program itself, not under python3"),
+    flagged("", "--run-path", &A::run_path, "Run the script by its path (as python3 SCRIPT does)"),
+    valued("", "--log-dir", &A::log_dir, "Logs and error files: DIR/RUNID_XXXXXX/attempt_A/LOCALRANK/{stdout.log,...}"),
+    valued("-r", "--redirects", &A::redirects,
+           "Streams only to log files: 0-3 (none, out, err, both) or per rank, 0:1,1:2"),
+    valued("-t", "--tee", &A::tee,
+           "Streams to log files and the console, written as for --redirects (-t is --tee here, not "
+           "--threads-per-process as in run and plan)"),
+    valued("", "--local-ranks-filter", &A::local_ranks_filter,
+           "Show only these local ranks' output on the console: 0,1"),
+    valued("", "--local-addr", &A::local_addr, "This node's address: accepted (mptrain's rendezvous is static)"),
+    flagged("-h", "--help", &A::help, "Print this help"),
 };
 
-// mptrain's own options that `mptrain torchrun` takes beside torchrun's (none clashes with torchrun's).
-constexpr std::array mptrain_table{
-    TorchrunOption{"--json", false, "Print the run's report as one JSON document on stdout"},
-    TorchrunOption{"--dry-run", false, "Print each rank's command, CPUs and variables, and run nothing"},
-    TorchrunOption{"--threads-per-process", true, "Threads per worker T (default floor(N/M))"},
-    TorchrunOption{"--cpus", true, "Use only these CPUs"},
-    TorchrunOption{"--bind", true, "Pinning: core, numa, package or none"},
-    TorchrunOption{"--physical-cores", false, "One PU per core"},
-    TorchrunOption{"--reserve", true, "PUs of each worker's set left for helper threads"},
-    TorchrunOption{"--allow-oversubscribe", false, "Plan M x T > N anyway"},
-    TorchrunOption{"--children", true, "Each worker's program starts K working processes"},
-    TorchrunOption{"--descendants", true, "place or leave the processes the workers start"},
-    TorchrunOption{"--spread-threads", true, "on or off: a PU per busy thread no runtime placed"},
-    TorchrunOption{"--keep-program-threads", false, "Pools the program sizes itself may exceed their CPUs"},
-    TorchrunOption{"--omp-bind", true, "close or none"},
-    TorchrunOption{"--allocator", true, "jemalloc, tcmalloc or default"},
-    TorchrunOption{"--membind", true, "NUMA nodes for every worker's memory"},
-    TorchrunOption{"--interleave", true, "NUMA nodes to interleave every worker's memory over"},
-    TorchrunOption{"--grace", true, "Seconds between SIGTERM and SIGKILL when stopping"},
-    TorchrunOption{"--keep-env", false, "Keep the thread-count variables already set"},
-    TorchrunOption{"--fail-on", true, "Exit 3 from this verdict on: oversubscribed, warning, idle or never"},
-    TorchrunOption{"--ignore", true, "A finding kind left out of --fail-on's decision"},
-    TorchrunOption{"--quiet", false, "The monitor's part of the report: its verdict and fixes only"},
-    TorchrunOption{"--no-tag-output", false, "Console lines without the rank"},
-    TorchrunOption{"--timestamp-output", false, "Console lines start with the time"},
+// mptrain's own options that `mptrain torchrun` takes beside torchrun's.
+constexpr std::array<std::string_view, 23> mptrain_names{
+    "--json",
+    "--dry-run",
+    "--threads-per-process",
+    "--cpus",
+    "--bind",
+    "--physical-cores",
+    "--reserve",
+    "--allow-oversubscribe",
+    "--children",
+    "--descendants",
+    "--spread-threads",
+    "--keep-program-threads",
+    "--omp-bind",
+    "--allocator",
+    "--membind",
+    "--interleave",
+    "--grace",
+    "--keep-env",
+    "--fail-on",
+    "--ignore",
+    "--quiet",
+    "--no-tag-output",
+    "--timestamp-output",
 };
 
 // A name as the user may write it: underscores read as dashes.
@@ -79,182 +96,214 @@ std::string dashed(std::string_view word) {
   return text;
 }
 
-// The canonical name of an option's alias ("-m" → "--module").
-std::string_view canonical(std::string_view name) {
-  if (name == "-m") return "--module";
-  if (name == "-r") return "--redirects";
-  if (name == "-t") return "--tee";
-  if (name == "-h") return "--help";
-  return name;
+// "--name" or "--name V, -a V", as help shows an option.
+std::string label(const TorchrunOption& option) {
+  const std::string_view value = option.takes_value ? " V" : "";
+  if (option.alias.empty()) return fmt::format("{}{}", option.name, value);
+  return fmt::format("{}{}, {}{}", option.name, value, option.alias, value);
 }
 
-struct Match {
-  const TorchrunOption* option = nullptr;
-  bool mptrain = false;
+// The option a word names: exactly (its name or alias), or as the unique
+// prefix of one long name; an Error for none or several.
+class OptionFinder {
+ public:
+  explicit OptionFinder(std::span<const TorchrunOption> mptrain) : mptrain_(mptrain) {}
+
+  // The row that `name` (dashed, without its value; `written` as given) names.
+  Result<const TorchrunOption*> find(std::string_view name, std::string_view written) const {
+    std::vector<const TorchrunOption*> candidates;
+    for (const auto table : {std::span<const TorchrunOption>(torchrun_table), mptrain_}) {
+      for (const auto& option : table) {
+        if (option.name == name || (!option.alias.empty() && option.alias == name)) return &option;
+        if (name.starts_with("--") && name.size() > 2 && option.name.starts_with(name)) candidates.push_back(&option);
+      }
+    }
+    if (candidates.size() == 1) return candidates.front();
+    if (candidates.empty()) {
+      return Error{
+          fmt::format("torchrun has no option {} (see 'mptrain torchrun --help' for torchrun's options and the mptrain "
+                      "options it also takes)",
+                      printable(written))};
+    }
+    std::string names;
+    for (const auto* candidate : candidates) names += fmt::format("{}{}", names.empty() ? "" : ", ", candidate->name);
+    return Error{fmt::format("{} is ambiguous: it could be {}; write the whole name", printable(written), names)};
+  }
+
+ private:
+  std::span<const TorchrunOption> mptrain_;
 };
 
-// The option `name` (dashes, no value) names: exactly, or as the unique
-// prefix of one long name; an Error for none or several.
-Result<Match> find_option(std::string_view name, std::string_view written) {
+// One option word split: "--name=value", "--name", "-r3" or "-r".
+struct OptionWord {
+  std::string name;                  // dashed, without its value
+  std::optional<std::string> value;  // the value written in the same word
+  std::string_view written;          // the name as spelled, without its value
+};
+
+OptionWord split_option_word(const std::string& word) {
+  OptionWord split{dashed(word), std::nullopt, {}};
+  if (split.name.starts_with("--")) {
+    if (const auto equals = split.name.find('='); equals != std::string::npos) {
+      split.value = word.substr(equals + 1);
+      split.name.resize(equals);
+    }
+  } else if (split.name.size() > 2) {
+    split.value = split.name.substr(2);
+    split.name.resize(2);
+  }
+  split.written = std::string_view(word).substr(0, split.name.size());
+  return split;
+}
+
+// Reads options from `words` into `args`, from `at` up to the program;
+// returns the index of the program's word.
+class OptionReader {
+ public:
+  OptionReader(std::span<const std::string> words, std::span<const TorchrunOption> mptrain, TorchrunArgs& args)
+      : words_(words), finder_(mptrain), args_(args) {}
+
+  // Reads every option; the index of the first word after them (the program), or an Error.
+  Result<std::size_t> read() {
+    std::size_t i = 0;
+    for (; i < words_.size(); ++i) {
+      const std::string& word = words_[i];
+      if (word == "--") return i + 1;
+      if (!word.starts_with('-') || word == "-") return i;  // the program
+      if (auto status = read_option(i); !status.ok()) return status.error();
+      if (args_.help) return words_.size();  // answered at once, as argparse does
+    }
+    return i;
+  }
+
+ private:
+  // Reads the option at `i` (and its value, advancing `i` when it is the next word).
+  Status read_option(std::size_t& i) {
+    const std::string& word = words_[i];
+    const auto split = split_option_word(word);
+    const auto found = finder_.find(split.name, word);
+    if (!found.ok()) return found.error();
+    const TorchrunOption& option = **found;
+    std::string value;
+    if (option.takes_value) {
+      if (split.value) {
+        value = *split.value;
+      } else if (i + 1 < words_.size()) {
+        value = words_[++i];
+      } else {
+        return Error{fmt::format("{} needs a value (see 'mptrain torchrun --help')", printable(word))};
+      }
+    } else if (split.value) {
+      return Error{fmt::format("{} takes no value: write {}", printable(word), shown(option, split.name))};
+    }
+    return store(option, split, std::move(value), word);
+  }
+
+  // The name of `option` as messages show it: the alias when `name` is the alias.
+  static std::string_view shown(const TorchrunOption& option, std::string_view name) {
+    return name == option.alias ? option.alias : option.name;
+  }
+
+  // Stores `value` of `option` (written as `split` in `word`) where its row says.
+  Status store(const TorchrunOption& option, const OptionWord& split, std::string value, const std::string& word) {
+    if (option.flag != nullptr) {
+      args_.*option.flag = true;
+    } else if (option.value != nullptr) {
+      auto& target = args_.*option.value;
+      if (target) {
+        return Error{fmt::format("{} was given twice ({} and {}); give it once", shown(option, split.name),
+                                 target->spelled, printable(word))};
+      }
+      target = TorchrunValue{std::move(value), std::string(split.written)};
+    } else {
+      args_.mptrain_args.emplace_back(option.name);
+      if (option.takes_value) args_.mptrain_args.push_back(std::move(value));
+    }
+    return ok_status();
+  }
+
+  std::span<const std::string> words_;
+  OptionFinder finder_;
+  TorchrunArgs& args_;
+};
+
+// Options not given: torchrun's PET_<NAME> variables from `environment`.
+void take_pet_variables(TorchrunArgs& args, const std::vector<std::string>& environment) {
   for (const auto& option : torchrun_table) {
-    if (option.name == name) return Match{&option, false};
+    if (option.value == nullptr || args.*option.value) continue;
+    const std::string variable = pet_variable(option.name);
+    std::string value;
+    if (find_variable(environment, variable, &value)) args.*option.value = TorchrunValue{value, variable};
   }
-  for (const auto& option : mptrain_table) {
-    if (option.name == name) return Match{&option, true};
+}
+
+// The entry and the program from the words from `at` on.
+Status take_program(TorchrunArgs& args, std::span<const std::string> words, std::size_t at) {
+  if (args.module && args.no_python) {
+    return Error{"-m/--module runs a Python module and --no-python runs a program without Python; drop one of them"};
   }
-  std::vector<Match> candidates;
-  if (name.starts_with("--") && name.size() > 2) {
-    for (const auto& option : torchrun_table) {
-      if (option.name.starts_with(name)) candidates.push_back({&option, false});
-    }
-    for (const auto& option : mptrain_table) {
-      if (option.name.starts_with(name)) candidates.push_back({&option, true});
-    }
-  }
-  if (candidates.size() == 1) return candidates.front();
-  if (candidates.empty()) {
+  args.entry = args.module ? TorchrunEntry::module : args.no_python ? TorchrunEntry::program : TorchrunEntry::script;
+  if (at >= words.size()) {
+    const char* what = args.module      ? "a module to run (-m MODULE)"
+                       : args.no_python ? "a program to run"
+                                        : "a script to run";
     return Error{
-        fmt::format("torchrun has no option {} (see 'mptrain torchrun --help' for torchrun's options and the mptrain "
-                    "options it also takes)",
-                    printable(written))};
+        fmt::format("torchrun needs {} after its options, e.g. mptrain torchrun --nproc-per-node 2 train.py", what)};
   }
-  std::string names;
-  for (const auto& candidate : candidates) {
-    names += names.empty() ? "" : ", ";
-    names += candidate.option->name;
-  }
-  return Error{fmt::format("{} is ambiguous: it could be {}; write the whole name", printable(written), names)};
-}
-
-// The PET_ variable torchrun reads for option `name`: "--nproc-per-node" → PET_NPROC_PER_NODE.
-std::string pet_variable(std::string_view name) {
-  std::string variable = "PET_";
-  for (char c : name.substr(2))
-    variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return variable;
-}
-
-// Where option `name`'s value is stored in `args`; nullptr for a flag or an mptrain option.
-std::optional<TorchrunValue>* slot(TorchrunArgs& args, std::string_view name) {
-  struct Slot {
-    std::string_view name;
-    std::optional<TorchrunValue> TorchrunArgs::*member;
-  };
-  static constexpr std::array slots{
-      Slot{"--nnodes", &TorchrunArgs::nnodes},
-      Slot{"--nproc-per-node", &TorchrunArgs::nproc_per_node},
-      Slot{"--node-rank", &TorchrunArgs::node_rank},
-      Slot{"--master-addr", &TorchrunArgs::master_addr},
-      Slot{"--master-port", &TorchrunArgs::master_port},
-      Slot{"--rdzv-backend", &TorchrunArgs::rdzv_backend},
-      Slot{"--rdzv-endpoint", &TorchrunArgs::rdzv_endpoint},
-      Slot{"--rdzv-id", &TorchrunArgs::rdzv_id},
-      Slot{"--rdzv-conf", &TorchrunArgs::rdzv_conf},
-      Slot{"--max-restarts", &TorchrunArgs::max_restarts},
-      Slot{"--monitor-interval", &TorchrunArgs::monitor_interval},
-      Slot{"--start-method", &TorchrunArgs::start_method},
-      Slot{"--role", &TorchrunArgs::role},
-      Slot{"--log-dir", &TorchrunArgs::log_dir},
-      Slot{"--redirects", &TorchrunArgs::redirects},
-      Slot{"--tee", &TorchrunArgs::tee},
-      Slot{"--local-ranks-filter", &TorchrunArgs::local_ranks_filter},
-      Slot{"--local-addr", &TorchrunArgs::local_addr},
-  };
-  for (const auto& entry : slots) {
-    if (entry.name == name) return &(args.*entry.member);
-  }
-  return nullptr;
+  args.program = words[at];
+  if (args.program.empty()) return Error{"the program to run is the empty word; give a script, module or program"};
+  args.program_args.assign(words.begin() + static_cast<std::ptrdiff_t>(at) + 1, words.end());
+  return ok_status();
 }
 
 }  // namespace
 
 std::span<const TorchrunOption> torchrun_options() { return torchrun_table; }
-std::span<const TorchrunOption> torchrun_mptrain_options() { return mptrain_table; }
+std::span<const std::string_view> torchrun_mptrain_option_names() { return mptrain_names; }
+
+TorchrunOption mptrain_option(std::string_view name, bool takes_value, std::string_view help) {
+  return {"", name, nullptr, nullptr, takes_value, help};
+}
+
+std::string pet_variable(std::string_view name) {
+  std::string variable(launcher_variables::pet_prefix);
+  for (char c : name.substr(2))
+    variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return variable;
+}
+
+std::string torchrun_help(std::span<const TorchrunOption> mptrain_options) {
+  std::size_t width = 0;
+  for (const auto table : {std::span<const TorchrunOption>(torchrun_table), mptrain_options}) {
+    for (const auto& option : table) width = std::max(width, label(option).size());
+  }
+  const auto rows = [width](std::span<const TorchrunOption> table) {
+    std::string text;
+    for (const auto& option : table) text += fmt::format("  {:<{}}  {}\n", label(option), width, option.help);
+    return text;
+  };
+  return "Usage: mptrain torchrun [torchrun options] [mptrain options] (SCRIPT | -m MODULE | --no-python CMD) "
+         "[ARGS...]\n\n"
+         "torchrun's command line, unchanged, with mptrain's plan: each worker gets floor(N/M) threads pinned to\n"
+         "its own CPUs (not OMP_NUM_THREADS=1), the monitor's verdict, and on failure torchrun's root-cause\n"
+         "summary. Scripts run under python3 -u from PATH (MPTRAIN_PYTHON or PYTHON_EXEC choose another).\n\n"
+         "torchrun's options (each also spelled with underscores, as --nproc_per_node; an option not given\n"
+         "is read from its PET_ variable, as PET_NPROC_PER_NODE):\n" +
+         rows(torchrun_table) +
+         "\nmptrain's options (see mptrain-run(1); here -t is torchrun's --tee, so threads per worker are\n"
+         "--threads-per-process):\n" +
+         rows(mptrain_options);
+}
 
 Result<TorchrunArgs> parse_torchrun_args(std::span<const std::string> words,
-                                         const std::vector<std::string>& environment) {
+                                         const std::vector<std::string>& environment,
+                                         std::span<const TorchrunOption> mptrain_options) {
   TorchrunArgs args;
-  bool module = false;
-  bool no_python = false;
-  std::size_t i = 0;
-  for (; i < words.size(); ++i) {
-    const std::string& word = words[i];
-    if (word == "--") {
-      ++i;
-      break;
-    }
-    if (!word.starts_with('-') || word == "-") break;  // the program
-    // "--name=value", "--name value", "-r3" or "-r 3".
-    std::string name = dashed(word);
-    std::optional<std::string> inline_value;
-    if (name.starts_with("--")) {
-      if (const auto equals = name.find('='); equals != std::string::npos) {
-        inline_value = word.substr(equals + 1);
-        name.resize(equals);
-      }
-    } else if (name.size() > 2) {
-      inline_value = name.substr(2);
-      name.resize(2);
-    }
-    auto match = find_option(name, word);
-    if (!match.ok()) return match.error();
-    const TorchrunOption& option = *match->option;
-    const std::string_view canonical_name = canonical(option.name);
-    std::string value;
-    if (option.takes_value) {
-      if (inline_value) {
-        value = *inline_value;
-      } else if (i + 1 < words.size()) {
-        value = words[++i];
-      } else {
-        return Error{fmt::format("{} needs a value (see 'mptrain torchrun --help')", printable(word))};
-      }
-    } else if (inline_value) {
-      return Error{fmt::format("{} takes no value: write {}", printable(word), option.name)};
-    }
-    if (match->mptrain) {
-      args.mptrain_args.emplace_back(option.name);
-      if (option.takes_value) args.mptrain_args.push_back(value);
-      continue;
-    }
-    if (auto* target = slot(args, canonical_name); target != nullptr) {
-      if (*target) {
-        return Error{fmt::format("{} was given twice ({} and {}); give it once", option.name, (*target)->spelled,
-                                 printable(word))};
-      }
-      const auto written = std::string_view(word).substr(0, name.size());  // the name as spelled, without its value
-      *target = TorchrunValue{value, std::string(written)};
-      continue;
-    }
-    if (canonical_name == "--module") module = true;
-    if (canonical_name == "--no-python") no_python = true;
-    if (canonical_name == "--standalone") args.standalone = true;
-    if (canonical_name == "--run-path") args.run_path = true;
-    if (canonical_name == "--help") {  // answered at once, as argparse does
-      args.help = true;
-      return args;
-    }
-  }
-  // Options not given: torchrun's PET_<NAME> variables.
-  for (const auto& option : torchrun_table) {
-    auto* target = slot(args, option.name);
-    if (target == nullptr || *target) continue;
-    const std::string variable = pet_variable(option.name);
-    std::string value;
-    if (find_variable(environment, variable, &value)) *target = TorchrunValue{value, variable};
-  }
-  if (module && no_python) {
-    return Error{"-m/--module runs a Python module and --no-python runs a program without Python; drop one of them"};
-  }
-  args.entry = module ? TorchrunEntry::module : no_python ? TorchrunEntry::program : TorchrunEntry::script;
-  if (i >= words.size()) {
-    const char* what = module ? "a module to run (-m MODULE)" : no_python ? "a program to run" : "a script to run";
-    return Error{
-        fmt::format("torchrun needs {} after its options, e.g. mptrain torchrun --nproc-per-node 2 train.py", what)};
-  }
-  args.program = words[i];
-  if (args.program.empty()) return Error{"the program to run is the empty word; give a script, module or program"};
-  args.program_args.assign(words.begin() + static_cast<std::ptrdiff_t>(i) + 1, words.end());
+  const auto program_at = OptionReader(words, mptrain_options, args).read();
+  if (!program_at.ok()) return program_at.error();
+  if (args.help) return args;
+  take_pet_variables(args, environment);
+  if (auto status = take_program(args, words, *program_at); !status.ok()) return status.error();
   return args;
 }
 
@@ -386,7 +435,7 @@ std::string run_folder_name(std::string_view run_id) {
 }
 
 std::string in_torchrun_words(std::string_view message) {
-  // Each of `run`'s spellings, where a word starts, before a number.
+  // Each of `run`'s spellings, where a word starts, before a number or a word ("the same -n on every node").
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> spellings{{
       {"--num-processes ", "--nproc-per-node "},
       {"--threads-per-process ", "--threads-per-process "},
@@ -401,7 +450,7 @@ std::string in_torchrun_words(std::string_view message) {
     for (const auto& [from, to] : spellings) {
       const auto next = at + from.size();
       if (!word_start || message.substr(at, from.size()) != from || next >= message.size() ||
-          !std::isdigit(static_cast<unsigned char>(message[next]))) {
+          !std::isalnum(static_cast<unsigned char>(message[next]))) {
         continue;
       }
       out += to;

@@ -30,6 +30,8 @@ struct TorchrunArgs {
   std::optional<TorchrunValue> max_restarts, monitor_interval, start_method, role;
   std::optional<TorchrunValue> log_dir, redirects, tee, local_ranks_filter, local_addr;
   bool standalone = false;
+  bool module = false;     // -m/--module as given (`entry` says what runs)
+  bool no_python = false;  // --no-python as given
   TorchrunEntry entry = TorchrunEntry::script;
   bool run_path = false;
   bool help = false;                      // -h/--help
@@ -38,29 +40,54 @@ struct TorchrunArgs {
   std::vector<std::string> program_args;  // the words after it, verbatim
 };
 
-// One option the parser knows: its name with dashes ("--nproc-per-node"),
-// whether it takes a value, and what it does (for help).
+// One option the parser knows, one row each: its short alias ("-r", or ""),
+// its name with dashes ("--redirects"), where it goes in TorchrunArgs (a
+// value, a flag, or neither for one of mptrain's own options, passed on as
+// words), whether it takes a value, and what it does (for help). Parsing,
+// help and the PET_ variables are all read from these rows.
 struct TorchrunOption {
+  std::string_view alias;
   std::string_view name;
-  bool takes_value;
+  std::optional<TorchrunValue> TorchrunArgs::*value = nullptr;
+  bool TorchrunArgs::*flag = nullptr;
+  bool takes_value = false;
   std::string_view help;
+
+  // True for one of mptrain's own options (neither a value nor a flag of torchrun's).
+  bool mptrain() const { return value == nullptr && flag == nullptr; }
 };
 
-// torchrun's options (each also spelled with underscores), then mptrain's
-// own that `mptrain torchrun` accepts beside them.
+// torchrun's options (each also spelled with underscores).
 std::span<const TorchrunOption> torchrun_options();
-std::span<const TorchrunOption> torchrun_mptrain_options();
+
+// The names of mptrain's own options that `mptrain torchrun` takes beside
+// torchrun's (none clashes with one of torchrun's, nor with a prefix of
+// one); their help and whether they take a value are `mptrain run`'s own,
+// read by the caller from its definitions (mptrain_option builds the row).
+std::span<const std::string_view> torchrun_mptrain_option_names();
+
+// The row of mptrain's own option `name`.
+TorchrunOption mptrain_option(std::string_view name, bool takes_value, std::string_view help);
+
+// The PET_ variable torchrun reads for option `name`: "--nproc-per-node" gives PET_NPROC_PER_NODE.
+std::string pet_variable(std::string_view name);
+
+// The help of `mptrain torchrun`: usage, torchrun's options, then
+// `mptrain_options`, in two columns (the second always at least two spaces
+// after the longest option of the first).
+std::string torchrun_help(std::span<const TorchrunOption> mptrain_options);
 
 // Reads `args` (the words after "torchrun") as torchrun does: options
 // first, in either spelling, "--name=value" or "--name value" (a unique
 // prefix of a long name too, as argparse allows); the first word that is
 // not an option (or the word after "--") is the program, and every word
-// after it belongs to the program. An option not given takes its
+// after it belongs to the program. mptrain's own options (`mptrain_options`)
+// are kept as words in `mptrain_args`. An option not given takes its
 // PET_<NAME> variable from `environment`, as torchrun does. Refuses an
 // unknown or ambiguous option, a missing value or program, and -m with
-// --no-python; values are checked by the caller.
-Result<TorchrunArgs> parse_torchrun_args(std::span<const std::string> args,
-                                         const std::vector<std::string>& environment);
+// --no-python; values are checked by check_torchrun_values.
+Result<TorchrunArgs> parse_torchrun_args(std::span<const std::string> args, const std::vector<std::string>& environment,
+                                         std::span<const TorchrunOption> mptrain_options = {});
 
 // torchrun's --nnodes: "N" or "N:N"; an Error for an elastic range (MIN < MAX)
 // or anything else.
@@ -100,7 +127,8 @@ std::string run_folder_name(std::string_view run_id);
 
 // `message` (one of `mptrain run`'s refusals) in torchrun's words: "-n 2"
 // and "--num-processes 2" become "--nproc-per-node 2", "-t 2" becomes
-// "--threads-per-process 2" (in torchrun -t is --tee).
+// "--threads-per-process 2" (in torchrun -t is --tee); so does -n or -t
+// before a word ("give the same -n on every node").
 std::string in_torchrun_words(std::string_view message);
 
 }  // namespace mptrain::cluster

@@ -5,7 +5,19 @@
 
 #include <algorithm>
 
+#include "util/launcher_variables.hpp"
+
 namespace mptrain::procmgr {
+
+namespace {
+
+// "NAME=value".
+template <class T>
+std::string assignment(std::string_view name, const T& value) {
+  return fmt::format("{}={}", name, value);
+}
+
+}  // namespace
 
 // The names of `names` that `environment` sets.
 template <std::size_t N>
@@ -41,25 +53,26 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
                                             const std::vector<std::string>& environment) {
   const int global_rank = world.node_rank * world.local_size + rank;
   const int world_size = world.nodes * world.local_size;
+  namespace lv = launcher_variables;
   std::vector<std::string> entries = {
-      fmt::format("RANK={}", global_rank),
-      fmt::format("LOCAL_RANK={}", rank),
-      fmt::format("WORLD_SIZE={}", world_size),
-      fmt::format("LOCAL_WORLD_SIZE={}", world.local_size),
-      fmt::format("GROUP_RANK={}", world.node_rank),
-      fmt::format("GROUP_WORLD_SIZE={}", world.nodes),
-      fmt::format("ROLE_NAME={}", world.role),
-      fmt::format("ROLE_RANK={}", global_rank),
-      fmt::format("ROLE_WORLD_SIZE={}", world_size),
-      fmt::format("TORCHELASTIC_MAX_RESTARTS={}", world.max_restarts),
-      fmt::format("MASTER_ADDR={}", world.master_addr),
-      fmt::format("MASTER_PORT={}", world.master_port),
-      fmt::format("MPTRAIN_CPUS={}", cpus.to_string()),
+      assignment(lv::rank, global_rank),
+      assignment(lv::local_rank, rank),
+      assignment(lv::world_size, world_size),
+      assignment(lv::local_world_size, world.local_size),
+      assignment(lv::group_rank, world.node_rank),
+      assignment(lv::group_world_size, world.nodes),
+      assignment(lv::role_name, world.role),
+      assignment(lv::role_rank, global_rank),
+      assignment(lv::role_world_size, world_size),
+      assignment(lv::max_restarts, world.max_restarts),
+      assignment(lv::master_addr, world.master_addr),
+      assignment(lv::master_port, world.master_port),
+      assignment(lv::mptrain_cpus, cpus.to_string()),
   };
   if (!world.run_id.empty()) {
     // No agent runs a store here: rank 0 serves torch's TCP store itself.
-    entries.push_back(fmt::format("TORCHELASTIC_RUN_ID={}", world.run_id));
-    entries.emplace_back("TORCHELASTIC_USE_AGENT_STORE=False");
+    entries.push_back(assignment(lv::run_id, world.run_id));
+    entries.push_back(assignment(lv::use_agent_store, "False"));
   }
   for (auto name : thread_count_variables) {
     if (policy == UserThreadEnv::keep && find_variable(environment, name)) continue;
@@ -69,7 +82,8 @@ std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const 
 }
 
 std::vector<std::string> attempt_environment(int restart) {
-  return {fmt::format("MPTRAIN_RESTART_COUNT={}", restart), fmt::format("TORCHELASTIC_RESTART_COUNT={}", restart)};
+  return {assignment(launcher_variables::mptrain_restart_count, restart),
+          assignment(launcher_variables::restart_count, restart)};
 }
 
 std::vector<std::string> openmp_placement(const CpuSet& cpus, OmpBind bind,
@@ -97,8 +111,9 @@ std::vector<std::string> mpi_launcher_variables(const std::vector<std::string>& 
   std::vector<std::string> names;
   for (const auto& entry : environment) {
     const auto name = variable_name(entry);
-    if (name.starts_with("OMPI_") || name.starts_with("PMIX_") || name.starts_with("PMI_") ||
-        name == "MPI_LOCALRANKID" || name == "MPI_LOCALNRANKS") {
+    const auto& prefixes = launcher_variables::mpi_prefixes;
+    if (std::any_of(prefixes.begin(), prefixes.end(), [&](auto prefix) { return name.starts_with(prefix); }) ||
+        name == launcher_variables::mpi_local_rank_id || name == launcher_variables::mpi_local_ranks) {
       names.emplace_back(name);
     }
   }

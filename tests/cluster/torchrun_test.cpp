@@ -54,6 +54,10 @@ TEST_CASE("the program's own words are never read as options") {
   CHECK(after_dashes.program == "-weird-program");
 }
 
+TEST_CASE("an option of mptrain's that torchrun was not told about is unknown") {
+  CHECK_THAT(refusal({"--json", "a.py"}), Catch::Contains("torchrun has no option --json"));
+}
+
 TEST_CASE("short options take attached or separate values, and a unique prefix names a long option") {
   const auto args = parsed({"-r3", "-t", "0:1,1:2", "--nproc", "2", "--stand", "x.py"});
   CHECK(args.redirects->value == "3");
@@ -65,12 +69,16 @@ TEST_CASE("short options take attached or separate values, and a unique prefix n
 }
 
 TEST_CASE("mptrain's own options pass through in order, with their values") {
-  const auto args = parsed({"--json", "--cpus", "0-1", "--nproc-per-node", "2", "--children=2", "a.py"});
+  const std::vector<TorchrunOption> mptrain{mptrain_option("--json", false, "JSON"),
+                                            mptrain_option("--cpus", true, "CPUs"),
+                                            mptrain_option("--children", true, "children")};
+  const Words words{"--json", "--cpus", "0-1", "--nproc-per-node", "2", "--children=2", "a.py"};
+  const auto args = parse_torchrun_args(words, {}, mptrain).value();
   CHECK(args.mptrain_args == Words{"--json", "--cpus", "0-1", "--children", "2"});
   CHECK(args.nproc_per_node->value == "2");
 }
 
-TEST_CASE("PET_ variables stand for options not given; the command line wins") {
+TEST_CASE("PET_ variables stand for options not given, and the command line wins") {
   const std::vector<std::string> environment{"PET_NPROC_PER_NODE=3", "PET_RDZV_ID=job9", "PET_MAX_RESTARTS=2"};
   const auto args = parsed({"--max-restarts", "1", "a.py"}, environment);
   CHECK(args.nproc_per_node->value == "3");
@@ -97,7 +105,7 @@ TEST_CASE("help is asked for before the program") {
   CHECK_FALSE(parsed({"a.py", "--help"}).help);  // the script's own
 }
 
-TEST_CASE("a node count is N or N:N; an elastic range is refused") {
+TEST_CASE("a node count is N or N:N, and an elastic range is refused") {
   CHECK(parse_torchrun_nnodes("2").value() == 2);
   CHECK(parse_torchrun_nnodes("3:3").value() == 3);
   CHECK_THAT(parse_torchrun_nnodes("1:4").error().message, Catch::Contains("elastic range"));
@@ -181,6 +189,8 @@ TEST_CASE("run's refusals read in torchrun's words: -t is --tee there", "[cluste
   CHECK(in_torchrun_words("--num-processes 4") == "--nproc-per-node 4");
   CHECK(in_torchrun_words("--children 2 or fewer, -t 2") == "--children 2 or fewer, --threads-per-process 2");
   CHECK(in_torchrun_words("a-n 2 and -nope") == "a-n 2 and -nope");
+  CHECK(in_torchrun_words("give the same -n on every node") == "give the same --nproc-per-node on every node");
+  CHECK(in_torchrun_words("(ulimit -n) and -t, as is") == "(ulimit -n) and -t, as is");
 }
 
 TEST_CASE("a traceback's missing module is read from its last ModuleNotFoundError", "[cluster]") {
