@@ -49,7 +49,7 @@ Evidence window(double seconds, double x, const std::string& comm) {
 }  // namespace
 
 TEST_CASE("merged windows add their counters and keep the latest identity", "[monitor]") {
-  Evidence total = window(1, 1, "first");
+  Evidence total = window(1, 1, "alpha");
   merge(total, window(2, 3, "fresh"));
   CHECK(total.duration_s == 3);
   CHECK(total.intervals == 2);
