@@ -57,7 +57,7 @@ TEST_CASE("the doctor's exit code: the command's failure, then a signal, then lo
   CHECK(failed_watch_code({7, 2, false}, exit_code::runtime_failure) == 7);
 }
 
-TEST_CASE("--pid and a command together are refused, and so is a pid given as the command", "[monitor]") {
+TEST_CASE("a --pid and a command together are refused, and so is a pid given as the command", "[monitor]") {
   CHECK(check_targets({}, {}, no_program).ok());
   CHECK(check_targets({12}, {}, no_program).ok());
   CHECK(check_targets({}, {"python", "train.py"}, no_program).ok());
@@ -74,7 +74,7 @@ TEST_CASE("--pid and a command together are refused, and so is a pid given as th
   CHECK(check_targets({}, {"1234"}, [](const std::string&) { return true; }).ok());
 }
 
-TEST_CASE("--every shorter than --interval is refused", "[monitor]") {
+TEST_CASE("an --every shorter than --interval is refused", "[monitor]") {
   CHECK(check_every(0, 0.5).ok());
   CHECK(check_every(0.5, 0.5).ok());
   CHECK(check_every(2, 0.5).ok());
@@ -123,7 +123,7 @@ TEST_CASE("a --pid of a thread stands for its process, and a process is watched 
   CHECK(watched.threads[0] == std::pair<pid_t, pid_t>{102, 100});
 }
 
-TEST_CASE("--usable-cpus replaces N, at most the CPUs online", "[monitor]") {
+TEST_CASE("a --usable-cpus replaces N, at most the CPUs online", "[monitor]") {
   const CpuSet cpus({0, 1, 2, 3});
   const auto detected = judged_capacity(4, cpus, 8, 0);
   REQUIRE(detected.ok());

@@ -64,7 +64,7 @@ TEST_CASE("each threshold a row may not exceed is a row, and each pair is checke
   CHECK(threshold_row("no-such-threshold") == nullptr);
 }
 
-TEST_CASE("--help-thresholds lists every row with its default and help", "[monitor]") {
+TEST_CASE("the --help-thresholds text lists every row with its default and help", "[monitor]") {
   const std::string help = thresholds_help();
   CHECK_THAT(help, Catch::StartsWith("The doctor's thresholds (mptrain doctor --OPTION VALUE;"));
   for (const ThresholdRow& row : threshold_table()) {
