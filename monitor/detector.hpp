@@ -1,123 +1,74 @@
 // The detector: a pure function from Evidence and the usable CPUs N to a
 // verdict and findings, each finding with its numbers and a concrete fix.
+// Every threshold named below (by its doctor option) is a row of the table
+// in thresholds.hpp, with its default and the reason it sits there; this
+// comment says what the detector does with them, never their values.
 //
 // THE MODEL. Oversubscription is CPU-bound threads queueing for the job's
 // CPUs: it costs throughput. Wake-up latency of threads that mostly sleep
-// (a service's idle pool, a shell loop of `sleep`, a burst of wake-ups) is
-// not oversubscription, nor is an idle job. The kernel's own accounting tells
-// them apart: schedstat gives each thread's time on CPU, its time runnable
-// but waiting on a run queue, and its number of time slices. Each thread's
-// interval between two samples is classed (QueueRule, in evidence.hpp):
-//   working   it ran ≥ working_cpu_share of the interval, or wanted a CPU ≥
-//             cpu_bound_demand of it (CPU-bound, however crowded). Threads
-//             of a service that sleep run 0.1–0.5% of the time even when
-//             their wake-ups collide; OpenMP workers that sleep at barriers
-//             between parallel regions run far more than 5%.
-//   queued    the wait of a working interval whose wait per slice ≥
-//             queue_wait_per_slice_ms (a woken thread on a CPU with room
-//             runs within tens of µs — measured 0.05–0.4 ms mean for 8–256
-//             sleeping threads — while one behind a CPU hog waits for its
-//             slice, measured 1.4–30 ms; 1 ms sits between), or of a
-//             CPU-bound one (its wait is CPU it lacks even in short slices:
-//             OpenBLAS's workers yield every 0.01–0.03 ms, yet 4 of them on
-//             2 CPUs wait half the time).
+// (a service's idle pool, a shell loop of `sleep`) is not oversubscription,
+// nor is an idle job. schedstat gives each thread's time on CPU, its time
+// runnable but waiting, and its time slices; each thread's interval between
+// two samples is classed (QueueRule, in evidence.hpp):
+//   working   it ran at least working-cpu-share of the interval, or wanted a
+//             CPU at least cpu-bound-demand of it (CPU-bound);
+//   queued    the wait of a working interval whose wait per slice reaches
+//             queue-wait-per-slice-ms, or of a CPU-bound one (its wait is CPU
+//             it lacks even in short slices).
 // Over a window of D seconds, with N usable CPUs:
-//   runnable_threads_avg R = Σ (on CPU + wait) ÷ D  (reported)
-//   working_threads_avg  R_w = Σ working (on CPU + wait) ÷ D — the job's
-//       demand: a CPU-bound thread counts 1 whether it runs or waits, so
-//       outside load does not inflate it, and sleepers' wake-ups are left out
-//   waiting_threads_avg  W = Σ wait ÷ D  (reported)
-//   queued_threads_avg   Q = Σ queued ÷ D — threads queued behind others
-//   wait per slice       Σ wait ÷ Σ slices; p95 over (thread, interval)
-//   a process's pool     its threads working over the whole window
-// Minimum evidence: C = Σ on CPU ≥ min_cpu_seconds, or as many seconds of
-// CPU wanted and denied (Σ working, or a watched cgroup's throttled time: a
-// job held to a 1% quota runs little but is no sleeper). Below it no ratio is
-// judged: the verdict is healthy with `evidence` saying so (never exit 3 on
-// too little); above it healthy means "measured and fine".
-// THROUGHPUT LOSS. What the queueing costs, from the same accounting
-// (Work in evidence.hpp), per interval and over the window:
-//   a process's loss   1 − progress ÷ working: its own work's speed lost
-//       against running unimpeded. Threads that work alone lose their
-//       queued share; a team that meets at barriers (a runtime for which
-//       meets_at_barriers holds, two or more working threads) moves only
-//       while all its members run, about Π (1 − queued ÷ working) of the
-//       time, so one queued member stalls the rest: the team loses more
-//       than its queued share.
-//   the job's loss     1 − useful ÷ min(wanted, N′ × D − others), N′ = N
-//       capped by the smallest cgroup quota, wanted = on CPU + queued,
-//       others = the CPU time other load used on the usable CPUs: the
-//       throughput the job's own contention costs it, against what the CPUs
-//       it may use and others leave would give it (what others take is
-//       outside_load's, and shows in each process's loss). The job's
-//       processes that start and end between two samples are never seen,
-//       so their CPU time counts as others' — and neither as the job's work
-//       nor as its loss. Independent threads and workers that yield or
-//       sleep while they wait lose nothing here (a build of 16 compiles on
-//       2 CPUs keeps both busy with useful work); a spinning team's time on
-//       CPU while a member is queued is no work.
-//   estimated_throughput_loss is the job's; each process reports its own.
-//   The verdict follows the larger of the job's loss and the processes'
-//   (their losses weighted by what they wanted): a job whose processes
-//   each run at an eighth of their speed is oversubscribed even where the
-//   CPUs stay busy. The report gives its spread over the intervals (10th
-//   to 90th percentile, widened to take in the window's own figure) and its
-//   margin to the nearest threshold.
-// Findings (kind: when; a job-caused one is oversubscribed when the loss ≥
-// max_throughput_loss, a warning from warn_throughput_loss, absent below):
-//   demand_above_capacity  R_w ÷ N ≥ warn_demand_ratio (oversubscribed needs
-//                          ≥ max_demand_ratio too)
-//   thread_pool_too_large  M busy processes (working threads wanting ≥
-//                          busy_process_demand CPUs over the window, so a
-//                          parent that loaded data before forking its
-//                          workers is left out) with pools of more than
-//                          max(1, ⌊N/M⌋) threads, together more than N
-//   overlapping_affinity   ≥ 2 pool threads share a CPU (job demand there ≥
-//                          contended_cpu_demand) while a usable CPU is left
-//                          (job demand ≤ spare_cpu_demand), queued there
-//                          (≥ warn_queued_share threads on average)
-//   cgroup_throttling      throttled ÷ CFS periods ≥ warn_throttle_ratio
-//                          (oversubscribed from max_throttle_ratio) and
-//                          throttled time ÷ D ≥ min_throttled_share
-//   outside_load           others use ≥ outside_load_cpus of the job's CPUs
-//                          while the job queues: always a warning, the job
-//                          is sized right and the machine is busy
-//   queueing               the loss ≥ warn_throughput_loss: what the threads
-//                          lost; as severe as the worst job-caused finding,
-//                          a warning without one
-//   idle_capacity          the job's threads want far fewer CPUs than it may
-//                          use (IDLE CAPACITY below); severity healthy
-//                          ("info"): it never changes the verdict
+//   runnable_threads_avg R   = Σ (on CPU + wait) ÷ D  (reported)
+//   working_threads_avg  R_w = Σ working (on CPU + wait) ÷ D: the job's demand
+//   waiting_threads_avg  W   = Σ wait ÷ D  (reported)
+//   queued_threads_avg   Q   = Σ queued ÷ D: threads queued behind others
+//   wait per slice           = Σ wait ÷ Σ slices; p95 over (thread, interval)
+//   a process's pool         = its threads working over the whole window
+// Below min-cpu-seconds of CPU run (or wanted and denied, or throttled) no
+// ratio is judged: the verdict is healthy with `evidence` saying so, never
+// exit 3 on too little.
+//
+// THROUGHPUT LOSS (Work in evidence.hpp), per interval and over the window:
+//   a process's loss  1 − progress ÷ working; a team that meets at barriers
+//       (meets_at_barriers) moves only while all its members run, so one
+//       queued member stalls the rest;
+//   the job's loss    1 − useful ÷ min(wanted, N′ × D − others), N′ = N capped
+//       by the smallest cgroup quota, wanted = on CPU + queued, others = the
+//       CPU other load used on the usable CPUs (outside_load's, not the job's).
+// The verdict follows the larger of the job's loss and the processes' (weighted
+// by what they wanted), against warn-throughput-loss and max-throughput-loss;
+// the report gives its 10th-90th percentile spread and its margin.
+//
+// FINDINGS (FindingKind; a job-caused one is oversubscribed from
+// max-throughput-loss, a warning from warn-throughput-loss, absent below):
+//   demand_above_capacity  R_w ÷ N from warn-demand-ratio (oversubscribed
+//                          needs max-demand-ratio too)
+//   thread_pool_too_large  M busy processes (busy-process-demand) whose pools
+//                          exceed max(1, ⌊N/M⌋) threads, together more than N
+//   overlapping_affinity   pool threads share a CPU (contended-cpu-demand)
+//                          while a usable CPU is left (spare-cpu-demand),
+//                          queued there (warn-queued-share)
+//   cgroup_throttling      throttled ÷ CFS periods from warn-throttle-ratio
+//                          (max-throttle-ratio), for at least
+//                          min-throttled-share of the time
+//   outside_load           others use outside-load-cpus of the job's CPUs
+//                          (job-cpu-demand, idle-cpu-busy) while it queues:
+//                          always a warning
+//   queueing               the loss itself: as severe as the worst
+//                          job-caused finding, a warning without one
+//   idle_capacity          IDLE CAPACITY below; severity healthy ("info")
 // The verdict is the worst severity among the findings.
 //
-// IDLE CAPACITY. A job of M busy processes whose pools are smaller than the
-// plan's ⌊N/M⌋ threads, CPU-bound, and leaving CPUs nobody else uses: one
-// rank with OMP_NUM_THREADS=1 on 16 usable CPUs. N here is also capped by
-// the smallest CPU quota of the watched cgroups (rounded down, at least 1),
-// as usable CPUs are: one thread in a cgroup held to 1 CPU uses it all. Every condition must hold
-// (only for a watched job, Subject::job: the whole machine is no job with a
-// knob):
-//   - evidence: the job's CPU-bound threads ran ≥ idle_min_cpu_seconds (a
-//     second of CPU: a few intervals of a busy thread, not a start-up);
-//   - CPU-bound: threads that wanted a CPU ≥ cpu_bound_demand of the time
-//     they lived carry ≥ idle_min_busy_share of the job's demand R_w — a
-//     service or a job waiting on I/O would not use more CPUs if it had them;
-//   - far fewer: R_w ≤ idle_max_demand_share × N and N − R_w ≥
-//     idle_min_spare_cpus (about half the CPUs and a whole one left: a
-//     one-thread job on 2 CPUs has it, 3 threads on 4 do not), and for the
-//     whole window: no interval's demand above idle_peak_demand_share (0.75) × N
-//     (a job that ran wide for a while is sized right);
-//   - the pools are below the plan: some busy process's pool < ⌊N/M⌋ (a
-//     pool of ⌊N/M⌋ threads that mostly wait is sized right);
-//   - nobody else wants those CPUs: no other finding, the job's threads do
-//     not queue (Q ÷ R_w < warn_queued_share: they lose under 10% to others)
-//     and other load takes at most half (idle_outside_share) of the CPUs the
-//     job leaves.
-// The finding names what limits each busy process — a thread-count variable
-// of its runtime in its environment (OMP_NUM_THREADS=1 and GNU OpenMP), a
-// runtime's own knob (torch.set_num_threads), or none (a program that runs
-// one thread by itself) — and the plan that uses the CPUs: ⌊N/M⌋ threads
-// each, or `mptrain run -n K` ranks.
+// IDLE CAPACITY. Only for a watched job (Subject::job): M busy processes
+// whose pools are below the plan's ⌊N/M⌋ threads, CPU-bound, leaving CPUs
+// nobody else uses (one rank with OMP_NUM_THREADS=1 on 16 CPUs). N is capped
+// by the smallest CPU quota of the watched cgroups. All must hold: the
+// CPU-bound threads ran idle-min-cpu-seconds; they carry idle-min-busy-share
+// of R_w; R_w ≤ idle-max-demand-share × N, N − R_w ≥ idle-min-spare-cpus,
+// and no interval above idle-max-peak-share × N; some busy pool < ⌊N/M⌋; no
+// other finding, Q ÷ R_w below warn-queued-share, and others take at most
+// idle-max-outside-share of the CPUs the job leaves. The finding names what
+// limits each process (a runtime's thread-count variable, its own knob, or
+// none) and the plan that uses the CPUs: ⌊N/M⌋ threads each, or `mptrain run
+// -n K` ranks.
 #pragma once
 
 #include <cstdint>
@@ -129,6 +80,7 @@
 #include <vector>
 
 #include "monitor/evidence.hpp"
+#include "monitor/thresholds.hpp"
 #include "util/cpu_set.hpp"
 #include "util/names.hpp"
 #include "util/result.hpp"
@@ -142,53 +94,6 @@ enum class Verdict { healthy = 0, warning = 1, oversubscribed = 2 };
 std::string_view to_string(Verdict verdict);
 // The Verdict named `text`; an Error listing the names otherwise.
 Result<Verdict> parse_verdict(std::string_view text);
-
-// Named thresholds, each overridable by a doctor option of the same name
-// (dashes for underscores). Their defaults, help and reasons are the rows of
-// threshold_table(); why each sits where it does is also in the model above
-// and in mptrain-doctor(1).
-struct Thresholds {
-  // Every threshold at its default.
-  Thresholds();
-
-  double min_cpu_seconds;
-  double queue_wait_per_slice_ms;
-  double cpu_bound_demand;
-  double warn_queued_share;
-  double warn_throughput_loss;
-  double max_throughput_loss;
-  double warn_demand_ratio;
-  double max_demand_ratio;
-  double warn_throttle_ratio;
-  double max_throttle_ratio;
-  double min_throttled_share;
-  double working_cpu_share;
-  double busy_process_demand;
-  double contended_cpu_demand;
-  double spare_cpu_demand;
-  double outside_load_cpus;
-  double job_cpu_demand;
-  double idle_cpu_busy;
-  double idle_min_cpu_seconds;
-  double idle_max_demand_share;
-  double idle_min_spare_cpus;
-  double idle_min_busy_share;
-  double idle_max_peak_share;
-  double idle_max_outside_share;
-};
-
-// One threshold: the doctor option that sets it (without "--"), the member,
-// its default, the option's help, and why the default sits where it does.
-struct ThresholdRow {
-  std::string_view option;
-  double Thresholds::*member;
-  double value;
-  std::string_view help;
-  std::string_view reason;
-};
-
-// Every threshold, once, in the order the doctor's --help lists them.
-std::span<const ThresholdRow> threshold_table();
 
 // What the watched set is: a job (--pid, `-- CMD`, a run's workers), or the
 // whole machine, which is no job and gets no idle_capacity finding.

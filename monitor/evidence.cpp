@@ -263,73 +263,107 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   return evidence;
 }
 
+namespace {
+
+// Each merge below binds every member of what it merges (a structured
+// binding names them all, or does not compile): a member added to the
+// struct cannot be forgotten here, it breaks the build until merged.
+
+// Adds `more`, a later window of the same thread, to `into`; its latest name, CPU and mask win.
+void merge_thread(ThreadEvidence& into, const ThreadEvidence& more) {
+  [[maybe_unused]] auto& [pid, tid, comm, on_cpu_s, wait_s, queued_s, working_s, observed_s, timeslices,
+                          voluntary_switches, nonvoluntary_switches, last_cpu, cpus_allowed] = into;
+  comm = more.comm;
+  on_cpu_s += more.on_cpu_s;
+  wait_s += more.wait_s;
+  queued_s += more.queued_s;
+  working_s += more.working_s;
+  observed_s += more.observed_s;
+  timeslices += more.timeslices;
+  voluntary_switches += more.voluntary_switches;
+  nonvoluntary_switches += more.nonvoluntary_switches;
+  last_cpu = more.last_cpu;
+  cpus_allowed = more.cpus_allowed;
+}
+
+// Adds `more`, a later window of the same process, to `into`. The latest
+// identity wins: a process that exec'd is reported as what it became.
+void merge_process(ProcessEvidence& into, const ProcessEvidence& more) {
+  [[maybe_unused]] auto& [pid, ppid, comm, cmdline, env, cgroup, runtimes, max_threads, on_cpu_s, wait_s, queued_s,
+                          work, voluntary_switches, nonvoluntary_switches] = into;
+  ppid = more.ppid;
+  comm = more.comm;
+  cmdline = more.cmdline;
+  env = more.env;
+  cgroup = more.cgroup;
+  runtimes = more.runtimes;
+  max_threads = std::max(max_threads, more.max_threads);
+  on_cpu_s += more.on_cpu_s;
+  wait_s += more.wait_s;
+  queued_s += more.queued_s;
+  work.add(more.work);
+  voluntary_switches += more.voluntary_switches;
+  nonvoluntary_switches += more.nonvoluntary_switches;
+}
+
+// Adds `more`, a later window of the same CPU, to `into`.
+void merge_cpu(CpuEvidence& into, const CpuEvidence& more) {
+  auto& [busy_s, total_s, job_on_s, job_wait_s, job_queued_s] = into;
+  busy_s += more.busy_s;
+  total_s += more.total_s;
+  job_on_s += more.job_on_s;
+  job_wait_s += more.job_wait_s;
+  job_queued_s += more.job_queued_s;
+}
+
+// Adds `more`, a later window of the same cgroup, to `into`; its latest place and quota win.
+void merge_cgroup(CgroupEvidence& into, const CgroupEvidence& more) {
+  auto& [version, path, dir, periods, throttled_periods, throttled_s, quota] = into;
+  version = more.version;
+  path = more.path;
+  dir = more.dir;
+  periods += more.periods;
+  throttled_periods += more.throttled_periods;
+  throttled_s += more.throttled_s;
+  quota = more.quota;
+}
+
+// Merges each entry of `more` into the entry of `into` with its key by
+// `merge_one`; an entry `into` lacks is copied (`fresh_copies`) or merged
+// into a default one.
+template <class Map, class MergeOne>
+void merge_each(Map& into, const Map& more, MergeOne merge_one, bool fresh_copies) {
+  for (const auto& [key, value] : more) {
+    auto [it, fresh] = fresh_copies ? into.try_emplace(key, value) : into.try_emplace(key);
+    if (!fresh || !fresh_copies) merge_one(it->second, value);
+  }
+}
+
+}  // namespace
+
 void merge(Evidence& into, const Evidence& more) {
-  into.duration_s += more.duration_s;
-  into.intervals += more.intervals;
-  into.on_cpu_s += more.on_cpu_s;
-  into.wait_s += more.wait_s;
-  into.queued_s += more.queued_s;
-  into.working_s += more.working_s;
-  into.peak_working = std::max(into.peak_working, more.peak_working);
-  into.work.add(more.work);
-  into.work_series.merge(more.work_series);
-  into.timeslices += more.timeslices;
-  into.slice_waits.merge(more.slice_waits);
-  into.voluntary_switches += more.voluntary_switches;
-  into.nonvoluntary_switches += more.nonvoluntary_switches;
-  for (const auto& [tid, thread] : more.threads) {
-    auto [it, fresh] = into.threads.try_emplace(tid, thread);
-    if (fresh) continue;
-    it->second.on_cpu_s += thread.on_cpu_s;
-    it->second.wait_s += thread.wait_s;
-    it->second.queued_s += thread.queued_s;
-    it->second.working_s += thread.working_s;
-    it->second.observed_s += thread.observed_s;
-    it->second.timeslices += thread.timeslices;
-    it->second.voluntary_switches += thread.voluntary_switches;
-    it->second.nonvoluntary_switches += thread.nonvoluntary_switches;
-    it->second.comm = thread.comm;
-    it->second.last_cpu = thread.last_cpu;
-    it->second.cpus_allowed = thread.cpus_allowed;
-  }
-  for (const auto& [pid, process] : more.processes) {
-    auto [it, fresh] = into.processes.try_emplace(pid, process);
-    if (fresh) continue;
-    // The latest identity wins: a process that exec'd is reported as what it became.
-    it->second.comm = process.comm;
-    it->second.ppid = process.ppid;
-    it->second.cmdline = process.cmdline;
-    it->second.env = process.env;
-    it->second.cgroup = process.cgroup;
-    it->second.runtimes = process.runtimes;
-    it->second.max_threads = std::max(it->second.max_threads, process.max_threads);
-    it->second.on_cpu_s += process.on_cpu_s;
-    it->second.wait_s += process.wait_s;
-    it->second.queued_s += process.queued_s;
-    it->second.work.add(process.work);
-    it->second.voluntary_switches += process.voluntary_switches;
-    it->second.nonvoluntary_switches += process.nonvoluntary_switches;
-  }
-  for (const auto& [id, cpu] : more.cpus) {
-    auto& out = into.cpus[id];
-    out.busy_s += cpu.busy_s;
-    out.total_s += cpu.total_s;
-    out.job_on_s += cpu.job_on_s;
-    out.job_wait_s += cpu.job_wait_s;
-    out.job_queued_s += cpu.job_queued_s;
-  }
-  for (const auto& [key, group] : more.cgroups) {
-    auto& out = into.cgroups[key];
-    out.version = group.version;
-    out.path = group.path;
-    out.dir = group.dir;
-    out.periods += group.periods;
-    out.throttled_periods += group.throttled_periods;
-    out.throttled_s += group.throttled_s;
-    out.quota = group.quota;
-  }
-  if (more.pressure_some_s) into.pressure_some_s = into.pressure_some_s.value_or(0) + *more.pressure_some_s;
-  if (more.load) into.load = more.load;
+  auto& [duration_s, intervals, on_cpu_s, wait_s, queued_s, working_s, peak_working, work, work_series, timeslices,
+         slice_waits, voluntary_switches, nonvoluntary_switches, threads, processes, cpus, cgroups, pressure_some_s,
+         load] = into;
+  duration_s += more.duration_s;
+  intervals += more.intervals;
+  on_cpu_s += more.on_cpu_s;
+  wait_s += more.wait_s;
+  queued_s += more.queued_s;
+  working_s += more.working_s;
+  peak_working = std::max(peak_working, more.peak_working);
+  work.add(more.work);
+  work_series.merge(more.work_series);
+  timeslices += more.timeslices;
+  slice_waits.merge(more.slice_waits);
+  voluntary_switches += more.voluntary_switches;
+  nonvoluntary_switches += more.nonvoluntary_switches;
+  merge_each(threads, more.threads, merge_thread, true);
+  merge_each(processes, more.processes, merge_process, true);
+  merge_each(cpus, more.cpus, merge_cpu, false);
+  merge_each(cgroups, more.cgroups, merge_cgroup, false);
+  if (more.pressure_some_s) pressure_some_s = pressure_some_s.value_or(0) + *more.pressure_some_s;
+  if (more.load) load = more.load;
 }
 
 Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule) {

@@ -76,11 +76,13 @@ struct Work {
   double progress_s = 0;
   double useful_s = 0;
 
+  // Adds `more`; the binding names every member, so a new one does not compile until added here.
   void add(const Work& more) {
-    working_s += more.working_s;
-    wanted_s += more.wanted_s;
-    progress_s += more.progress_s;
-    useful_s += more.useful_s;
+    auto& [working, wanted, progress, useful] = *this;
+    working += more.working_s;
+    wanted += more.wanted_s;
+    progress += more.progress_s;
+    useful += more.useful_s;
   }
 };
 

@@ -62,39 +62,6 @@ auto read_and_parse(const FsRoot& root, const std::string& path, Parse parse) ->
 
 }  // namespace
 
-Result<TaskStat> parse_task_stat(std::string_view text) {
-  const auto open = text.find('(');
-  const auto close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return Error{"malformed stat line (no comm in parentheses)"};
-  }
-  const auto words = split_words(text.substr(close + 1));
-  constexpr std::size_t last_cpu_index = 39 - 3;  // field 3 (state) is words[0]
-  if (words.size() <= last_cpu_index || words[0].size() != 1) return Error{"malformed stat line (too few fields)"};
-  TaskStat stat;
-  const auto pid = parse_u64(trim(text.substr(0, open)));
-  const auto ppid = parse_u64(words[1]);
-  const auto utime = parse_u64(words[14 - 3]);
-  const auto stime = parse_u64(words[15 - 3]);
-  const auto threads = parse_u64(words[20 - 3]);
-  const auto cpu = parse_u64(words[last_cpu_index]);
-  const auto flags = parse_u64(words[9 - 3]);
-  if (!pid || !ppid || !utime || !stime || !threads || !cpu || !flags) {
-    return Error{"malformed stat line (bad number)"};
-  }
-  constexpr std::uint64_t pf_kthread = 0x00200000;  // include/linux/sched.h
-  stat.pid = static_cast<pid_t>(*pid);
-  stat.comm = std::string(text.substr(open + 1, close - open - 1));
-  stat.state = words[0][0];
-  stat.ppid = static_cast<pid_t>(*ppid);
-  stat.utime_ticks = *utime;
-  stat.stime_ticks = *stime;
-  stat.num_threads = static_cast<int>(*threads);
-  stat.last_cpu = static_cast<int>(*cpu);
-  stat.kernel_thread = (*flags & pf_kthread) != 0;
-  return stat;
-}
-
 Result<SchedStat> parse_schedstat(std::string_view text) {
   // Read at every sample for every watched thread: parsed in place, without splitting into words.
   std::uint64_t fields[3] = {};
@@ -229,10 +196,6 @@ double ticks_per_second() {
     return value > 0 ? static_cast<double>(value) : 100.0;
   }();
   return ticks;
-}
-
-Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid) {
-  return read_and_parse(root, process_path(pid, "stat"), parse_task_stat);
 }
 
 Result<ProcStatus> read_process_status(const FsRoot& root, pid_t pid) {

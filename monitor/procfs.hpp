@@ -15,22 +15,16 @@
 
 #include "util/fs.hpp"
 #include "util/result.hpp"
+#include "util/task_stat.hpp"
 #include "util/thread_variables.hpp"
 
 namespace mptrain::monitor {
 
-// /proc/PID/stat or /proc/PID/task/TID/stat: the fields the monitor uses.
-struct TaskStat {
-  pid_t pid = 0;
-  std::string comm;  // may hold spaces and ')'
-  char state = '?';  // R running/runnable, S sleeping, D disk wait, Z zombie, ...
-  pid_t ppid = 0;
-  std::uint64_t utime_ticks = 0;
-  std::uint64_t stime_ticks = 0;
-  int num_threads = 0;
-  int last_cpu = -1;           // field 39: the CPU the task last ran on
-  bool kernel_thread = false;  // field 9 (flags) has PF_KTHREAD: a kernel thread, no user process
-};
+// /proc/PID/stat and its tasks' are read by util/task_stat.hpp, here under
+// the monitor's names as before.
+using mptrain::parse_task_stat;
+using mptrain::read_process_stat;
+using mptrain::TaskStat;
 
 // /proc/PID/task/TID/schedstat: the scheduler's run-time accounting.
 struct SchedStat {
@@ -82,8 +76,6 @@ struct CpuPressure {
   std::uint64_t some_total_us = 0;  // cumulative microseconds some task waited
 };
 
-// Parses a stat line, taking the comm up to the LAST ')'; an Error when malformed.
-Result<TaskStat> parse_task_stat(std::string_view text);
 // Parses a schedstat line; an Error when malformed.
 Result<SchedStat> parse_schedstat(std::string_view text);
 // Parses a status file, leaving fields it lacks at their defaults; never fails.
@@ -103,8 +95,6 @@ Result<CpuPressure> parse_cpu_pressure(std::string_view text);
 // The system's clock ticks per second (sysconf(_SC_CLK_TCK)).
 double ticks_per_second();
 
-// Reads /proc/PID/stat; an Error naming the path when it cannot.
-Result<TaskStat> read_process_stat(const FsRoot& root, pid_t pid);
 // Reads /proc/PID/environ's thread variables; an Error when unreadable (e.g. another user's process).
 Result<ThreadEnv> read_thread_env(const FsRoot& root, pid_t pid);
 // /proc/PID/status parsed (PID may be a thread's id: /proc/TID exists though unlisted).

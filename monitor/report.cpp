@@ -244,4 +244,13 @@ std::string threads_table(const Diagnosis& d, int max_threads) {
   return out;
 }
 
+nlohmann::json doctor_json(const Diagnosis& diagnosis, const std::string& signal, std::optional<int> command_exit_code,
+                           bool threads) {
+  auto document = to_json(diagnosis);
+  document["interrupted_by"] = signal.empty() ? nlohmann::json(nullptr) : nlohmann::json(signal);
+  document["command_exit_code"] = command_exit_code ? nlohmann::json(*command_exit_code) : nlohmann::json(nullptr);
+  if (threads) document["threads"] = threads_json(diagnosis);
+  return document;
+}
+
 }  // namespace mptrain::monitor

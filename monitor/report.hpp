@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "monitor/detector.hpp"
@@ -31,5 +32,10 @@ bool repeats_earlier_fix(const Diagnosis& diagnosis, std::size_t index);
 std::string threads_table(const Diagnosis& diagnosis, int max_threads = 1000);
 // The same as a JSON array (the `threads` key of `doctor --json --threads`).
 nlohmann::json threads_json(const Diagnosis& diagnosis);
+// `mptrain doctor --json`'s document: to_json with `interrupted_by` (the
+// stop signal's name, null when `signal` is empty), `command_exit_code` (null
+// without `-- CMD`) and, when `threads` is set, threads_json as `threads`.
+nlohmann::json doctor_json(const Diagnosis& diagnosis, const std::string& signal, std::optional<int> command_exit_code,
+                           bool threads);
 
 }  // namespace mptrain::monitor

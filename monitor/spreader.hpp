@@ -80,6 +80,25 @@ class ThreadSpreader {
     CpuSet set;
     CpuSet pinned_cpus;
   };
+  struct ThreadView;
+  struct ProcessView;
+  struct BusyThreads;
+
+  // Forgets the pins of threads that have gone, and leaves alone those whose CPUs someone else changed since.
+  void forget_pins(const Evidence& evidence);
+  // Each process's threads and set; adds to `taken` the CPUs a pin or a busy thread alone holds.
+  std::map<pid_t, ProcessView> view_processes(const Evidence& evidence, std::set<int>& taken);
+  // Adds to `moves` what process `pid` calls for: its floating busy threads pinned when they all fit.
+  void spread(pid_t pid, ProcessView& process, const Evidence& evidence, std::set<int>& taken,
+              std::vector<ThreadMove>& moves);
+  // The busy threads of `process` that may move; adds to `moves` the inherited pins of its sleepers, given back.
+  BusyThreads busy_threads(pid_t pid, ProcessView& process, std::vector<ThreadMove>& moves) const;
+  // The pins of threads that slept (below idle_demand), on CPUs of `set`.
+  std::vector<pid_t> idle_pins(const Evidence& evidence, const CpuSet& set) const;
+  // Pins each of `busy` (of process `pid`, set `set`) to the next of `free`, then of `idle` (given up for it).
+  void pin(pid_t pid, const CpuSet& set, const std::vector<pid_t>& busy, const std::vector<int>& free,
+           const std::vector<pid_t>& idle, std::set<int>& taken, std::vector<ThreadMove>& moves);
+
   SpreadRule rule_;
   std::map<pid_t, Pin> pins_;  // by tid
   std::map<pid_t, Known> known_;

@@ -12,38 +12,16 @@
 
 #include "procmgr/descendants.hpp"
 #include "util/fs.hpp"
+#include "util/task_stat.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
 
 namespace {
 
-// A process's parent, state, group and start, from its /proc/PID/stat.
-struct Parentage {
-  pid_t parent = 0;
-  char state = '?';
-  pid_t group = 0;
-  std::uint64_t start = 0;
-};
-
-// The fields of /proc/PID/stat text `stat`; nullopt when malformed.
-std::optional<Parentage> parse_parentage(std::string_view stat) {
-  // "PID (COMM) STATE PPID PGRP …": the command may hold spaces and parentheses.
-  const auto close = stat.rfind(')');
-  if (close == std::string_view::npos) return std::nullopt;
-  const auto words = split_words(stat.substr(close + 1));
-  // words[i] is field i + 3: state 3, ppid 4, pgrp 5, starttime 22.
-  if (words.size() < 20 || words[0].empty()) return std::nullopt;
-  const auto parent = parse_u64(words[1]);
-  const auto group = parse_u64(words[2]);
-  const auto start = parse_u64(words[19]);
-  if (!parent || !group || !start) return std::nullopt;
-  return Parentage{static_cast<pid_t>(*parent), words[0][0], static_cast<pid_t>(*group), *start};
-}
-
 // Reads field `index` (1-based, counted after the command's closing
 // parenthesis as field 3) of the stat text in `text`; false when missing.
-// Async-signal-safe.
+// Not util/task_stat.hpp's reader: same_process runs where nothing may allocate (async-signal-safe).
 bool stat_field(const char* text, ssize_t length, int index, std::uint64_t* value) {
   ssize_t at = length - 1;
   while (at >= 0 && text[at] != ')') --at;
@@ -114,12 +92,10 @@ std::optional<std::vector<Descendant>> walk_descendants(const FsRoot& root, pid_
     if (!children) return std::nullopt;
     for (const pid_t child : *children) {
       if (child == except) continue;
-      auto stat = root.read("/proc/" + std::to_string(child) + "/stat");
+      const auto stat = read_process_stat(root, child);
       if (!stat.ok()) continue;  // gone meanwhile
-      const auto fields = parse_parentage(*stat);
-      if (!fields) continue;
       to_visit.push_back(child);
-      if (fields->state != 'Z' && fields->state != 'X') found.push_back({child, fields->group, fields->start});
+      if (stat->state != 'Z' && stat->state != 'X') found.push_back({child, stat->pgrp, stat->start_ticks});
     }
   }
   return found;
@@ -133,12 +109,10 @@ std::vector<Descendant> scan_descendants(const FsRoot& root, pid_t except) {
   for (const auto& name : *names) {
     const auto pid = parse_u64(name);
     if (!pid || *pid == 0) continue;
-    auto stat = root.read("/proc/" + name + "/stat");
+    const auto stat = read_process_stat(root, static_cast<pid_t>(*pid));
     if (!stat.ok()) continue;  // gone meanwhile
-    const auto fields = parse_parentage(*stat);
-    if (!fields) continue;
-    children.emplace(fields->parent,
-                     std::make_pair(Descendant{static_cast<pid_t>(*pid), fields->group, fields->start}, fields->state));
+    children.emplace(stat->ppid,
+                     std::make_pair(Descendant{static_cast<pid_t>(*pid), stat->pgrp, stat->start_ticks}, stat->state));
   }
   std::vector<Descendant> found;
   std::vector<pid_t> to_visit{::getpid()};

@@ -26,6 +26,7 @@
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
+#include "util/task_stat.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
@@ -663,12 +664,11 @@ GroupResult Supervisor::collect(int restart) {
 }  // namespace
 
 std::string unkilled_warning(const std::vector<pid_t>& pids, const FsRoot& root) {
-  // Each one's state: the third field of /proc/PID/stat, after the command name in parentheses.
+  // Each one's state, from its /proc/PID/stat.
   std::vector<std::string> states;
   for (pid_t pid : pids) {
-    const auto stat = root.read(fmt::format("/proc/{}/stat", pid));
-    const auto close = stat.ok() ? stat->rfind(')') : std::string::npos;
-    const char state = close != std::string::npos && close + 2 < stat->size() ? (*stat)[close + 2] : '?';
+    const auto stat = read_process_stat(root, pid);
+    const char state = stat.ok() ? stat->state : '?';
     states.push_back(fmt::format("{} ({})", pid,
                                  state == '?' ? std::string("gone or unreadable") : "state " + std::string(1, state)));
   }

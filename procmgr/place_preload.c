@@ -70,18 +70,18 @@
 
 #define VISIBLE __attribute__((visibility("default")))
 #define HIDDEN __attribute__((visibility("hidden")))
-#define PLACE_ACTIVE_MS 100          /* a process in a region, or out of one this recently, shares its placement */
+#define PLACE_ACTIVE_MS 100           /* a process in a region, or out of one this recently, shares its placement */
 #define PLACE_IN_REGION INT64_MAX / 2 /* active_ms while the process runs a parallel region */
 
 /* ---- What the constructor read (a forked child inherits it) ---- */
-static cpu_set_t worker_cpus;        /* MPTRAIN_PLACE_CPUS */
-static int placing = 0;              /* 1 once worker_cpus is known */
-static int capping = 0;              /* 1 unless MPTRAIN_PLACE_KEEP=1 */
-static int worker_pool = 0;          /* MPTRAIN_PLACE_POOL: T */
-static int child_pool = 0;           /* MPTRAIN_PLACE_THREADS: floor(T/K) */
-static int slice_total = 0;          /* K */
-static char slices_text[65536];      /* MPTRAIN_PLACE_SLICES */
-static struct place_table* table;    /* the worker's tree table; NULL: unreachable */
+static cpu_set_t worker_cpus;     /* MPTRAIN_PLACE_CPUS */
+static int placing = 0;           /* 1 once worker_cpus is known */
+static int capping = 0;           /* 1 unless MPTRAIN_PLACE_KEEP=1 */
+static int worker_pool = 0;       /* MPTRAIN_PLACE_POOL: T */
+static int child_pool = 0;        /* MPTRAIN_PLACE_THREADS: floor(T/K) */
+static int slice_total = 0;       /* K */
+static char slices_text[65536];   /* MPTRAIN_PLACE_SLICES */
+static struct place_table* table; /* the worker's tree table; NULL: unreachable */
 
 /* ---- This process ---- */
 static int is_main = 0;                  /* the worker's own process */
@@ -151,7 +151,8 @@ static int slice_cpus(int index, cpu_set_t* set) {
 
 /* Reads /proc/PID/stat (`pid` 0: this process): its state into `state`, its CPU time (fields 14 and 15,
  * clock ticks) into `*cpu` when `cpu` is not NULL, and its start time (field 22, clock ticks since boot)
- * into `start`; 0 on success, -1 when there is no such process. */
+ * into `start`; 0 on success, -1 when there is no such process. Not util/task_stat.hpp's reader: this
+ * library is C and libc only, and runs where nothing may allocate. */
 static int read_stat_cpu(pid_t pid, char* state, uint64_t* cpu, uint64_t* start) {
   char path[40] = "/proc/self/stat";
   if (pid != 0) {
@@ -179,7 +180,8 @@ static int read_stat_cpu(pid_t pid, char* state, uint64_t* cpu, uint64_t* start)
     ++field;
     if (field == 14 || field == 15) {
       uint64_t value = 0;
-      for (const char* digit = at + 1; *digit >= '0' && *digit <= '9'; ++digit) value = value * 10 + (uint64_t)(*digit - '0');
+      for (const char* digit = at + 1; *digit >= '0' && *digit <= '9'; ++digit)
+        value = value * 10 + (uint64_t)(*digit - '0');
       ticks += value;
     }
   }
@@ -230,7 +232,8 @@ static struct place_process* claim_entry(pid_t pid, uint64_t start) {
       if (pass == 0 ? old != 0 : (old == 0 || !process_gone(old, __atomic_load_n(&entry->start, __ATOMIC_ACQUIRE)))) {
         continue;
       }
-      if (!__atomic_compare_exchange_n(&entry->pid, &old, (int32_t)pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
+      if (!__atomic_compare_exchange_n(&entry->pid, &old, (int32_t)pid, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        continue;
       __atomic_store_n(&entry->start, start, __ATOMIC_RELEASE);
       entry->flags = 0;
       entry->slice = -1;
@@ -372,9 +375,9 @@ static int is_helper(void) {
     const char* name = strrchr(exe, '/');
     name = name != NULL ? name + 1 : exe;
     static const char* const wrappers[] = {
-        "sh",    "bash",    "dash",   "zsh",   "ksh",    "mksh",    "busybox", "env",     "timeout", "time",
-        "nice",  "ionice",  "nohup",  "setsid", "unshare", "stdbuf", "chrt",   "setpriv", "runuser", "sudo",
-        "su",    "taskset", "numactl", "strace", "ltrace", "xargs",  "flock",  "mptrain", "prlimit", "chronic"};
+        "sh",   "bash",    "dash",    "zsh",    "ksh",     "mksh",   "busybox", "env",     "timeout", "time",
+        "nice", "ionice",  "nohup",   "setsid", "unshare", "stdbuf", "chrt",    "setpriv", "runuser", "sudo",
+        "su",   "taskset", "numactl", "strace", "ltrace",  "xargs",  "flock",   "mptrain", "prlimit", "chronic"};
     for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; ++i) {
       if (strcmp(name, wrappers[i]) == 0) return 1;
     }
@@ -438,50 +441,43 @@ static void place_openmp(const cpu_set_t* set) {
   unsetenv("KMP_AFFINITY");
 }
 
-/* Places this fresh image: the worker itself, a forked copy of the tree that exec'd, or a process
- * started without our fork (vfork, posix_spawn). A mask it brought that neither this library nor a
- * runtime set is the program's own pin (taskset, numactl): kept. */
-static void place_after_exec(void) {
-  const pid_t self = getpid();
-  const uint64_t start = start_time(0);
-  const int helper = is_helper();
-  if (!brought_known && sched_getaffinity(0, sizeof brought_mask, &brought_mask) == 0) brought_known = 1;
-  const int known = brought_known;
-  const cpu_set_t now = brought_mask;
-  struct place_process* entry = find_entry(self, start);
-  if (entry != NULL) {
-    /* A forked copy of the tree, placed at fork, that exec'd. */
-    self_entry = entry;
-    current_slice = entry->slice;
-    holder = (entry->flags & PLACE_HOLDER) != 0;
-    cpu_set_t placed;
-    entry_mask(entry, &placed);
-    place_cpus = CPU_COUNT(&placed);
-    if (entry->flags & PLACE_OWN_AFFINITY) {
-      own_affinity = 1;
-      return;
-    }
-    if (known && !CPU_EQUAL(&now, &placed) && !(entry->flags & PLACE_RUNTIME_BOUND)) {
-      own_affinity = 1;
-      add_flags(PLACE_OWN_AFFINITY);
-      warn_own_affinity(1);
-      return;
-    }
-    if (holder && helper) {
-      /* A wrapper or shell gives the slice back: the program it runs may claim it. */
-      release_slot(current_slice);
-      holder = 0;
-      __atomic_and_fetch(&entry->flags, ~PLACE_HOLDER, __ATOMIC_ACQ_REL);
-      struct place_process* parent = ancestor_entry();
-      current_slice = parent != NULL ? parent->slice : -1;
-    }
-    if (helper) add_flags(PLACE_HELPER);
-    placement_mask(&placed);
-    set_affinity(&placed);
-    record_placement(&placed);
-    if (holder) place_openmp(&placed);
+/* A forked copy of the tree, placed at fork (`entry`), that exec'd: keeps its placement, unless it brought a
+ * mask of its own (`now`, read when `known`); a wrapper or shell (`helper`) gives its slice back. */
+static void keep_forked_placement(struct place_process* entry, int helper, int known, const cpu_set_t* now) {
+  self_entry = entry;
+  current_slice = entry->slice;
+  holder = (entry->flags & PLACE_HOLDER) != 0;
+  cpu_set_t placed;
+  entry_mask(entry, &placed);
+  place_cpus = CPU_COUNT(&placed);
+  if (entry->flags & PLACE_OWN_AFFINITY) {
+    own_affinity = 1;
     return;
   }
+  if (known && !CPU_EQUAL(now, &placed) && !(entry->flags & PLACE_RUNTIME_BOUND)) {
+    own_affinity = 1;
+    add_flags(PLACE_OWN_AFFINITY);
+    warn_own_affinity(1);
+    return;
+  }
+  if (holder && helper) {
+    /* A wrapper or shell gives the slice back: the program it runs may claim it. */
+    release_slot(current_slice);
+    holder = 0;
+    __atomic_and_fetch(&entry->flags, ~PLACE_HOLDER, __ATOMIC_ACQ_REL);
+    struct place_process* parent = ancestor_entry();
+    current_slice = parent != NULL ? parent->slice : -1;
+  }
+  if (helper) add_flags(PLACE_HELPER);
+  placement_mask(&placed);
+  set_affinity(&placed);
+  record_placement(&placed);
+  if (holder) place_openmp(&placed);
+}
+
+/* A process new to the tree (`self`, started at `start`): claims an entry and is placed under its nearest
+ * placed ancestor, unless it or that ancestor brought a mask of its own (`now`, read when `known`). */
+static void place_new_process(pid_t self, uint64_t start, int helper, int known, const cpu_set_t* now) {
   struct place_process* parent = ancestor_entry();
   self_entry = claim_entry(self, start);
   if (helper) add_flags(PLACE_HELPER);
@@ -494,7 +490,7 @@ static void place_after_exec(void) {
     cpu_set_t placed;
     entry_mask(parent, &placed);
     CPU_AND(&placed, &placed, &worker_cpus);
-    if (!CPU_EQUAL(&now, &placed) && !(parent->flags & PLACE_RUNTIME_BOUND)) {
+    if (!CPU_EQUAL(now, &placed) && !(parent->flags & PLACE_RUNTIME_BOUND)) {
       own_affinity = 1;
       add_flags(PLACE_OWN_AFFINITY);
       warn_own_affinity(1);
@@ -506,6 +502,23 @@ static void place_after_exec(void) {
     cpu_set_t set;
     placement_mask(&set);
     place_openmp(&set);
+  }
+}
+
+/* Places this fresh image: the worker itself, a forked copy of the tree that exec'd, or a process
+ * started without our fork (vfork, posix_spawn). A mask it brought that neither this library nor a
+ * runtime set is the program's own pin (taskset, numactl): kept. */
+static void place_after_exec(void) {
+  const pid_t self = getpid();
+  const uint64_t start = start_time(0);
+  const int helper = is_helper();
+  if (!brought_known && sched_getaffinity(0, sizeof brought_mask, &brought_mask) == 0) brought_known = 1;
+  const cpu_set_t now = brought_mask;
+  struct place_process* entry = find_entry(self, start);
+  if (entry != NULL) {
+    keep_forked_placement(entry, helper, brought_known, &now);
+  } else {
+    place_new_process(self, start, helper, brought_known, &now);
   }
 }
 
@@ -596,8 +609,8 @@ static int sharers(void) {
   static __thread int counted = 1;
   static __thread struct {
     int pid;
-    uint64_t cpu;  /* its CPU time then, in clock ticks */
-    int64_t at;    /* when, in ms */
+    uint64_t cpu; /* its CPU time then, in clock ticks */
+    int64_t at;   /* when, in ms */
   } seen[32];
   if (self_entry == NULL || table == NULL) return 1;
   const int64_t now = mark_active();
@@ -725,8 +738,8 @@ static void* real_symbol(const char* name) {
   return search.found;
 }
 
-#define REAL(type, name)                                  \
-  static __typeof__(type) real_##name;                    \
+#define REAL(type, name)               \
+  static __typeof__(type) real_##name; \
   if (real_##name == NULL) real_##name = (type)real_symbol(#name)
 
 /* The team a GNU OpenMP parallel region asking for `num_threads` (0: the ICV) starts with; `*outer` is
@@ -745,12 +758,12 @@ static unsigned region_team(unsigned num_threads, int* outer) {
 }
 
 /* Runs `call` as a region of `threads` asked for: the team capped, the process marked busy throughout. */
-#define REGION(threads, call)                          \
-  do {                                                 \
-    int outer;                                         \
+#define REGION(threads, call)                           \
+  do {                                                  \
+    int outer;                                          \
     const unsigned team = region_team(threads, &outer); \
-    call;                                              \
-    if (outer) mark_region(0);                         \
+    call;                                               \
+    if (outer) mark_region(0);                          \
   } while (0)
 
 typedef void (*region_fn)(void*);
@@ -831,11 +844,11 @@ VISIBLE void GOMP_parallel_sections(region_fn fn, void* data, unsigned threads, 
 }
 
 /* The combined parallel loops with a chunk size. */
-#define PARALLEL_LOOP(name)                                                                                     \
-  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step, long chunk,   \
-                    unsigned flags) {                                                                           \
-    REAL(void (*)(region_fn, void*, unsigned, long, long, long, long, unsigned), name);                         \
-    REGION(threads, real_##name(fn, data, team, start, end, step, chunk, flags));                               \
+#define PARALLEL_LOOP(name)                                                                                  \
+  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step, long chunk, \
+                    unsigned flags) {                                                                        \
+    REAL(void (*)(region_fn, void*, unsigned, long, long, long, long, unsigned), name);                      \
+    REGION(threads, real_##name(fn, data, team, start, end, step, chunk, flags));                            \
   }
 PARALLEL_LOOP(GOMP_parallel_loop_static)
 PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
@@ -844,11 +857,10 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
 PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 
 /* The combined parallel loops whose schedule is chosen at run time. */
-#define PARALLEL_RUNTIME_LOOP(name)                                                                       \
-  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step,         \
-                    unsigned flags) {                                                                     \
-    REAL(void (*)(region_fn, void*, unsigned, long, long, long, unsigned), name);                         \
-    REGION(threads, real_##name(fn, data, team, start, end, step, flags));                                \
+#define PARALLEL_RUNTIME_LOOP(name)                                                                                \
+  VISIBLE void name(region_fn fn, void* data, unsigned threads, long start, long end, long step, unsigned flags) { \
+    REAL(void (*)(region_fn, void*, unsigned, long, long, long, unsigned), name);                                  \
+    REGION(threads, real_##name(fn, data, team, start, end, step, flags));                                         \
   }
 PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_runtime)
 PARALLEL_RUNTIME_LOOP(GOMP_parallel_loop_nonmonotonic_runtime)

@@ -37,6 +37,9 @@ class SignalRelay {
   int fd() const;
   // The signals received since the last call, oldest first (SIGCHLD included).
   std::vector<int> take();
+  // Waits up to `seconds` for a signal other than SIGCHLD (SIGCHLDs taken
+  // meanwhile are dropped); returns it, or 0 when none came.
+  int wait_for_signal(double seconds);
   // Resets the caught signals and SIGPIPE to their default dispositions (or
   // SIG_IGN for those ignored at installation); the signal mask is left as
   // it is. Async-signal-safe: for a child between fork and exec.

@@ -1,9 +1,12 @@
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 
 #include "procmgr/signals.hpp"
 #include "util/fd.hpp"
@@ -99,6 +102,19 @@ std::vector<int> SignalRelay::take() {
     signals.insert(signals.end(), buffer, buffer + n);
   }
   return signals;
+}
+
+int SignalRelay::wait_for_signal(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  for (double left = seconds; left > 0; left = std::chrono::duration<double>(end - Clock::now()).count()) {
+    pollfd ready{fd(), POLLIN, 0};
+    if (::poll(&ready, 1, static_cast<int>(std::ceil(left * 1000))) <= 0) continue;  // timeout or EINTR
+    for (int signal : take()) {
+      if (signal != SIGCHLD) return signal;
+    }
+  }
+  return 0;
 }
 
 void SignalRelay::reset_in_child() {

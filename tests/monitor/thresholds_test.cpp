@@ -1,11 +1,13 @@
-// The doctor's thresholds in one table (monitor/detector.hpp): every
+// The doctor's thresholds in one table (monitor/thresholds.hpp): every
 // member of Thresholds has one row, its default is the row's value, and
 // each row names its option once with a help text and a reason.
+#include "monitor/thresholds.hpp"
+
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
-
-#include "monitor/detector.hpp"
 
 using namespace mptrain::monitor;
 
@@ -37,5 +39,35 @@ TEST_CASE("a threshold changed through its row changes that member alone") {
     int differing = 0;
     for (const ThresholdRow& other : threshold_table()) differing += changed.*other.member != defaults.*other.member;
     CHECK(differing == 1);
+  }
+}
+
+TEST_CASE("each threshold a row may not exceed is a row, and each pair is checked", "[monitor]") {
+  int pairs = 0;
+  for (const ThresholdRow& row : threshold_table()) {
+    if (row.at_most.empty()) continue;
+    INFO(row.option);
+    const ThresholdRow* limit = threshold_row(row.at_most);
+    REQUIRE(limit != nullptr);
+    CHECK(row.value <= limit->value);
+    Thresholds above;
+    above.*row.member = above.*limit->member + 1;
+    const auto refused = check_thresholds(above);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message == fmt::format("--{} {:g} is above --{} {:g}; give a warning threshold at most the "
+                                                 "maximum",
+                                                 row.option, above.*row.member, limit->option, above.*limit->member));
+    ++pairs;
+  }
+  CHECK(pairs == 3);
+  CHECK(check_thresholds(Thresholds()).ok());
+  CHECK(threshold_row("no-such-threshold") == nullptr);
+}
+
+TEST_CASE("the --help-thresholds text lists every row with its default and help", "[monitor]") {
+  const std::string help = thresholds_help();
+  CHECK_THAT(help, Catch::StartsWith("The doctor's thresholds (mptrain doctor --OPTION VALUE;"));
+  for (const ThresholdRow& row : threshold_table()) {
+    CHECK_THAT(help, Catch::Contains(fmt::format("  --{:<28} {:<8g} {}\n", row.option, row.value, row.help)));
   }
 }

@@ -47,7 +47,9 @@ TEST_CASE("a group's exit code is its first failing worker's shell code") {
 TEST_CASE("processes SIGKILL did not end are named with their state and the ps command that shows why") {
   const auto root = mptrain::test::make_temp_dir();
   std::filesystem::create_directories(root / "proc/4242");
-  std::ofstream(root / "proc/4242/stat") << "4242 (dd (copy)) D 1 4242 4242 0 -1 4194560 0 0 0 0\n";
+  std::ofstream(root / "proc/4242/stat")
+      << "4242 (dd (copy)) D 1 4242 4242 0 -1 4194560 0 0 0 0 7 3 0 0 20 0 1 0 900 0 0 "
+         "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
   const auto text = mptrain::procmgr::unkilled_warning({4242, 4243}, mptrain::FsRoot(root));
   CHECK(text ==
         "processes left by the workers did not end after SIGKILL: 4242 (state D), 4243 (gone or unreadable); a "
