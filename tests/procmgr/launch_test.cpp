@@ -111,7 +111,7 @@ TEST_CASE("a passive wait and a memory policy asked for reach every worker", "[p
   CHECK(specs[1].memory.refusal == MemoryRefusal::fail);
 }
 
-TEST_CASE("--membind and --interleave take node lists of this machine, or all", "[procmgr]") {
+TEST_CASE("the memory policy asked for takes node lists of this machine, or all", "[procmgr]") {
   CHECK(to_string(requested_memory(MemoryMode::bind, "1", cpus("0-1")).value()) == "membind 1");
   CHECK(to_string(requested_memory(MemoryMode::bind, "all", cpus("0-3")).value()) == "membind 0-3");
   const auto outside = requested_memory(MemoryMode::bind, "2-3", cpus("0-1"));
