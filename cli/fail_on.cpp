@@ -1,8 +1,7 @@
 #include "cli/fail_on.hpp"
 
-#include <fmt/format.h>
-
 #include "cli/options.hpp"
+#include "monitor/advice.hpp"
 
 namespace mptrain::cli {
 
@@ -46,9 +45,7 @@ bool fails(const monitor::Diagnosis& diagnosis, const FailOnOptions& gate) {
 }
 
 std::string failed_gate_message(const monitor::Diagnosis& diagnosis, const FailOnOptions& gate) {
-  const std::string ignored = gate.ignored.empty() ? "" : " with its --ignore'd findings left out";
-  return fmt::format("the monitor's verdict{} reaches --fail-on {} (it is {}); see its findings above", ignored,
-                     name_of(monitor::fail_on_names, gate.fail_on, "never"), monitor::to_string(diagnosis.verdict));
+  return monitor::gate_message(diagnosis, gate.fail_on, !gate.ignored.empty());
 }
 
 }  // namespace mptrain::cli

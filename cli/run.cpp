@@ -1,17 +1,9 @@
 #include "cli/run.hpp"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include <algorithm>
-#include <utility>
-#include <vector>
-
 #include "cli/commands.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
-#include "util/text.hpp"
 
 namespace mptrain::cli {
 
@@ -32,80 +24,17 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 
 }  // namespace
 
+procmgr::LaunchLayout launch_layout(const affinity::Plan& plan) {
+  procmgr::LaunchLayout layout;
+  for (const auto& placement : plan.workers)
+    layout.workers.push_back({placement.rank, placement.cpus, placement.numa_node});
+  layout.pinned = plan.bind != affinity::Bind::none;
+  layout.online_nodes = read_online_nodes(FsRoot::from_env()).value_or(CpuSet());
+  return layout;
+}
+
 std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
-  // No NUMA support (no node list): nothing to bind.
-  const auto online_nodes = read_online_nodes(FsRoot::from_env());
-  std::vector<procmgr::WorkerSpec> specs;
-  for (const auto& placement : plan.workers) {
-    procmgr::WorkerSpec spec;
-    spec.rank = placement.rank;
-    if (plan.bind != affinity::Bind::none) {
-      spec.cpus = placement.cpus;
-      if (online_nodes.ok()) spec.memory = procmgr::node_memory_policy(placement.numa_node, *online_nodes);
-    }
-    specs.push_back(std::move(spec));
-  }
-  return specs;
-}
-
-std::string describe_worker(const procmgr::WorkerResult& worker) {
-  return fmt::format("rank {} (pid {}) {}", worker.rank, worker.pid, worker.status.describe());
-}
-
-// How `worker` ended, beside the failed worker's `failed` status: "was
-// stopped" (running when the group was stopped, and ended by a signal),
-// "had finished", "had exited with code 3 too"; without "had" when it was
-// still running then but ended by itself (it may have been about to).
-std::string outcome_of(const procmgr::WorkerResult& worker, const procmgr::ExitStatus& failed) {
-  const bool signaled = worker.status.kind == procmgr::ExitStatus::Kind::signaled;
-  if (worker.stopped && signaled) return "stopped";
-  const std::string had = worker.stopped ? "" : "had ";
-  if (worker.status.success()) return had + "finished";
-  const bool same = worker.status.kind == failed.kind && worker.status.code == failed.code;
-  return had + (signaled && !worker.stopped ? "been " : "") + worker.status.describe() + (same ? " too" : "");
-}
-
-// What became of the workers besides the failed one: "; rank 0 was stopped",
-// "; ranks 2, 3 had exited with code 3 too", "; rank 1 had finished"; "" with one worker.
-std::string others_outcome(const procmgr::GroupResult& result) {
-  const auto& failed = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
-  std::vector<std::pair<std::string, std::vector<int>>> outcomes;  // in order of first appearance
-  for (const auto& worker : result.workers) {
-    if (worker.rank == failed.rank) continue;
-    const std::string how = outcome_of(worker, failed.status);
-    auto found = std::find_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.first == how; });
-    if (found == outcomes.end()) {
-      outcomes.push_back({how, {worker.rank}});
-    } else {
-      found->second.push_back(worker.rank);
-    }
-  }
-  std::string text;
-  for (const auto& [how, ranks] : outcomes) {
-    const bool one = ranks.size() == 1;
-    const std::string who = fmt::format("{} {}", one ? "rank" : "ranks", fmt::join(ranks, ", "));
-    if (how == "stopped") {
-      text += fmt::format("; {} {} stopped", who, one ? "was" : "were");
-    } else {
-      text += fmt::format("; {} {}", who, how);
-    }
-  }
-  return text;
-}
-
-std::string failure_message(const procmgr::GroupResult& result, std::string_view role) {
-  const auto& worker = result.workers.at(static_cast<std::size_t>(*result.failed_rank));
-  std::string message = fmt::format("{}{}", role, describe_worker(worker));
-  if (result.forwarded_signal != 0) {
-    message += fmt::format(" after mptrain forwarded {}", procmgr::signal_name(result.forwarded_signal));
-  } else {
-    message += others_outcome(result);
-  }
-  if (!worker.stderr_tail.empty()) {
-    message += fmt::format("\nlast lines of rank {}'s stderr:", worker.rank);
-    for (const auto line : split(worker.stderr_tail, '\n')) message += fmt::format("\n  {}", printable(line));
-  }
-  return message;
+  return procmgr::pinned_specs(launch_layout(plan));
 }
 
 void add_run_command(CLI::App& app, Runner& runner) {

@@ -14,6 +14,8 @@
 #include "cluster/identity.hpp"
 #include "cluster/mpi.hpp"
 #include "procmgr/group.hpp"
+#include "procmgr/launch.hpp"
+#include "procmgr/outcome.hpp"
 
 namespace mptrain::cli {
 
@@ -51,17 +53,14 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command);
 // Registers the launcher options on `command`; returns their storage.
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command);
 
-// One worker per placement of `plan`, pinned to its CPUs and, on a machine of
-// several NUMA nodes (read under MPTRAIN_FSROOT), its memory bound to its
-// node, unless the binding is none; the caller adds what runs (program,
-// environment).
+// The workers of `plan` as procmgr launches them, with this machine's NUMA
+// nodes (read under MPTRAIN_FSROOT; none without NUMA support).
+procmgr::LaunchLayout launch_layout(const affinity::Plan& plan);
+// procmgr::pinned_specs of `plan`: one worker per placement, pinned and its
+// memory bound to its node unless the binding is none; the caller adds what runs.
 std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan);
-// "rank 1 (pid 1234) exited with code 7".
-std::string describe_worker(const procmgr::WorkerResult& worker);
-// What main prints for the failed worker of `result`, named with the prefix
-// `role` ("training worker "): its rank, pid and how it ended, why the others
-// stopped, and the last lines of its stderr.
-std::string failure_message(const procmgr::GroupResult& result, std::string_view role = {});
+using procmgr::describe_worker;
+using procmgr::failure_message;
 
 // Prints, instead of starting them, each of `specs`' exact command line for
 // `command` (binding, variables removed — `unset` — and set, program), CPUs

@@ -7,63 +7,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/run.hpp"
-#include "procmgr/environment.hpp"
+#include "procmgr/launch.hpp"
 #include "procmgr/spawn.hpp"
 #include "util/failure.hpp"
-#include "util/text.hpp"
 
 namespace mptrain::cli {
 
 namespace {
-
-// Every variable mptrain sets for `spec` in its first attempt, "NAME=value".
-std::vector<std::string> variables_of(const procmgr::WorkerSpec& spec) {
-  auto entries = spec.env;
-  for (auto& entry : procmgr::attempt_environment(0)) entries.push_back(std::move(entry));
-  return entries;
-}
-
-// The binding part of the command line: taskset, numactl or nothing.
-std::vector<std::string> binding_words(const procmgr::WorkerSpec& spec) {
-  const bool pinned = !spec.cpus.empty();
-  if (spec.memory.nodes.empty()) {
-    if (!pinned) return {};
-    return {"taskset", "-c", spec.cpus.to_string()};
-  }
-  std::vector<std::string> words = {"numactl"};
-  if (pinned) words.push_back("--physcpubind=" + spec.cpus.to_string());
-  words.push_back(fmt::format("--{}={}", to_string(spec.memory.mode), spec.memory.nodes.to_string()));
-  return words;
-}
-
-// The shell command line that starts `spec`'s worker as mptrain would,
-// without the variables `unset`.
-std::string command_line(const procmgr::WorkerSpec& spec, const std::vector<std::string>& command,
-                         const std::vector<std::string>& unset) {
-  std::vector<std::string> words = binding_words(spec);
-  words.emplace_back("env");
-  for (const auto& name : unset) {
-    words.emplace_back("-u");
-    words.push_back(name);
-  }
-  for (const auto& entry : variables_of(spec)) words.push_back(entry);
-  for (const auto& word : command) words.push_back(word);
-  std::vector<std::string> quoted;
-  for (const auto& word : words) quoted.push_back(shell_quote(word));
-  return fmt::format("{}", fmt::join(quoted, " "));
-}
-
-// The slices of `spec`'s working children (--children), from the variable that carries them; none without.
-std::vector<std::string> child_slices_of(const procmgr::WorkerSpec& spec) {
-  constexpr std::string_view name = "MPTRAIN_PLACE_SLICES=";
-  for (const auto& entry : spec.env) {
-    if (!entry.starts_with(name)) continue;
-    std::vector<std::string> slices;
-    for (const auto slice : split(std::string_view(entry).substr(name.size()), ';')) slices.emplace_back(slice);
-    return slices;
-  }
-  return {};
-}
 
 nlohmann::json or_null(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
@@ -72,7 +22,7 @@ nlohmann::json or_null(const std::string& text) {
 nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std::string>& command,
                          const std::vector<std::string>& unset, const std::string& executable) {
   nlohmann::json env = nlohmann::json::object();
-  for (const auto& entry : variables_of(spec)) {
+  for (const auto& entry : procmgr::first_attempt_variables(spec)) {
     const auto equals = entry.find('=');
     env[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
@@ -81,11 +31,11 @@ nlohmann::json rank_json(const procmgr::WorkerSpec& spec, const std::vector<std:
           {"mems", or_null(spec.memory.nodes.to_string())},
           {"memory_policy", spec.memory.nodes.empty() ? "default" : to_string(spec.memory.mode)},
           {"env", std::move(env)},
-          {"children_slices", child_slices_of(spec)},
+          {"children_slices", procmgr::child_slices_of(spec)},
           {"unset", unset},
           {"argv", command},
           {"executable", executable},
-          {"command_line", command_line(spec, command, unset)}};
+          {"command_line", procmgr::command_line(spec, command, unset)}};
 }
 
 }  // namespace
@@ -111,11 +61,11 @@ int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerS
   for (const auto& spec : specs) {
     text += fmt::format("# rank {}: CPUs {}, memory {}\n", spec.rank,
                         spec.cpus.empty() ? "not pinned" : spec.cpus.to_string(), procmgr::to_string(spec.memory));
-    if (const auto slices = child_slices_of(spec); !slices.empty()) {
+    if (const auto slices = procmgr::child_slices_of(spec); !slices.empty()) {
       text += fmt::format("# rank {}: {} working children, one slice of CPUs each: {}\n", spec.rank, slices.size(),
                           fmt::join(slices, " | "));
     }
-    text += command_line(spec, command, unset) + "\n";
+    text += procmgr::command_line(spec, command, unset) + "\n";
   }
   print_report(text);
   return exit_code::success;

@@ -1,16 +1,13 @@
 // `mptrain run [placement] -- CMD ARGS…`: launch M pinned copies of a program
 // with torchrun-compatible variables, tag their output, stop the group when
-// one fails, and report per worker.
+// one fails, and report per worker. What each worker gets is procmgr's
+// (procmgr/launch.hpp), the advice on its diagnosis monitor's (monitor/advice.hpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -21,21 +18,17 @@
 #include "cli/run_monitor.hpp"
 #include "cli/torchrun.hpp"
 #include "cluster/torchrun.hpp"
+#include "monitor/advice.hpp"
 #include "procmgr/allocator.hpp"
-#include "procmgr/environment.hpp"
-#include "procmgr/group.hpp"
 #include "procmgr/port.hpp"
-#include "procmgr/spawn.hpp"
-#include "procmgr/tree_placement.hpp"
 #include "util/failure.hpp"
-#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
 
-// The launcher's own options, their defaults procmgr's.
+// The launcher's own options, their defaults procmgr's and monitor's.
 struct LaunchOptions {
   std::string master_addr = procmgr::WorldInfo{}.master_addr;
   int master_port = 0;  // 0: a free port
@@ -48,12 +41,12 @@ struct LaunchOptions {
   double grace_seconds = std::chrono::duration<double>(procmgr::GroupOptions{}.grace).count();
   int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;
-  std::string omp_bind = "close";
-  int children = 0;                   // --children K; 0: the program's own processes are not slices
-  std::string descendants = "place";  // --descendants place|leave
+  procmgr::OmpBind omp_bind = procmgr::WorkerSettings{}.omp_bind;
+  int children = 0;  // --children K; 0: the program's own processes are not slices
+  procmgr::Descendants descendants = procmgr::Descendants::place;
   bool keep_program_threads = false;  // --keep-program-threads: pools the program sizes are not capped
-  std::string spread_threads = "on";  // --spread-threads on|off
-  std::string allocator{procmgr::to_string(procmgr::Allocator::system)};
+  SpreadThreads spread_threads = SpreadThreads::on;
+  procmgr::Allocator allocator = procmgr::Allocator::system;
   std::string membind;
   std::string interleave;
   bool dry_run = false;
@@ -64,15 +57,22 @@ namespace {
 // The longest --grace accepted: a week (much longer would overflow the clock's nanoseconds).
 constexpr double max_grace_seconds = 7 * 86400;
 
-// The options that place each worker's threads and memory, and the dry run.
-void add_placement_launch_options(CLI::App& command, LaunchOptions& options, const char* group) {
-  command
-      .add_option("--omp-bind", options.omp_bind,
+// Option `name`, a word of `table` stored in `target` as its enum; --help shows the words and the default.
+template <class E, std::size_t N>
+CLI::Option* add_word_option(CLI::App& command, const std::string& name, E& target,
+                             const std::array<Named<E>, N>& table, const std::string& help) {
+  const auto store = [&target, &table](const std::string& word) { target = value_named(table, word).value_or(target); };
+  return command.add_option_function<std::string>(name, store, help)
+      ->check(one_of(table))
+      ->default_str(std::string(name_of(table, target)));
+}
+
+// The options that place each worker's threads and the processes its program starts.
+void add_thread_launch_options(CLI::App& command, LaunchOptions& options, const char* group) {
+  add_word_option(command, "--omp-bind", options.omp_bind, procmgr::omp_bind_names,
                   "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
                   "KMP_AFFINITY), or leave them floating: " +
                       names_list(procmgr::omp_bind_names))
-      ->check(one_of(procmgr::omp_bind_names))
-      ->default_str("close")
       ->group(group);
   command
       .add_option("--children", options.children,
@@ -83,12 +83,10 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
       ->default_str("none")
       ->type_name("K")
       ->group(group);
-  command
-      .add_option("--descendants", options.descendants,
+  add_word_option(command, "--descendants", options.descendants, procmgr::descendants_names,
                   "Place the processes a worker's program starts (libmptrain_place.so, preloaded: none stays on one "
-                  "CPU it inherited), or leave them with what they inherit: place or leave")
-      ->check(one_of({"place", "leave"}))
-      ->default_str("place")
+                  "CPU it inherited), or leave them with what they inherit: " +
+                      names_list(procmgr::descendants_names))
       ->group(group);
   command
       .add_flag("--keep-program-threads", options.keep_program_threads,
@@ -96,35 +94,28 @@ void add_placement_launch_options(CLI::App& command, LaunchOptions& options, con
                 "openblas_set_num_threads, a num_threads clause) hold more threads than its process's CPUs; by "
                 "default such a request gets the CPU count. Its OpenMP runtimes then wait passively")
       ->group(group);
-  command
-      .add_option("--spread-threads", options.spread_threads,
+  add_word_option(command, "--spread-threads", options.spread_threads, monitor::spread_threads_names,
                   "Give each busy thread that no runtime placed (OpenBLAS pthreads, oneTBB, std::thread) a PU of its "
-                  "own in its process's CPUs, as the run's monitor finds them; threads that sleep keep all of them: "
-                  "on or off")
-      ->check(one_of({"on", "off"}))
-      ->default_str("on")
+                  "own in its process's CPUs, as the run's monitor finds them; threads that sleep keep all of them: " +
+                      names_list(monitor::spread_threads_names))
       ->group(group);
-  command
-      .add_option("--allocator", options.allocator,
+}
+
+// The options that place each worker's memory, and the dry run.
+void add_memory_launch_options(CLI::App& command, LaunchOptions& options, const char* group) {
+  add_word_option(command, "--allocator", options.allocator, procmgr::allocator_names,
                   "Preload this memory allocator into the workers (LD_PRELOAD): jemalloc (Debian's libjemalloc2), "
                   "tcmalloc (libtcmalloc-minimal4) or default")
-      ->check(one_of(procmgr::allocator_names))
-      ->default_str("default")
       ->group(group);
-  auto* membind = command
-                      .add_option("--membind", options.membind,
-                                  "Allocate every worker's memory only from these NUMA nodes (0-1, or all), as "
-                                  "numactl --membind")
-                      ->check(non_empty())
-                      ->type_name("NODES")
-                      ->group(group);
-  auto* interleave = command
-                         .add_option("--interleave", options.interleave,
-                                     "Interleave every worker's memory over these NUMA nodes (0-1, or all), as "
-                                     "numactl --interleave")
-                         ->check(non_empty())
-                         ->type_name("NODES")
-                         ->group(group);
+  const auto nodes = [&](const char* name, std::string& target, const char* help) {
+    return command.add_option(name, target, help)->check(non_empty())->type_name("NODES")->group(group);
+  };
+  auto* membind =
+      nodes("--membind", options.membind,
+            "Allocate every worker's memory only from these NUMA nodes (0-1, or all), as numactl --membind");
+  auto* interleave = nodes("--interleave", options.interleave,
+                           "Interleave every worker's memory over these NUMA nodes (0-1, or all), as numactl "
+                           "--interleave");
   membind->excludes(interleave);
   interleave->excludes(membind);
   command
@@ -183,7 +174,6 @@ void add_output_options(CLI::App& command, LaunchOptions& options, const CLI::Op
                 "Start each console line with the local time mptrain read it, as 2026-11-22T03:10:11.123")
       ->group(group);
 }
-
 }  // namespace
 
 std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
@@ -220,7 +210,8 @@ std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
                 fmt::format("Keep the thread-count variables already set in the environment ({})",
                             fmt::join(thread_count_variables, ", ")))
       ->group(group);
-  add_placement_launch_options(command, *options, group);
+  add_thread_launch_options(command, *options, group);
+  add_memory_launch_options(command, *options, group);
   return options;
 }
 
@@ -253,208 +244,76 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIde
   return world;
 }
 
-// Warns about thread-count variables the workers will not inherit.
-void warn_overridden_variables(const std::vector<std::string>& environment, int threads) {
-  for (const auto& name : procmgr::thread_variables_set(environment)) {
-    std::string value;
-    procmgr::find_variable(environment, name, &value);
-    print_warning(
-        fmt::format("{}={} is set; the workers get {}={} (use --keep-env to keep yours)", name, value, name, threads));
-  }
-}
-
-// Warns when the user's own OpenMP placement replaces the one mptrain would set.
-void warn_user_placement(const std::vector<std::string>& environment) {
-  for (const auto& name : procmgr::placement_variables_set(environment)) {
-    std::string value;
-    procmgr::find_variable(environment, name, &value);
-    print_warning(fmt::format(
-        "{}={} is set, so mptrain leaves the placement of each worker's OpenMP threads to it (pass --omp-bind "
-        "none to silence this, or unset it to get one thread per PU of each worker's CPUs)",
-        name, value));
-  }
-}
-
-// Warns when the user's own wait policy keeps spinning threads that mptrain would have wait passively.
-void warn_user_wait_policy(const std::vector<std::string>& environment) {
-  for (const auto& name : procmgr::wait_variables_set(environment)) {
-    std::string value;
-    procmgr::find_variable(environment, name, &value);
-    print_warning(fmt::format(
-        "{}={} is set, so mptrain leaves the OpenMP runtimes' waiting to it; pools may hold more threads than "
-        "their CPUs in this run, where threads that spin at a barrier hold up the ones they wait for",
-        name, value));
-  }
-}
-
 // The memory policy --membind or --interleave asks for; nullopt when neither was given.
 std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launch) {
   if (launch.membind.empty() && launch.interleave.empty()) return std::nullopt;
-  const bool bind = !launch.membind.empty();
-  const std::string option = bind ? "--membind" : "--interleave";
-  const std::string& text = bind ? launch.membind : launch.interleave;
+  const auto mode = launch.membind.empty() ? MemoryMode::interleave : MemoryMode::bind;
   auto online = read_online_nodes(FsRoot::from_env());
-  if (!online.ok()) {
-    runtime_failure(
-        "{}: cannot read this machine's NUMA nodes ({}); leave out --membind and --interleave on a machine "
-        "without NUMA support",
-        option, online.error().message);
-  }
-  procmgr::MemoryPolicy policy{bind ? MemoryMode::bind : MemoryMode::interleave, *online, procmgr::MemoryRefusal::fail};
-  if (text == "all") return policy;
-  auto nodes = CpuSet::parse(text);
-  if (!nodes.ok() || nodes->empty()) usage_failure("{} {}: not a list of NUMA nodes such as 0-1, or all", option, text);
-  if (nodes->intersect(*online) != *nodes) {
-    usage_failure("{} {}: this machine's NUMA nodes are {}", option, text, online->to_string());
-  }
-  policy.nodes = *nodes;
-  return policy;
+  if (!online.ok()) runtime_failure("{}", procmgr::numa_unreadable(mode, online.error()));
+  const auto& text = mode == MemoryMode::bind ? launch.membind : launch.interleave;
+  return value_or_fail(procmgr::requested_memory(mode, text, *online), exit_code::usage_error);
 }
 
-// What each worker gets besides its rank and CPUs: thread placement, allocator, memory policy.
-struct WorkerSettings {
-  procmgr::UserThreadEnv thread_counts = procmgr::UserThreadEnv::override;
-  procmgr::OmpBind omp_bind = procmgr::OmpBind::close;
-  std::string preload;  // the allocator library; "": none
-  std::optional<procmgr::MemoryPolicy> memory;
-  int children = 0;                 // K working children per worker (--children); 0: none
-  std::string place_library;        // libmptrain_place.so; "": the workers' descendants are left alone
-  std::vector<std::string> tables;  // per local rank, the path of its tree table (with the library)
-  std::vector<int> table_fds;       // per local rank, its descriptor, which the worker inherits
-  procmgr::ProgramThreads program_threads = procmgr::ProgramThreads::cap;
-  bool passive_wait = false;  // pools may hold more threads than CPUs: OpenMP waits passively
-};
-
-WorkerSettings worker_settings(const LaunchOptions& launch) {
-  WorkerSettings settings;
-  settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
-  settings.omp_bind = value_named(procmgr::omp_bind_names, launch.omp_bind).value_or(procmgr::OmpBind::close);
-  const auto allocator = value_or_fail(procmgr::parse_allocator(launch.allocator), exit_code::usage_error);
-  settings.preload = value_or_fail(procmgr::find_allocator(allocator, FsRoot()));
-  settings.memory = requested_memory(launch);
-  settings.children = launch.children;
-  settings.program_threads = launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
-  return settings;
-}
-
-// The placement library for the workers' descendants: needed with
-// --children; without, placement is on unless --descendants leave or
-// nothing is pinned, and a missing library is a warning.
-std::string place_library(const LaunchOptions& launch, const affinity::Plan& plan) {
-  if (launch.children == 0 && (launch.descendants == "leave" || plan.bind == affinity::Bind::none)) return {};
-  if (launch.children > 0 && launch.descendants == "leave") {
-    usage_failure(
-        "--children places the working children the workers start, --descendants leave leaves them "
-        "alone; drop one of them");
-  }
+// The placement library for the workers' descendants ("": none); a missing one is a warning unless --children needs it.
+std::string place_library(const LaunchOptions& launch, bool pinned) {
+  const auto need =
+      value_or_fail(procmgr::place_need(launch.children, launch.descendants, pinned), exit_code::usage_error);
+  if (need == procmgr::PlaceNeed::none) return {};
   auto library = procmgr::find_place_library();
   if (library.ok()) return library.value();
-  if (launch.children > 0) throw Failure(exit_code::runtime_failure, library.error().message);
+  if (need == procmgr::PlaceNeed::required) throw Failure(exit_code::runtime_failure, library.error().message);
   print_warning(library.error().message + "; the processes the workers start keep the CPUs they inherit");
   return {};
 }
 
-// Says when the program is out of the placement library's reach (statically linked, set-user-ID or
-// set-group-ID): mptrain pins its workers and sets their thread counts, but leaves the processes it
-// starts and the pools it sizes itself alone.
-void warn_unreachable_program(const std::vector<std::string>& command, int children) {
-  const auto path = procmgr::resolve_in_path(command.front());
-  if (!path.ok()) return;  // the launch itself says why it cannot run
-  const auto reach = procmgr::preload_reach_of_file(*path);
-  if (reach == procmgr::PreloadReach::reaches) return;
-  const std::string why =
-      reach == procmgr::PreloadReach::static_binary ? "is statically linked" : "is set-user-ID or set-group-ID";
-  const std::string slices =
-      children > 0
-          ? fmt::format("; --children {} gives its children no slices: they float over the worker's CPUs", children)
-          : "";
-  print_warning(fmt::format(
-      "{} {}, so mptrain's placement library cannot run inside it: each worker is pinned with its thread "
-      "counts, but the processes it starts keep the CPUs they inherit and the pools it sizes itself are not "
-      "capped{}",
-      printable(*path), why, slices));
-}
-
-// Why `children` working children per worker do not fit `plan`: each needs
-// a CPU of its own and a worker has T; a higher -t where N leaves room,
-// else fewer workers, give each more.
-std::string children_refusal(int children, const affinity::Plan& plan) {
-  const int cpus = plan.threads_per_process;
-  const int usable = plan.usable_cpus;
-  const int workers = usable / children;  // the most workers that have `children` CPUs each
-  std::string more;
-  if (static_cast<long long>(plan.num_processes) * children <= usable) {
-    more = fmt::format(", -t {} (the usable CPUs leave room for it)", children);
-  } else if (workers >= 1 && workers < plan.num_processes) {
-    more = fmt::format(", fewer workers (-n {}) so that each gets {} CPUs", workers, usable / workers);
-  }
-  return fmt::format(
-      "--children {}: each worker has {} ({}, {}) and each working child needs one of its own; use "
-      "--children {} or fewer{}, or --allow-oversubscribe",
-      children, counted(cpus, "CPU"), counted(usable, "usable CPU"), counted(plan.num_processes, "worker"), cpus, more);
-}
-
-// Refuses more working children than a worker has threads, unless oversubscribing on purpose.
-void check_children(const LaunchOptions& launch, const affinity::Plan& plan, bool allow_oversubscribe) {
-  if (launch.children <= plan.threads_per_process || allow_oversubscribe) return;
-  usage_failure("{}", children_refusal(launch.children, plan));
-}
-
-// One worker per placement, each with its torchrun-compatible environment,
-// its threads' placement, the allocator and the memory policy.
-std::vector<procmgr::WorkerSpec> launch_specs(const affinity::Plan& plan, const procmgr::WorldInfo& world,
-                                              const WorkerSettings& settings,
-                                              const std::vector<std::string>& environment) {
-  auto specs = worker_specs(plan);
-  // With --children the whole tree gets each child's thread count, and
-  // the threads are placed by the library in each child's slice, not by
-  // OMP_PLACES in the worker's main process (which does no work).
-  procmgr::WorldInfo tree_world = world;
-  tree_world.threads = procmgr::child_threads(world.threads, settings.children);
-  for (auto& spec : specs) {
-    const auto& cpus = plan.workers.at(static_cast<std::size_t>(spec.rank)).cpus;  // also with bind none
-    spec.env = procmgr::worker_environment(spec.rank, cpus, tree_world, settings.thread_counts, environment);
-    if (settings.children == 0) {
-      for (auto& entry : procmgr::openmp_placement(spec.cpus, settings.omp_bind, environment)) {
-        spec.env.push_back(std::move(entry));
-      }
+// What every worker gets from the options (refusing what does not fit `plan`), with the tree tables in `tables`.
+procmgr::WorkerSettings worker_settings(const RunOptions& options, const affinity::Plan& plan,
+                                        std::vector<procmgr::PlaceTable>& tables) {
+  const auto& launch = *options.launch;
+  procmgr::WorkerSettings settings;
+  settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
+  settings.omp_bind = launch.omp_bind;
+  settings.preload = value_or_fail(procmgr::find_allocator(launch.allocator, FsRoot()));
+  settings.memory = requested_memory(launch);
+  settings.children = launch.children;
+  settings.program_threads = launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
+  settings.launcher = static_cast<int>(::getpid());
+  const auto refusal =
+      monitor::children_refusal(launch.children, plan.threads_per_process, plan.usable_cpus, plan.num_processes);
+  if (!refusal.empty() && !options.placement.allow_oversubscribe) usage_failure("{}", refusal);
+  settings.place_library = place_library(launch, plan.bind != affinity::Bind::none);
+  if (!settings.place_library.empty()) {
+    if (auto warning = procmgr::program_reach_warning(options.command.front(), settings.children); !warning.empty()) {
+      print_warning(warning);
     }
-    // LD_PRELOAD: the allocator, then the placement library, then the user's.
-    std::string preload = settings.preload;
-    if (!settings.place_library.empty()) preload += (preload.empty() ? "" : ":") + settings.place_library;
-    for (auto& entry : procmgr::preload_environment(preload, environment)) spec.env.push_back(std::move(entry));
-    if (!settings.place_library.empty()) {
-      procmgr::TreePlacement tree;
-      tree.cpus = cpus;
-      tree.slices = procmgr::child_slices(cpus, world.threads, settings.children);
-      tree.threads = world.threads;
-      tree.threads_per_child = tree_world.threads;
-      tree.table = settings.tables.at(static_cast<std::size_t>(spec.rank));
-      spec.inherit_fds.push_back(settings.table_fds.at(static_cast<std::size_t>(spec.rank)));
-      tree.launcher = static_cast<int>(::getpid());
-      tree.program_threads = settings.program_threads;
-      for (auto& entry : procmgr::tree_placement_environment(tree)) spec.env.push_back(std::move(entry));
-    }
-    if (settings.passive_wait) {
-      for (auto& entry : procmgr::passive_wait_environment(environment)) spec.env.push_back(std::move(entry));
-    }
-    if (settings.memory) spec.memory = *settings.memory;
+    tables = value_or_fail(procmgr::create_tree_tables(plan.num_processes, settings));
   }
-  return specs;
+  settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,
+                                                         plan.threads_per_process, settings.children);
+  return settings;
 }
 
-// The stream choice option `name` was given as `text` ("" for none: `fallback`);
-// a usage error when it names a rank the group of `world_size` lacks.
-procmgr::StreamChoice stream_choice_for(std::string_view name, const std::string& text, procmgr::Streams fallback,
-                                        int world_size) {
-  if (text.empty()) return procmgr::StreamChoice{fallback, {}};
-  auto choice = value_or_fail(procmgr::parse_stream_choice(text), exit_code::usage_error);
-  if (!choice.per_rank.empty() && choice.per_rank.rbegin()->first >= world_size) {
-    const auto ranks =
-        world_size == 1 ? std::string("the only rank is 0") : fmt::format("the ranks are 0 to {}", world_size - 1);
-    usage_failure("{} {} names rank {}, but {}; name only those", name, text, choice.per_rank.rbegin()->first, ranks);
+// The stream choice of option `name`, its `text` "" for `fallback`.
+procmgr::StreamChoice chosen_streams(std::string_view name, const std::string& text, procmgr::Streams fallback,
+                                     int world_size) {
+  return value_or_fail(procmgr::stream_choice_for(name, text, fallback, world_size), exit_code::usage_error);
+}
+
+// torchrun's layout: RUN_DIR/attempt_A/LOCAL_RANK/ holds the streams -r/-t name and the error file.
+void use_torchrun_output(procmgr::GroupOptions& group, const TorchrunSettings& torchrun, int world_size) {
+  group.output = procmgr::Output::log_dir;
+  group.log_dir = torchrun.run_dir;
+  group.log_layout = procmgr::LogLayout::torchrun;
+  group.redirects = chosen_streams("--redirects", torchrun.redirects, procmgr::Streams::none, world_size);
+  group.tee = chosen_streams("--tee", torchrun.tee, procmgr::Streams::none, world_size);
+  if (!torchrun.local_ranks_filter.empty()) {
+    group.console_ranks =
+        value_or_fail(cluster::parse_local_ranks(torchrun.local_ranks_filter, world_size), exit_code::usage_error);
   }
-  return choice;
+  if (torchrun.remove_run_dir) group.remove_on_death = torchrun.run_dir.string();
+  group.attempt_env = [dir = torchrun.run_dir](int rank, int restart) {
+    return torchrun_attempt_environment(dir, rank, restart);
+  };
 }
 
 procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
@@ -466,180 +325,72 @@ procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
   // Output: --log-dir alone sends both streams to files only; with --redirects
   // or --tee, only the streams they name go to files, as with torchrun.
   const bool log_dir_alone = launch.redirects.empty() && launch.tee.empty();
-  group.redirects = stream_choice_for("--redirects", launch.redirects,
-                                      log_dir_alone ? procmgr::Streams::all : procmgr::Streams::none, world_size);
-  group.tee = stream_choice_for("--tee", launch.tee, procmgr::Streams::none, world_size);
+  group.redirects = chosen_streams("--redirects", launch.redirects,
+                                   log_dir_alone ? procmgr::Streams::all : procmgr::Streams::none, world_size);
+  group.tee = chosen_streams("--tee", launch.tee, procmgr::Streams::none, world_size);
   group.rank_tag = launch.no_tag_output ? procmgr::RankTag::off : procmgr::RankTag::on;
   group.timestamps = launch.timestamp_output ? procmgr::Timestamps::on : procmgr::Timestamps::off;
   group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
   group.max_restarts = launch.max_restarts;
-  if (options.torchrun) {
-    // torchrun's layout: RUN_DIR/attempt_A/LOCAL_RANK/ holds the streams -r/-t name and the error file.
-    const auto& torchrun = *options.torchrun;
-    group.output = procmgr::Output::log_dir;
-    group.log_dir = torchrun.run_dir;
-    group.log_layout = procmgr::LogLayout::torchrun;
-    group.redirects = stream_choice_for("--redirects", torchrun.redirects, procmgr::Streams::none, world_size);
-    group.tee = stream_choice_for("--tee", torchrun.tee, procmgr::Streams::none, world_size);
-    if (!torchrun.local_ranks_filter.empty()) {
-      group.console_ranks =
-          value_or_fail(cluster::parse_local_ranks(torchrun.local_ranks_filter, world_size), exit_code::usage_error);
-    }
-    if (torchrun.remove_run_dir) group.remove_on_death = torchrun.run_dir.string();
-    group.attempt_env = [dir = torchrun.run_dir](int rank, int restart) {
-      return torchrun_attempt_environment(dir, rank, restart);
-    };
-  }
+  if (options.torchrun) use_torchrun_output(group, *options.torchrun, world_size);
   return group;
 }
 
-// Why the workers' descendants were not placed: --descendants leave, or no placement library.
-enum class Descendants { left, library_missing };
-
-// Warns about processes the workers started that ran on one CPU of a
-// worker's several: with mptrain's OMP_PROC_BIND, OpenMP binds a worker's
-// main thread to its first PU, and a process started from that thread
-// (torch.multiprocessing, a DataLoader worker) inherits that single CPU.
-void warn_inherited_binding(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const monitor::Diagnosis& diagnosis, Descendants why) {
-  std::vector<pid_t> workers;
-  for (const auto& worker : result.workers) workers.push_back(worker.pid);
-  for (const auto& process : diagnosis.processes) {
-    const pid_t pid = process.pid;
-    if (std::find(workers.begin(), workers.end(), pid) != workers.end()) continue;
-    auto cpus = CpuSet::parse(process.cpus_allowed);
-    if (!cpus.ok() || cpus->size() != 1) continue;
-    for (const auto& placement : plan.workers) {
-      if (placement.cpus.size() < 2 || !placement.cpus.contains(cpus->cpus().front())) continue;
-      const std::string fix =
-          why == Descendants::left
-              ? "Without --descendants leave, mptrain gives such processes the worker's CPUs (--descendants "
-                "place); --children K gives each working child CPUs of its own"
-              : "mptrain could not give it the worker's CPUs: its placement library was not found (see the "
-                "warning above); reinstall mptrain";
-      print_warning(fmt::format(
-          "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
-          "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). {}",
-          pid, printable(process.comm), placement.rank, cpus->to_string(), placement.rank, placement.cpus.to_string(),
-          fix));
-      break;
-    }
+// The workers of `result` with their pids and the CPUs `plan` gave them.
+std::vector<monitor::LaunchedWorker> launched_workers(const affinity::Plan& plan, const procmgr::GroupResult& result) {
+  std::vector<monitor::LaunchedWorker> workers;
+  for (const auto& worker : result.workers) {
+    workers.push_back({worker.rank, worker.pid, plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus});
   }
+  return workers;
 }
-
-// With the workers' programs starting processes that each ran a thread pool
-// (two threads or more that ran) and no --children: K per worker (rounded
-// up) and the command that gives each its own CPUs; nullopt otherwise.
-struct ChildrenAdvice {
-  int children = 0;
-  std::string command;
-};
-
-std::optional<ChildrenAdvice> children_advice(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                                              const monitor::Diagnosis& diagnosis, int children) {
-  if (children > 0) return std::nullopt;
-  std::vector<pid_t> workers;
-  for (const auto& worker : result.workers) workers.push_back(worker.pid);
-  int pools = 0;
-  for (const auto& process : diagnosis.processes) {
-    if (std::find(workers.begin(), workers.end(), process.pid) != workers.end()) continue;
-    if (process.pool_threads >= 2) ++pools;
-  }
-  const int per_worker = (pools + plan.num_processes - 1) / plan.num_processes;
-  if (per_worker < 2) return std::nullopt;
-  // This run's own command line with --children K before the program.
-  const auto words = FsRoot().read("/proc/self/cmdline");
-  std::vector<std::string> argv;
-  if (words.ok()) {
-    for (const auto word : split(*words, '\0')) argv.emplace_back(word);
-  }
-  while (!argv.empty() && argv.back().empty()) argv.pop_back();
-  auto dashes = std::find(argv.begin(), argv.end(), "--");
-  if (dashes == argv.end()) return std::nullopt;
-  argv.insert(dashes, {"--children", std::to_string(per_worker)});
-  if (!argv.empty()) argv.front() = "mptrain";
-  std::vector<std::string> quoted;
-  for (const auto& word : argv) quoted.push_back(shell_quote(word));
-  return ChildrenAdvice{per_worker, fmt::format("{}", fmt::join(quoted, " "))};
-}
-
-// What `loss` says, and what to do about it.
-std::string output_loss_message(const procmgr::OutputLoss& loss) {
-  return fmt::format(
-      "{}; the worker ran on, but that output is lost: give it a destination that can take it "
-      "(room on the disk, a reader that stays) and run again",
-      loss.describe());
-}
-
-// Prints the first `count` of `losses` as errors.
-void report_output_losses(const std::vector<procmgr::OutputLoss>& losses, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) print_error(output_loss_message(losses[i]));
-}
-
-void announce_restart(const procmgr::GroupResult& failed, int restart, int max_restarts) {
-  const auto& worker = failed.workers.at(static_cast<std::size_t>(*failed.failed_rank));
-  print_warning(fmt::format("{}; restarting the group ({} of {})", describe_worker(worker), restart, max_restarts));
-}
-
-// What the placement library recorded of each worker's tree: per rank, the processes.
-using TreeRecords = std::vector<std::vector<procmgr::PlacedProcess>>;
-
-TreeRecords read_tree_records(const std::vector<procmgr::PlaceTable>& tables) {
-  TreeRecords records;
-  for (const auto& table : tables) {
-    auto processes = table.read();
-    records.push_back(processes.ok() ? std::move(*processes) : std::vector<procmgr::PlacedProcess>{});
-  }
-  return records;
-}
-
-// Whether `process` belongs in the report of the cure: it asked for threads, or mptrain left it alone.
-bool reported(const procmgr::PlacedProcess& process) { return process.asked > 0 || process.own_affinity; }
 
 // The cure per process: "rank 0 pid 12 (python3, slice 1: CPUs 1): asked 2 threads
 // (omp_set_num_threads), got 1".
-std::string pools_text(const TreeRecords& records) {
+std::string pools_text(const std::vector<procmgr::PoolRecord>& records) {
   std::string text;
-  for (std::size_t rank = 0; rank < records.size(); ++rank) {
-    for (const auto& process : records[rank]) {
-      if (!reported(process)) continue;
-      const std::string where = process.slice >= 0
-                                    ? fmt::format("slice {}: CPUs {}", process.slice, process.cpus.to_string())
-                                    : fmt::format("CPUs {}", process.cpus.to_string());
-      const std::string name = process.comm.empty() ? std::string("?") : printable(process.comm);
-      if (process.own_affinity) {
-        text += fmt::format("  rank {} pid {} ({}): set its own CPU affinity; left alone, its pools uncapped\n", rank,
-                            process.pid, name);
-        continue;
-      }
-      text += fmt::format("  rank {} pid {} ({}, {}): asked for {} ({}), got {}\n", rank, process.pid, name, where,
-                          counted(process.asked, "thread"), process.call, process.got);
+  for (const auto& [rank, process] : records) {
+    const std::string name = process.comm.empty() ? std::string("?") : printable(process.comm);
+    if (process.own_affinity) {
+      text += fmt::format("  rank {} pid {} ({}): set its own CPU affinity; left alone, its pools uncapped\n", rank,
+                          process.pid, name);
+      continue;
     }
+    const auto cpus = process.cpus.to_string();
+    const auto where = process.slice >= 0 ? fmt::format("slice {}: CPUs {}", process.slice, cpus) : "CPUs " + cpus;
+    text += fmt::format("  rank {} pid {} ({}, {}): asked for {} ({}), got {}\n", rank, process.pid, name, where,
+                        counted(process.asked, "thread"), process.call, process.got);
   }
   return text.empty() ? text : "mptrain: the thread pools the programs sized themselves:\n" + text;
 }
 
-nlohmann::json pools_json(const TreeRecords& records) {
+nlohmann::json pools_json(const std::vector<procmgr::PoolRecord>& records) {
   nlohmann::json list = nlohmann::json::array();
-  for (std::size_t rank = 0; rank < records.size(); ++rank) {
-    for (const auto& process : records[rank]) {
-      if (!reported(process)) continue;
-      list.push_back({{"rank", rank},
-                      {"pid", process.pid},
-                      {"comm", process.comm},
-                      {"slice", process.slice >= 0 ? nlohmann::json(process.slice) : nlohmann::json(nullptr)},
-                      {"cpus", process.cpus.to_string()},
-                      {"asked", process.asked},
-                      {"got", process.got},
-                      {"call", process.call},
-                      {"own_affinity", process.own_affinity}});
-    }
+  for (const auto& [rank, process] : records) {
+    list.push_back({{"rank", rank},
+                    {"pid", process.pid},
+                    {"comm", process.comm},
+                    {"slice", process.slice >= 0 ? nlohmann::json(process.slice) : nlohmann::json(nullptr)},
+                    {"cpus", process.cpus.to_string()},
+                    {"asked", process.asked},
+                    {"got", process.got},
+                    {"call", process.call},
+                    {"own_affinity", process.own_affinity}});
   }
   return list;
 }
 
-void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& result, const RunMonitor& monitor,
-                   const TreeRecords& records) {
+// What a finished launch reports: its result, the monitor's diagnosis and the advice and pools beside it.
+struct LaunchReport {
+  const affinity::Plan& plan;
+  const procmgr::GroupResult& result;
+  const RunMonitor& monitor;
+  std::optional<monitor::ChildrenAdvice> advice;
+  std::vector<procmgr::PoolRecord> pools;
+};
+
+void print_summary(const LaunchReport& report) {
+  const auto& [plan, result, monitor, advice, pools] = report;
   std::string text = fmt::format("mptrain: {}, bind {}{}\n", workers_by_threads(plan), affinity::to_string(plan.bind),
                                  result.restarts > 0 ? ", " + counted(result.restarts, "restart") : "");
   text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
@@ -651,9 +402,7 @@ void print_summary(const affinity::Plan& plan, const procmgr::GroupResult& resul
   if (const auto spread = monitor.spread_threads(); spread && *spread > 0) {
     text += fmt::format("mptrain: gave {} that no runtime placed a PU of its own\n", counted(*spread, "busy thread"));
   }
-  text += pools_text(records);
-  text += monitor.text();
-  print_note(text);
+  print_note(text + pools_text(pools) + monitor.text());
 }
 
 // mptrain's exit code after `result`: the failing worker's, else 1 when workers' output was lost, else 0.
@@ -662,22 +411,8 @@ int exit_code_of(const procmgr::GroupResult& result) {
   return result.output_losses.empty() ? exit_code::success : exit_code::runtime_failure;
 }
 
-// `losses` as JSON: [{rank, stream, destination, bytes, error}].
-nlohmann::json output_losses_json(const std::vector<procmgr::OutputLoss>& losses) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& loss : losses) {
-    list.push_back({{"rank", loss.rank},
-                    {"stream", loss.stream == procmgr::Streams::err ? "stderr" : "stdout"},
-                    {"destination", loss.destination},
-                    {"bytes", loss.bytes},
-                    {"error", std::strerror(loss.error)}});
-  }
-  return list;
-}
-
-nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResult& result,
-                            const std::vector<std::string>& command, const RunMonitor& monitor,
-                            const std::optional<ChildrenAdvice>& advice, const TreeRecords& records) {
+nlohmann::json summary_json(const LaunchReport& report, const std::vector<std::string>& command) {
+  const auto& [plan, result, monitor, advice, pools] = report;
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& worker : result.workers) {
     workers.push_back({{"rank", worker.rank},
@@ -688,86 +423,66 @@ nlohmann::json summary_json(const affinity::Plan& plan, const procmgr::GroupResu
                        {"exit_code", worker.status.shell_code()},
                        {"status", worker.status.describe()}});
   }
-  nlohmann::json failed_rank = nullptr;
-  if (result.failed_rank) failed_rank = *result.failed_rank;
-  nlohmann::json forwarded = nullptr;
-  if (result.forwarded_signal != 0) forwarded = procmgr::signal_name(result.forwarded_signal);
+  nlohmann::json losses = nlohmann::json::array();
+  for (const auto& loss : result.output_losses) {
+    losses.push_back({{"rank", loss.rank},
+                      {"stream", loss.stream == procmgr::Streams::err ? "stderr" : "stdout"},
+                      {"destination", loss.destination},
+                      {"bytes", loss.bytes},
+                      {"error", std::strerror(loss.error)}});
+  }
+  const auto null_or = [](bool given, auto value) { return given ? nlohmann::json(value) : nlohmann::json(nullptr); };
   return {{"command", command},
           {"num_processes", plan.num_processes},
           {"threads_per_process", plan.threads_per_process},
           {"bind", affinity::to_string(plan.bind)},
           {"workers", std::move(workers)},
           {"exit_code", exit_code_of(result)},
-          {"failed_rank", failed_rank},
-          {"output_lost", output_losses_json(result.output_losses)},
-          {"forwarded_signal", forwarded},
+          {"failed_rank", null_or(result.failed_rank.has_value(), result.failed_rank.value_or(0))},
+          {"output_lost", std::move(losses)},
+          {"forwarded_signal", null_or(result.forwarded_signal != 0, procmgr::signal_name(result.forwarded_signal))},
           {"restarts", result.restarts},
           {"plan", plan_to_json(plan)},
           {"children_advice", advice ? nlohmann::json{{"children", advice->children}, {"command", advice->command}}
                                      : nlohmann::json(nullptr)},
-          {"spread_threads", monitor.spread_threads() ? nlohmann::json(*monitor.spread_threads()) : nullptr},
-          {"pools", pools_json(records)},
+          {"spread_threads", null_or(monitor.spread_threads().has_value(), monitor.spread_threads().value_or(0))},
+          {"pools", pools_json(pools)},
           {"monitor", monitor.report()}};
 }
 
-}  // namespace
+// Prints `report` as text or, with --json, as one document (with torchrun's keys and `failures`).
+void print_launch_report(const RunOptions& options, const LaunchReport& report,
+                         const std::vector<TorchrunFailure>& failures) {
+  if (!options.json) return print_summary(report);
+  auto summary = summary_json(report, options.command);
+  if (options.torchrun) {
+    summary["run_id"] = options.torchrun->run_id;
+    summary["log_dir"] =
+        options.torchrun->remove_run_dir ? nlohmann::json(nullptr) : nlohmann::json(options.torchrun->run_dir.string());
+    summary.update(torchrun_failures_json(failures));
+  }
+  print_json(summary);
+}
 
-int run_launcher(const RunOptions& options) {
-  const auto& launch = *options.launch;
-  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
-  const auto node_plan = plan_this_node(options.placement);
-  const auto& plan = node_plan.plan;
-  const auto& node = node_plan.node;
-  print_plan_notes(plan);
-  // 2. The workers' environment, memory policy and allocator, built here before any fork.
-  const auto environment = procmgr::current_environment();
-  auto settings = worker_settings(launch);
-  check_children(launch, plan, options.placement.allow_oversubscribe);
-  settings.place_library = place_library(launch, plan);
-  if (!settings.place_library.empty()) warn_unreachable_program(options.command, settings.children);
-  std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
-  if (!settings.place_library.empty()) {
-    for (int rank = 0; rank < plan.num_processes; ++rank) {
-      tables.push_back(value_or_fail(procmgr::PlaceTable::create(settings.children)));
-      settings.tables.push_back(tables.back().path());
-      settings.table_fds.push_back(tables.back().fd());
-    }
+// Prints the first `count` of `losses` as errors.
+void report_output_losses(const std::vector<procmgr::OutputLoss>& losses, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) print_error(procmgr::output_loss_message(losses[i]));
+}
+
+// Prints what a launch of `specs` would start instead of starting it; torchrun's first error files are named, not made.
+int dry_run(const RunOptions& options, const affinity::Plan& plan, std::vector<procmgr::WorkerSpec> specs,
+            const std::vector<std::string>& unset) {
+  specs = procmgr::dry_run_specs(std::move(specs));
+  for (auto& spec : specs) {
+    if (!options.torchrun) break;
+    const auto file = torchrun_error_file(options.torchrun->run_dir, spec.rank, 0);
+    spec.env.push_back("TORCHELASTIC_ERROR_FILE=" + file.string());
   }
-  settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,
-                                                         plan.threads_per_process, settings.children);
-  if (settings.passive_wait) warn_user_wait_policy(environment);
-  if (settings.thread_counts == procmgr::UserThreadEnv::override) {
-    warn_overridden_variables(environment, procmgr::child_threads(plan.threads_per_process, settings.children));
-  }
-  if (settings.omp_bind != procmgr::OmpBind::none && plan.bind != affinity::Bind::none) {
-    warn_user_placement(environment);
-  }
-  auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
-  group.tag_offset = node.rank * plan.num_processes;        // across nodes, lines carry the global rank
-  // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
-  //    whose own variables the workers do not inherit).
-  auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);
-  if (node.launched_by_mpi()) group.unset = procmgr::mpi_launcher_variables(environment);
-  const auto world = world_info(plan, node, rendezvous, launch, options.torchrun.get());
-  auto specs = launch_specs(plan, world, settings, environment);
-  if (launch.dry_run) {
-    for (auto& spec : specs) spec.env = procmgr::without_variables(spec.env, procmgr::launcher_bound_variables);
-    if (options.torchrun) {  // the first attempt's error files, named but not created
-      for (auto& spec : specs) {
-        const auto file = torchrun_error_file(options.torchrun->run_dir, spec.rank, 0);
-        spec.env.push_back("TORCHELASTIC_ERROR_FILE=" + file.string());
-      }
-    }
-    return print_dry_run(plan, specs, options.command, group.unset, options.json);
-  }
-  // 4. Spawn, supervise, reap (restarting the group when asked), while the
-  //    monitor watches the workers' trees and says when its verdict changes.
-  const bool spread = launch.spread_threads == "on" && plan.bind != affinity::Bind::none &&
-                      settings.omp_bind == procmgr::OmpBind::close;
-  const monitor::Launch running{true, plan.num_processes, settings.children,
-                                settings.program_threads == procmgr::ProgramThreads::keep};
-  RunMonitor monitor(plan, spread ? SpreadThreads::on : SpreadThreads::off, running);
-  monitor.set_quiet(options.quiet);
+  return print_dry_run(plan, specs, options.command, unset, options.json);
+}
+
+// Has `group` feed `monitor` the workers' pids on each tick, saying when its verdict changes, and announce restarts.
+void watch_group(procmgr::GroupOptions& group, RunMonitor& monitor, int max_restarts) {
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const auto change = monitor.verdict_change();
@@ -779,42 +494,32 @@ int run_launcher(const RunOptions& options) {
       print_warning(change.message);
     }
   };
-  group.on_restart = [&](const procmgr::GroupResult& failed, int restart) {
-    announce_restart(failed, restart, launch.max_restarts);
+  group.on_restart = [max_restarts](const procmgr::GroupResult& failed, int restart) {
+    print_warning(procmgr::restart_message(failed, restart, max_restarts));
   };
-  const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
-  // 5. Report, and exit with the failing worker's code; a failed node ends
-  //    the whole MPI job, and a node the job tore down skips MPI_Finalize.
-  for (const auto& warning : result.warnings) print_warning(warning);
-  const auto advice = children_advice(plan, result, monitor.diagnosis(), settings.children);
-  const auto records = read_tree_records(tables);
-  std::vector<TorchrunFailure> torchrun_failed;
-  if (options.torchrun) torchrun_failed = torchrun_failures(result, *options.torchrun, node.rank);
-  if (options.json) {
-    auto summary = summary_json(plan, result, options.command, monitor, advice, records);
-    if (options.torchrun) {
-      summary["run_id"] = options.torchrun->run_id;
-      summary["log_dir"] = options.torchrun->remove_run_dir ? nlohmann::json(nullptr)
-                                                            : nlohmann::json(options.torchrun->run_dir.string());
-      summary.update(torchrun_failures_json(torchrun_failed));
-    }
-    print_json(summary);
-  } else {
-    print_summary(plan, result, monitor, records);
+}
+
+// The advice after the report: --children K, and processes that inherited one CPU of a worker's several.
+void print_advice(const LaunchReport& report, const procmgr::WorkerSettings& settings, procmgr::Descendants asked) {
+  if (report.advice) print_note(monitor::children_note(*report.advice));
+  if (settings.omp_bind != procmgr::OmpBind::close || report.plan.bind == affinity::Bind::none ||
+      !settings.place_library.empty()) {
+    return;
   }
-  if (advice) {
-    print_note(
-        fmt::format("mptrain: each worker's program started {} processes that each ran a thread pool; give "
-                    "each its own CPUs and floor(T/K) threads with:\n  {}",
-                    advice->children, advice->command));
+  const auto why = asked == procmgr::Descendants::leave ? monitor::Unplaced::left : monitor::Unplaced::library_missing;
+  const auto workers = launched_workers(report.plan, report.result);
+  for (const auto& warning : monitor::inherited_binding_warnings(workers, report.monitor.diagnosis(), why)) {
+    print_warning(warning);
   }
-  if (settings.omp_bind == procmgr::OmpBind::close && plan.bind != affinity::Bind::none &&
-      settings.place_library.empty()) {
-    warn_inherited_binding(plan, result, monitor.diagnosis(),
-                           launch.descendants == "leave" ? Descendants::left : Descendants::library_missing);
-  }
+}
+
+// Ends the launch of node `node_rank` after `report`: a failed worker's code (a failed node ends the whole MPI
+// job, and a node the job tore down skips MPI_Finalize), 1 for lost output, 3 for a failed --fail-on gate.
+int finish(const RunOptions& options, const LaunchReport& report, Rendezvous& rendezvous, int node_rank,
+           const std::vector<TorchrunFailure>& torchrun_failed) {
+  const auto& result = report.result;
   if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {
-    print_error(fmt::format("node {} ends the MPI job on every node: {}", node.rank, failure_message(result)));
+    print_error(fmt::format("node {} ends the MPI job on every node: {}", node_rank, failure_message(result)));
     rendezvous.mpi->abort(result.exit_code());
   }
   std::string why;
@@ -831,12 +536,60 @@ int run_launcher(const RunOptions& options) {
   if (!result.output_losses.empty()) {
     // The workers succeeded but some of their output is lost: exit 1, naming the last loss.
     report_output_losses(result.output_losses, result.output_losses.size() - 1);
-    throw Failure(exit_code::runtime_failure, output_loss_message(result.output_losses.back()));
+    throw Failure(exit_code::runtime_failure, procmgr::output_loss_message(result.output_losses.back()));
   }
-  if (fails(monitor.diagnosis(), options.gate)) {
-    throw Failure(exit_code::doctor_found, failed_gate_message(monitor.diagnosis(), options.gate));
+  if (fails(report.monitor.diagnosis(), options.gate)) {
+    throw Failure(exit_code::doctor_found, failed_gate_message(report.monitor.diagnosis(), options.gate));
   }
   return exit_code::success;
+}
+
+}  // namespace
+
+int run_launcher(const RunOptions& options) {
+  const auto& launch = *options.launch;
+  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
+  const auto node_plan = plan_this_node(options.placement);
+  const auto& plan = node_plan.plan;
+  const auto& node = node_plan.node;
+  print_plan_notes(plan);
+  // 2. What every worker gets, its tree tables and the group's options, built here before any fork.
+  const auto environment = procmgr::current_environment();
+  std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
+  const auto settings = worker_settings(options, plan, tables);
+  const bool pinned = plan.bind != affinity::Bind::none;
+  for (const auto& warning : procmgr::environment_warnings(environment, settings, plan.threads_per_process, pinned)) {
+    print_warning(warning);
+  }
+  auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
+  group.tag_offset = node.rank * plan.num_processes;        // across nodes, lines carry the global rank
+  // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
+  //    whose own variables the workers do not inherit).
+  auto rendezvous = agree_rendezvous(node, plan.num_processes, options.placement.nodes.master_addr, launch.master_port);
+  if (node.launched_by_mpi()) group.unset = procmgr::mpi_launcher_variables(environment);
+  const auto world = world_info(plan, node, rendezvous, launch, options.torchrun.get());
+  auto specs = procmgr::launch_specs(launch_layout(plan), world, settings, environment);
+  if (launch.dry_run) return dry_run(options, plan, std::move(specs), group.unset);
+  // 4. Spawn, supervise, reap (restarting the group when asked), while the
+  //    monitor watches the workers' trees and says when its verdict changes.
+  const bool spread =
+      launch.spread_threads == SpreadThreads::on && pinned && settings.omp_bind == procmgr::OmpBind::close;
+  RunMonitor monitor(
+      plan, spread ? SpreadThreads::on : SpreadThreads::off,
+      {true, plan.num_processes, settings.children, settings.program_threads == procmgr::ProgramThreads::keep});
+  monitor.set_quiet(options.quiet);
+  watch_group(group, monitor, launch.max_restarts);
+  const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
+  // 5. Report, advise, and exit with the failing worker's code.
+  for (const auto& warning : result.warnings) print_warning(warning);
+  const auto advice = monitor::children_advice(launched_workers(plan, result), monitor.diagnosis(), settings.children,
+                                               monitor::own_command_line());
+  const LaunchReport report{plan, result, monitor, advice, procmgr::read_pool_records(tables)};
+  std::vector<TorchrunFailure> torchrun_failed;
+  if (options.torchrun) torchrun_failed = torchrun_failures(result, *options.torchrun, node.rank);
+  print_launch_report(options, report, torchrun_failed);
+  print_advice(report, settings, launch.descendants);
+  return finish(options, report, rendezvous, node.rank, torchrun_failed);
 }
 
 }  // namespace mptrain::cli

@@ -1,4 +1,4 @@
-#include "cli/run_monitor.hpp"
+#include "monitor/run_monitor.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include "util/pinning.hpp"
 #include "util/text.hpp"
 
-namespace mptrain::cli {
+namespace mptrain::monitor {
 
 namespace {
 
@@ -14,21 +14,21 @@ namespace {
 // default: short runs still get a verdict, at a negligible cost.
 constexpr std::chrono::milliseconds run_interval{250};
 
-monitor::MonitorOptions options_for(const affinity::Plan& plan, const monitor::Launch& launch) {
-  monitor::MonitorOptions options;
-  options.scope = monitor::Scope::trees;
+MonitorOptions options_for(Capacity capacity) {
+  MonitorOptions options;
+  options.scope = Scope::trees;
   options.interval = run_interval;
-  options.capacity = {plan.usable_cpus, plan.usable_cpu_list, launch};
+  options.capacity = std::move(capacity);
   options.capacity.launch.inside_mptrain = true;
   return options;
 }
 
 // The most severe finding of `diagnosis` that sets the verdict, or nullptr when
 // there is none (advice such as idle_capacity never explains a verdict change).
-const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
-  const monitor::Finding* worst = nullptr;
+const Finding* worst_finding(const Diagnosis& diagnosis) {
+  const Finding* worst = nullptr;
   for (const auto& finding : diagnosis.findings) {
-    if (finding.severity == monitor::Verdict::healthy) continue;
+    if (finding.severity == Verdict::healthy) continue;
     if (worst == nullptr || finding.severity > worst->severity) worst = &finding;
   }
   return worst;
@@ -36,13 +36,13 @@ const monitor::Finding* worst_finding(const monitor::Diagnosis& diagnosis) {
 
 }  // namespace
 
-RunMonitor::RunMonitor(const affinity::Plan& plan, SpreadThreads spread, const monitor::Launch& launch)
-    : spreader_(spread == SpreadThreads::on ? std::make_optional<monitor::ThreadSpreader>() : std::nullopt),
-      live_(options_for(plan, launch)) {
-  if (spreader_) live_.on_interval([this](const monitor::IntervalEnd& end) { this->spread(end.evidence); });
+RunMonitor::RunMonitor(Capacity capacity, SpreadThreads spread)
+    : spreader_(spread == SpreadThreads::on ? std::make_optional<ThreadSpreader>() : std::nullopt),
+      live_(options_for(std::move(capacity))) {
+  if (spreader_) live_.on_interval([this](const IntervalEnd& end) { this->spread(end.evidence); });
 }
 
-void RunMonitor::spread(const monitor::Evidence& evidence) {
+void RunMonitor::spread(const Evidence& evidence) {
   for (const auto& move : spreader_->next(evidence)) {
     const auto mask = IdMask::of(move.cpus, "CPU");
     if (!mask.ok() || set_task_affinity(move.tid, *mask) != 0) spreader_->failed(move.tid);
@@ -56,26 +56,24 @@ std::optional<int> RunMonitor::spread_threads() const {
 
 void RunMonitor::observe(const std::vector<pid_t>& pids) { live_.observe(pids); }
 
-std::string RunMonitor::live_verdict() const { return std::string(monitor::to_string(live_.current_verdict())); }
+std::string RunMonitor::live_verdict() const { return std::string(to_string(live_.current_verdict())); }
 
 VerdictChange RunMonitor::verdict_change() {
   const auto recent = live_.recent();
   if (recent.verdict == shown_) return {};
   shown_ = recent.verdict;
   const auto* finding = worst_finding(recent);
-  if (finding == nullptr) {
-    return {fmt::format("monitor: the workers are {} again", monitor::to_string(shown_)), true};
-  }
-  return {fmt::format("monitor: {}: {}", monitor::to_string(shown_), finding->message), false};
+  if (finding == nullptr) return {fmt::format("monitor: the workers are {} again", to_string(shown_)), true};
+  return {fmt::format("monitor: {}: {}", to_string(shown_), finding->message), false};
 }
 
-nlohmann::json RunMonitor::report() const { return monitor::to_json(live_.diagnosis()); }
+nlohmann::json RunMonitor::report() const { return to_json(live_.diagnosis()); }
 
 std::string RunMonitor::text() const {
   // The doctor's report, its first line ("verdict: …") after "monitor ", the rest indented.
   const auto diagnosis = live_.diagnosis();
   if (diagnosis.intervals == 0) return "monitor no verdict: the run ended within one sampling interval\n";
-  const std::string report = quiet_ ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis, 4);
+  const std::string report = quiet_ ? to_quiet_text(diagnosis) : to_text(diagnosis, 4);
   std::string text;
   for (const auto line : split(report, '\n')) {
     if (line.empty()) continue;
@@ -84,4 +82,4 @@ std::string RunMonitor::text() const {
   return text;
 }
 
-}  // namespace mptrain::cli
+}  // namespace mptrain::monitor
