@@ -54,7 +54,7 @@ TEST_CASE("a plan's document holds its keys, its workers and its notes and choic
 }
 
 TEST_CASE("a worker spanning packages has a null package and NUMA node", "[affinity][json]") {
-  const auto document = plan_json(plan_of("package:2 core:1 pu:1", 1));
+  const auto document = plan_json(plan_of("package:2 numa:1 core:1 pu:1", 1));
   CHECK(document["workers"][0]["package"].is_null());
   CHECK(document["workers"][0]["numa_node"].is_null());
 }
