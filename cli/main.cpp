@@ -135,11 +135,7 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
       }
     }
     app.parse(static_cast<int>(args.size()), args.data());
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed by app.exit
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     cli::print_error(parse_error_message(app, e, args.subspan(1)));

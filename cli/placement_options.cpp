@@ -42,6 +42,19 @@ CLI::Option* add_count_option(CLI::App& command, std::string names, std::optiona
   return command.add_option_function<int>(std::move(names), store, std::move(help))->transform(whole_number(min, max));
 }
 
+// This machine's topology and usable CPUs; a runtime Failure that names
+// MPTRAIN_FSROOT when that chose where /proc and /sys were read.
+affinity::Machine this_machine() {
+  auto machine = affinity::read_this_machine(FsRoot::from_env());
+  if (!machine.ok()) runtime_failure("{}", under_fsroot(machine.error().message));
+  return std::move(machine).value();
+}
+
+std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
+
+// The columns of plan_table.
+const Table worker_table({{"RANK", 4}, {"CPUS", 24, Align::left}, {"PACKAGE", 7}, {"NUMA NODE", 9}, {"THREADS", 7}});
+
 }  // namespace
 
 void add_placement_options(CLI::App& command, PlacementOptions& options) {
@@ -141,18 +154,6 @@ void add_topology_options(CLI::App& command, TopologyOptions& options) {
   synthetic->excludes(xml);
 }
 
-namespace {
-
-// This machine's topology and usable CPUs; a runtime Failure that names
-// MPTRAIN_FSROOT when that chose where /proc and /sys were read.
-affinity::Machine this_machine() {
-  auto machine = affinity::read_this_machine(FsRoot::from_env());
-  if (!machine.ok()) runtime_failure("{}", under_fsroot(machine.error().message));
-  return std::move(machine).value();
-}
-
-}  // namespace
-
 affinity::Machine load_machine(const TopologyOptions& options) {
   if (!options.synthetic.empty()) {
     return value_or_fail(affinity::synthetic_machine(options.synthetic), exit_code::usage_error);
@@ -183,15 +184,6 @@ void print_plan_notes(const affinity::Plan& plan) {
 std::string workers_by_threads(const affinity::Plan& plan) {
   return fmt::format("{} x {}", counted(plan.num_processes, "worker"), counted(plan.threads_per_process, "thread"));
 }
-
-namespace {
-
-std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
-
-// The columns of plan_table.
-const Table worker_table({{"RANK", 4}, {"CPUS", 24, Align::left}, {"PACKAGE", 7}, {"NUMA NODE", 9}, {"THREADS", 7}});
-
-}  // namespace
 
 std::string plan_table(const affinity::Plan& plan) {
   std::string out = fmt::format("{} on N = {} ({}), bind {}{}\n", workers_by_threads(plan),
