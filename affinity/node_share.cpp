@@ -76,9 +76,8 @@ void divide_quota(const UsableCpus& usable, int local_size, NodeShare& share) {
   share.quota_cpus = *usable.cgroup.quota_cpus / local_size;
   if (local_size > 1) {
     share.notes.push_back(
-        fmt::format("the cgroup's CPU quota of {:g} CPUs is shared by the {} mptrain on this host: "
-                    "{:g} each",
-                    *usable.cgroup.quota_cpus, local_size, *share.quota_cpus));
+        fmt::format("the cgroup's CPU quota of {} is shared by the {} mptrain on this host: {:g} each",
+                    counted_amount(*usable.cgroup.quota_cpus, "CPU"), local_size, *share.quota_cpus));
   }
 }
 

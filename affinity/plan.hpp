@@ -26,6 +26,18 @@ std::string_view to_string(Bind bind);
 // The Bind named `text`; an Error listing the valid names otherwise.
 Result<Bind> parse_bind(std::string_view text);
 
+// The most workers, or threads per worker, a request may ask for.
+inline constexpr int max_count = 1 << 20;
+
+// What a word given for the worker count M (-n, torchrun's --nproc-per-node) asks for.
+enum class ProcessCountWord {
+  number,       // a number of workers, to be checked as one
+  one_per_cpu,  // torchrun's "auto" or "cpu": one worker per usable CPU
+};
+// Which kind of worker count `word` is; an Error for torchrun's "gpu" and
+// "xpu", which count devices where mptrain runs CPU workers, saying what to give instead.
+Result<ProcessCountWord> process_count_word(std::string_view word);
+
 // Whether every PU may be used or only one PU per core (`--physical-cores`).
 enum class CoreUse { all_pus, physical_cores };
 // Whether M×T > N is refused or planned anyway (`--allow-oversubscribe`).
@@ -67,5 +79,8 @@ struct Plan {
   std::vector<std::string> notes;    // human remarks shown by `plan` and `run` (assumptions, limits hit)
   std::vector<std::string> choices;  // how defaults chose M and T ("-t not given: …"), shown by `plan` only
 };
+
+// What `plan` shows of `plan`: its notes, then how defaults chose M and T (its choices).
+std::vector<std::string> notes_and_choices(const Plan& plan);
 
 }  // namespace mptrain::affinity

@@ -259,10 +259,9 @@ Error too_much_reserved(int reserve, int t, int m, int n) {
 
 BindChoice binding_for(bool quota_limited, double quota_cpus, int n, const CpuSet& cpus) {
   if (!quota_limited) return {Bind::core, "default: each worker is pinned to its own PUs, close together"};
-  return {Bind::none,
-          fmt::format("a CPU quota of {:g} {} limits N to {} of the {} {}, so no CPU is ours "
-                      "alone; workers are not pinned (give --bind core to pin them anyway)",
-                      quota_cpus, quota_cpus == 1 ? "CPU" : "CPUs", n, counted(cpus.size(), "CPU"), cpus.to_string())};
+  return {Bind::none, fmt::format("a CPU quota of {} limits N to {} of the {} {}, so no CPU is ours "
+                                  "alone; workers are not pinned (give --bind core to pin them anyway)",
+                                  counted_amount(quota_cpus, "CPU"), n, counted(cpus.size(), "CPU"), cpus.to_string())};
 }
 
 Bind choose_bind(const Pool& pool, const UsableCpus& usable, const PlacementRequest& request, Plan& plan) {
@@ -378,6 +377,22 @@ Result<Machine> read_this_machine(const FsRoot& root) {
   auto usable = read_usable_cpus(root);
   if (!usable.ok()) return usable.error();
   return Machine{std::move(topology).value(), std::move(usable).value()};
+}
+
+Result<Machine> synthetic_machine(std::string_view description) {
+  auto topology = load_synthetic_topology(description);
+  if (!topology.ok()) return topology.error();
+  auto usable = usable_cpus_of(*topology);
+  return Machine{std::move(topology).value(), std::move(usable)};
+}
+
+Result<Machine> xml_machine(const std::filesystem::path& file) {
+  auto xml = read_regular_file(file, max_topology_bytes);
+  if (!xml.ok()) return xml.error();
+  auto topology = load_xml_topology(*xml, file.string());
+  if (!topology.ok()) return topology.error();
+  auto usable = usable_cpus_of(*topology);
+  return Machine{std::move(topology).value(), std::move(usable)};
 }
 
 }  // namespace mptrain::affinity

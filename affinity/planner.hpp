@@ -10,7 +10,9 @@
 // share all of its CPUs. With bind none every worker gets all usable CPUs.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "affinity/plan.hpp"
 #include "affinity/topology.hpp"
@@ -45,5 +47,15 @@ struct Machine {
 // This machine: the live hwloc topology and the usable CPUs read under
 // `root`; an Error (a runtime failure) when either cannot be read.
 Result<Machine> read_this_machine(const FsRoot& root);
+// The machine of hwloc synthetic description `description`, every PU
+// usable; an Error as load_synthetic_topology gives (a usage error).
+Result<Machine> synthetic_machine(std::string_view description);
+// The largest hwloc XML file xml_machine reads: that of a machine of 8,192
+// PUs with its caches and devices is a few megabytes.
+inline constexpr std::size_t max_topology_bytes = std::size_t{64} << 20;
+// The machine of hwloc XML file `file` (`lstopo --of xml`), every PU usable;
+// an Error naming the file when it is not a readable regular file of at most
+// max_topology_bytes, or hwloc's when it rejects the document.
+Result<Machine> xml_machine(const std::filesystem::path& file);
 
 }  // namespace mptrain::affinity

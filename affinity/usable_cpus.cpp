@@ -119,9 +119,9 @@ std::string explain(const UsableCpus& usable) {
       return fmt::format("{}: the {} {} ({}) leaves CPUs {}", n, cgroup_name(usable.cgroup),
                          usable.cgroup.cpuset->to_string(), usable.cgroup.cpuset_file, usable.cpus.to_string());
     case LimitedBy::quota:
-      return fmt::format("{}: the cgroup CPU quota of {:g} CPUs ({}) rounds down to {} of the {} CPUs {}", n,
-                         *usable.cgroup.quota_cpus, usable.cgroup.quota_file, usable.count, usable.cpus.size(),
-                         usable.cpus.to_string());
+      return fmt::format("{}: the cgroup CPU quota of {} ({}) rounds down to {} of the {} CPUs {}", n,
+                         counted_amount(*usable.cgroup.quota_cpus, "CPU"), usable.cgroup.quota_file, usable.count,
+                         usable.cpus.size(), usable.cpus.to_string());
   }
   return n;
 }

@@ -12,6 +12,7 @@
 #include "cluster/identity.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
+#include "util/fd.hpp"
 
 namespace mptrain::cli {
 
@@ -79,15 +80,8 @@ void print_json(const nlohmann::json& document) {
   // A pipe, a file, mpirun's forwarding: one line in one write(2), so that
   // the documents of several ranks never interleave.
   if (std::fflush(stdout) != 0 && stdout_error == 0) stdout_error = errno;
-  std::string_view left = text;
-  while (!left.empty()) {
-    const ssize_t n = ::write(STDOUT_FILENO, left.data(), left.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (stdout_error == 0) stdout_error = n < 0 ? errno : EIO;
-      return;
-    }
-    left.remove_prefix(static_cast<std::size_t>(n));
+  if (const auto written = mptrain::write_all(STDOUT_FILENO, text, "stdout"); !written.ok() && stdout_error == 0) {
+    stdout_error = written.error().code;
   }
 }
 

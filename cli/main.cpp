@@ -10,10 +10,12 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/failure.hpp"
+#include "util/parse_errors.hpp"
 #include "util/text.hpp"
 
 namespace {
@@ -22,13 +24,9 @@ using namespace mptrain;
 
 // "topo, plan, run and doctor": the commands `app` knows.
 std::string command_names(const CLI::App& app) {
-  std::string names;
-  const auto commands = app.get_subcommands({});
-  for (std::size_t i = 0; i < commands.size(); ++i) {
-    if (i > 0) names += i + 1 == commands.size() ? " and " : ", ";
-    names += commands[i]->get_name();
-  }
-  return names;
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  return joined_list(names, "and");
 }
 
 bool is_command(const CLI::App& app, std::string_view word) {
@@ -38,61 +36,15 @@ bool is_command(const CLI::App& app, std::string_view word) {
   return false;
 }
 
-// For CLI11's "--num-processes: At Most 1 required but received 2" (an
-// option given twice, perhaps under two of its names), a message that says
-// so; "" for any other `what`.
-std::string repeated_option_message(const CLI::App& app, std::string_view what) {
-  const auto colon = what.find(": At Most 1 required but received ");
-  if (colon == std::string_view::npos) return {};
-  const std::string name(what.substr(0, colon));
-  const std::string_view times = what.substr(colon + std::string_view(": At Most 1 required but received ").size());
+// The names of the option `name` of the chosen command, as CLI11 lists them; `name` when it has none.
+std::string option_names(const CLI::App& app, const std::string& name) {
   std::string names = name;
   for (const CLI::App* command : app.get_subcommands()) {
     if (const CLI::Option* option = command->get_option_no_throw(name); option != nullptr) {
       names = option->get_name(false, true);
     }
   }
-  std::string spelled = names;
-  for (auto at = spelled.find(','); at != std::string::npos; at = spelled.find(',', at + 2)) {
-    spelled.replace(at, 1, ", ");
-  }
-  if (spelled == name) return fmt::format("{} was given {} times; give it once", name, times);
-  return fmt::format("{} was given {} times; {} are one option: give it once", name, times, spelled);
-}
-
-// For CLI11's "--cpus: 1 required TEXT missing" (an option at the end of
-// the line, or followed by another option), "--cpus needs a value (TEXT)";
-// "" for any other `what`.
-std::string missing_value_message(std::string_view what) {
-  constexpr std::string_view marker = ": 1 required ";
-  const auto at = what.find(marker);
-  if (at == std::string_view::npos || !what.ends_with(" missing")) return {};
-  const auto type =
-      what.substr(at + marker.size(), what.size() - at - marker.size() - std::string_view(" missing").size());
-  return fmt::format("{} needs a value ({}), right after it", what.substr(0, at), type);
-}
-
-// For CLI11's "The following arguments were not expected: 2 -n" (which lists
-// them last first), "plan does not take: -n 2"; "" for any other `what`.
-std::string unexpected_message(const std::string& command, std::string_view what) {
-  constexpr std::string_view marker = "The following argument";
-  if (!what.starts_with(marker)) return {};
-  const auto colon = what.find(": ");
-  if (colon == std::string_view::npos) return {};
-  auto words = split(what.substr(colon + 2), ' ');
-  std::vector<std::string_view> given(words.rbegin(), words.rend());
-  return fmt::format("{} does not take: {}", command.empty() ? "mptrain" : "mptrain " + command,
-                     printable(fmt::format("{}", fmt::join(given, " "))));
-}
-
-// For CLI11's "--topology excludes --topology-synthetic" (two options that
-// cannot go together), "give only one of …"; "" for any other `what`.
-std::string excludes_message(std::string_view what) {
-  constexpr std::string_view marker = " excludes ";
-  const auto at = what.find(marker);
-  if (!what.starts_with('-') || at == std::string_view::npos) return {};
-  return fmt::format("{} and {} cannot be given together; give only one of them", what.substr(0, at),
-                     what.substr(at + marker.size()));
+  return names;
 }
 
 // The option of `command` (or of mptrain itself, such as --help) named
@@ -166,12 +118,8 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   const auto chosen = app.get_subcommands();
   const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name();
   const std::string see_command = command.empty() ? see : fmt::format(" (see 'mptrain {} --help')", command);
-  if (const auto repeated = repeated_option_message(app, error.what()); !repeated.empty())
-    return repeated + see_command;
-  if (const auto missing = missing_value_message(error.what()); !missing.empty()) return missing + see_command;
-  if (const auto extra = unexpected_message(command, error.what()); !extra.empty()) return extra + see_command;
-  if (const auto excludes = excludes_message(error.what()); !excludes.empty()) return excludes + see_command;
-  return error.what() + see_command;
+  const auto names_of = [&app](const std::string& name) { return option_names(app, name); };
+  return parse_error_in_words(error.what(), command, names_of) + see_command;
 }
 
 // Parses `args` and runs the chosen command; returns the exit code. A failed
@@ -187,11 +135,7 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
       }
     }
     app.parse(static_cast<int>(args.size()), args.data());
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version: printed by app.exit
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     cli::print_error(parse_error_message(app, e, args.subspan(1)));

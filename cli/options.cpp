@@ -5,10 +5,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <memory>
 
+#include "util/number_check.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -46,28 +45,21 @@ void use_help_style(CLI::App& app) {
 
 namespace {
 
-// Why `text`, a number beyond the largest double ("1e400"), is refused by a
-// check whose values are `bounds`.
-std::string too_large(const std::string& text, const std::string& bounds) {
-  if (trim(text).starts_with('-')) {
-    return fmt::format("{} is too far below zero (beyond the smallest number, about -1.8e308); give one {}", text,
-                       bounds);
-  }
-  return fmt::format("{} is too large (beyond the largest number, about 1.8e308); give one {}", text, bounds);
+// A check's verdict on `text` from `value`: its message when refused, else
+// "" with `text` rewritten as the number read (decimal: CLI11 alone reads
+// "010" as octal and "0x10" as hexadecimal).
+template <class T>
+std::string verdict(std::string& text, const Result<T>& value) {
+  if (!value.ok()) return value.error().message;
+  text = fmt::format("{}", *value);
+  return {};
 }
 
 }  // namespace
 
 CLI::Validator bounded(std::string bounds, std::function<bool(double)> within) {
-  // The value is handed on as we read it (CLI11 would read "0x10" as hexadecimal).
-  auto check = [bounds, within = std::move(within)](std::string& text) -> std::string {
-    const auto value = parse_double(text);
-    if (!value.ok() && value.error().code == ERANGE) return too_large(text, bounds);
-    if (!value.ok()) return fmt::format("{} is not a number", text);
-    if (!std::isfinite(*value)) return fmt::format("{} is not a finite number", text);
-    if (!within(*value)) return fmt::format("{} is not {}", text, bounds);
-    text = fmt::format("{}", *value);
-    return {};
+  auto check = [bounds, within = std::move(within)](std::string& text) {
+    return verdict(text, checked_number(text, bounds, within));
   };
   return CLI::Validator(std::move(check), std::move(bounds));
 }
@@ -81,81 +73,23 @@ CLI::Validator from_to(double min, double max) {
                  [min, max](double value) { return value >= min && value <= max; });
 }
 
-namespace {
-
-// Why `text`, which is not an integer in digits, is refused by whole_number.
-std::string not_whole(const std::string& text, const std::string& bounds, long long min, long long max) {
-  const auto number = parse_double(text);
-  if (!number.ok() && number.error().code == ERANGE) {
-    if (trim(text).starts_with('-')) return fmt::format("{} is not {}", text, bounds);
-    return fmt::format("{} is too large: the most accepted is {}", text, max);
-  }
-  if (!number.ok() || !std::isfinite(*number) || *number != std::floor(*number)) {
-    return fmt::format("{} is not a whole number", text);
-  }
-  if (*number > static_cast<double>(max)) return fmt::format("{} is too large: the most accepted is {}", text, max);
-  if (*number < static_cast<double>(min)) return fmt::format("{} is not {}", text, bounds);
-  return fmt::format("{} is not written as a whole number; write {:.0f}", text, *number);
-}
-
-}  // namespace
-
 CLI::Validator whole_number(long long min, long long max) {
-  const bool open_ended = max == std::numeric_limits<int>::max();
-  std::string bounds = open_ended ? fmt::format("at least {}", min) : fmt::format("from {} to {}", min, max);
-  // The value is handed on in plain decimal: CLI11 would read "010" as octal.
-  auto check = [bounds, min, max, open_ended](std::string& text) -> std::string {
-    const auto value = parse_int(text);
-    if (!value.ok()) return not_whole(text, bounds, min, max);
-    if (*value > max && open_ended) return fmt::format("{} is too large: the most accepted is {}", text, max);
-    if (*value < min || *value > max) return fmt::format("{} is not {}", text, bounds);
-    text = std::to_string(*value);
-    return {};
-  };
-  return CLI::Validator(std::move(check), std::move(bounds));
+  auto check = [min, max](std::string& text) { return verdict(text, checked_whole_number(text, min, max)); };
+  return CLI::Validator(std::move(check), whole_number_bounds(min, max));
 }
-
-namespace {
-
-// `text` as seconds: a bare number, or a number ending in "ms" or "s".
-Result<double> parse_seconds(std::string_view text) {
-  double scale = 1;
-  if (text.ends_with("ms")) {
-    text.remove_suffix(2);
-    scale = 0.001;
-  } else if (text.ends_with('s')) {
-    text.remove_suffix(1);
-  }
-  auto value = parse_double(text);
-  if (!value.ok()) return value.error();
-  return *value * scale;
-}
-
-}  // namespace
 
 CLI::Validator duration(std::chrono::milliseconds min, std::chrono::milliseconds max) {
   std::string bounds = fmt::format("from {} to {}", min, std::chrono::duration_cast<std::chrono::seconds>(max));
   const double low = std::chrono::duration<double>(min).count();
   const double high = std::chrono::duration<double>(max).count();
-  auto check = [bounds, low, high](std::string& text) -> std::string {
-    const auto seconds = parse_seconds(text);
-    if (!seconds.ok() && seconds.error().code == ERANGE) return too_large(text, bounds);
-    if (!seconds.ok()) return fmt::format("{} is not a duration such as 0.5, 250ms or 1s", text);
-    if (!std::isfinite(*seconds) || *seconds < low || *seconds > high) {
-      return fmt::format("{} is not {}", text, bounds);
-    }
-    text = fmt::format("{}", *seconds);
-    return {};
+  auto check = [bounds, low, high](std::string& text) {
+    return verdict(text, checked_seconds(text, low, high, bounds));
   };
   return CLI::Validator(std::move(check), std::move(bounds));
 }
 
 CLI::Validator one_of(std::vector<std::string> names) {
-  std::string listed;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) listed += i + 1 == names.size() ? " or " : ", ";
-    listed += names[i];
-  }
+  std::string listed = joined_list(names, "or");
   std::string description = fmt::format("{{{}}}", fmt::join(names, ","));
   auto check = [names = std::move(names), listed = std::move(listed)](const std::string& text) -> std::string {
     if (std::find(names.begin(), names.end(), text) != names.end()) return {};

@@ -53,6 +53,18 @@ template <class E, std::size_t N>
 CLI::Validator one_of(const std::array<Named<E>, N>& table) {
   return one_of(names_of(table));
 }
+// Registers option `names` on `command`, taking one of the names of
+// `table` (util/names.hpp) and storing its enum value in `target` (an E or
+// a std::optional<E>): the word is checked by one_of(`table`) and never
+// kept as a string. Returns the option, for its default_str() and group().
+template <class E, std::size_t N, class Target>
+CLI::Option* add_word_option(CLI::App& command, std::string names, Target& target, const std::array<Named<E>, N>& table,
+                             std::string help) {
+  const auto store = [&target, &table](const std::string& word) {
+    if (const auto value = value_named(table, word)) target = *value;
+  };
+  return command.add_option_function<std::string>(std::move(names), store, std::move(help))->check(one_of(table));
+}
 // A check that an option's value is not the empty word (`--cpus ""`), which
 // would otherwise read as "not given".
 CLI::Validator non_empty();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "affinity/json.hpp"
 #include "affinity/node_share.hpp"
 #include "affinity/plan.hpp"
 #include "affinity/planner.hpp"
@@ -12,25 +13,15 @@
 
 namespace mptrain::cli {
 
-// Which node this mptrain is, as typed on the command line (SPEC "Beyond one machine").
-struct NodeOptions {
-  int nnodes = 0;           // --nnodes K; 0: not given
-  int node_rank = -1;       // --node-rank R; -1: not given
-  int local_rank = -1;      // --local-rank L; -1: not given
-  int local_size = 0;       // --local-size S; 0: not given
-  std::string master_addr;  // --master-addr: plan's own option; run copies its launcher option here
-};
+// Which node this mptrain is, as typed on the command line (SPEC "Beyond one
+// machine"); run copies its launcher's --master-addr into master_addr.
+using NodeOptions = cluster::NodeRequest;
 
 // Placement options as typed on the command line.
 struct PlacementOptions {
-  // num_processes for torchrun's --nproc-per-node auto|cpu: one worker per usable CPU.
-  static constexpr int one_per_cpu = -1;
-  int num_processes = 0;        // 0: not given; one_per_cpu: auto or cpu
-  int threads_per_process = 0;  // 0: not given
-  std::string bind;
-  std::string cpus;
+  affinity::PlacementRequest request;  // -n, -t, --bind and --reserve as given
+  std::string cpus;                    // --cpus as typed, parsed by to_request
   bool physical_cores = false;
-  int reserve = 0;
   bool allow_oversubscribe = false;
   NodeOptions nodes;
 };
@@ -49,8 +40,7 @@ void add_master_addr_option(CLI::App& command, NodeOptions& options);
 // usage Failure when they are malformed or disagree.
 cluster::NodeIdentity read_node_identity(const NodeOptions& options);
 
-// The planner request for `options`; throws a usage Failure for a bad
-// --bind name or --cpus list.
+// The planner request for `options`; throws a usage Failure for a bad --cpus list.
 affinity::PlacementRequest to_request(const PlacementOptions& options);
 
 // Where `plan` and `topo` take the machine from, as typed on the command line.
@@ -90,11 +80,9 @@ NodePlan plan_this_node(const PlacementOptions& options);
 // never silent; how a default chose M or T (plan.choices) is left out: the
 // run's report gives M x T.
 void print_plan_notes(const affinity::Plan& plan);
-// plan_this_node(`options`).plan: what run's modes plan their workers with.
-affinity::Plan plan_for_this_machine(const PlacementOptions& options);
 
-// `plan` as the JSON object of SPEC "mptrain plan" (package/numa_node null when a worker spans several).
-nlohmann::json plan_to_json(const affinity::Plan& plan);
+// affinity::plan_json(`plan`), under the name run's modes call.
+inline nlohmann::json plan_to_json(const affinity::Plan& plan) { return affinity::plan_json(plan); }
 // The shape of `plan` in words: "4 workers x 8 threads", "1 worker x 1 thread".
 std::string workers_by_threads(const affinity::Plan& plan);
 // `plan` as a human-readable summary and table: rank, CPUs, package, NUMA node, threads.

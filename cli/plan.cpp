@@ -19,11 +19,11 @@ struct PlanOptions {
 };
 
 int run_plan(const PlanOptions& options) {
-  to_request(options.placement);  // bad --bind or --cpus words are usage errors before the machine is read
+  to_request(options.placement);  // a bad --cpus list is a usage error before the machine is read
   const auto machine = load_machine(options.topology);
   const auto node_plan = plan_node(options.placement, machine);
   if (options.json) {
-    auto document = plan_to_json(node_plan.plan);
+    auto document = affinity::plan_json(node_plan.plan);
     document["topology"] = machine.topology.source;
     document["node"] = node_to_json(node_plan);
     print_json(document);

@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "util/text.hpp"
+
 namespace mptrain::hogwild {
 
 Result<Shard> node_shard(int samples, int rank, int nodes) {
   const auto first = static_cast<long long>(samples) * rank / nodes;
   const auto end = static_cast<long long>(samples) * (rank + 1) / nodes;
-  if (end <= first) return Error{fmt::format("{} training samples cannot be shared by {} nodes", samples, nodes)};
+  if (end <= first) {
+    return Error{fmt::format("{} cannot be shared by {} nodes", counted(samples, "training sample"), nodes)};
+  }
   return Shard{static_cast<int>(first), static_cast<int>(end - first)};
 }
 

@@ -81,6 +81,21 @@ std::string counted(long long n, std::string_view noun) {
   return out;
 }
 
+std::string counted_amount(double amount, std::string_view noun) {
+  std::string out = fmt::format("{:g} {}", amount, noun);
+  if (amount != 1) out += noun.ends_with("s") ? "es" : "s";
+  return out;
+}
+
+std::string joined_list(const std::vector<std::string>& items, std::string_view last) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? fmt::format(" {} ", last) : std::string(", ");
+    out += items[i];
+  }
+  return out;
+}
+
 Result<double> parse_double(std::string_view text) {
   text = without_plus(trim(text));
   double value = 0;

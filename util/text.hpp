@@ -26,6 +26,11 @@ std::optional<std::uint64_t> parse_u64(std::string_view text);
 // `n` and `noun`, the noun plural unless `n` is 1: "1 thread", "2 threads",
 // "3 processes" (a noun ending in s takes "es").
 std::string counted(long long n, std::string_view noun);
+// `amount` (written as {:g} writes it) and `noun`, the noun plural unless
+// `amount` is exactly 1: "1 CPU", "0.5 CPUs", "2.5 CPUs".
+std::string counted_amount(double amount, std::string_view noun);
+// `items` joined as a person lists them: "a", "a or b", "a, b or c" (`last` joins the last two).
+std::string joined_list(const std::vector<std::string>& items, std::string_view last);
 // `fraction` as a whole percentage: 0.254 → "25%".
 std::string percent(double fraction);
 // `text` safe to show on a terminal: each control character but tab, DEL,

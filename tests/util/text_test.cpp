@@ -69,3 +69,17 @@ TEST_CASE("percent writes a fraction as a whole percentage", "[util]") {
   CHECK(percent(0.756) == "76%");
   CHECK(percent(1) == "100%");
 }
+
+TEST_CASE("an amount takes the singular only when it is exactly one", "[util]") {
+  CHECK(counted_amount(1, "CPU") == "1 CPU");
+  CHECK(counted_amount(1.5, "CPU") == "1.5 CPUs");
+  CHECK(counted_amount(0.5, "CPU") == "0.5 CPUs");
+  CHECK(counted_amount(2, "process") == "2 processes");
+}
+
+TEST_CASE("a list is joined with commas and a last word", "[util]") {
+  CHECK(joined_list({}, "or").empty());
+  CHECK(joined_list({"a"}, "or") == "a");
+  CHECK(joined_list({"a", "b"}, "and") == "a and b");
+  CHECK(joined_list({"a", "b", "c"}, "or") == "a, b or c");
+}
