@@ -10,19 +10,14 @@
 # mean of REPEAT runs each, alternating, and mptrain's monitor verdict.
 # Usage: bench/children.sh  (from the repository root; P=4 TRAIN_LIMIT=… to change)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-PEER=${PEER:-$ROOT/../shared/bench/torch_hogwild.py}
-PYTHON=${PYTHON:-/usr/bin/python3}
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+source "$(dirname "$0")/lib.sh"
 N=$(nproc)
 P=${P:-$N}                          # the program's worker processes (--num-processes)
 TRAIN_LIMIT=${TRAIN_LIMIT:-20000}   # training samples per worker
 REPEAT=${REPEAT:-3}
-[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
-"$PYTHON" -c 'import torch' 2>/dev/null || { echo "bench: needs $PYTHON with torch (apt-get install python3-torch)" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-children.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+require_mptrain
+require_torch
+bench_tmpdir children
 program=("$PYTHON" "$PEER" --data "$DATA" --num-processes "$P" --train-limit "$TRAIN_LIMIT")
 
 # run NAME COMMAND...: one run; its JSON line to $OUT/NAME.jsonl, mptrain's verdict to $OUT/NAME.verdicts.
@@ -43,7 +38,7 @@ for ((r = 1; r <= REPEAT; r++)); do
   run mptrain_children "$MPTRAIN" run -n 1 --children "$P" -- "${program[@]}" --threads 0
 done
 
-echo "== the seeds' program (torch.multiprocessing Hogwild), $P processes, $TRAIN_LIMIT samples each, $N CPUs ($(lscpu | sed -n 's/^Model name: *//p')), mean of $REPEAT"
+echo "== the seeds' program (torch.multiprocessing Hogwild), $P processes, $TRAIN_LIMIT samples each, $(machine_summary), mean of $REPEAT"
 printf '%-18s %14s %14s  %s\n' "started as" "samples/s" "steady" "monitor"
 for name in "${names[@]}"; do
   wall=$(jq -s 'map(.samples_per_second) | add / length' "$OUT/$name.jsonl")

@@ -5,7 +5,8 @@
 #   MPTRAIN=build/mptrain bench/doctor_calibration.sh [--reps 3] [--cases a,b] [--keep DIR]
 # --keep DIR keeps every JSON report there (CASE.VARIANT.REP.json).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 source bench/corpus_cases.bash
 reps=3 cases= keep=
 while [[ $# -gt 0 ]]; do

@@ -23,7 +23,8 @@
 # warning (counted right when the warning names the outside load), but must
 # never make a healthy case exit 3.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 source bench/corpus_cases.bash
 source tests/corpus/lib.bash
 reps=20 cases= outside=no save=

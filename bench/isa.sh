@@ -8,20 +8,17 @@
 # median of its samples/s (the report's `samples_per_second`).
 # Usage: bench/isa.sh  (from the repository root; set any variable below to override)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
+source "$(dirname "$0")/lib.sh"
 MPTRAIN_NATIVE_BUILD=${MPTRAIN_NATIVE_BUILD:-}  # a build directory configured with -DMPTRAIN_NATIVE=ON
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 M=${M:-2}                # workers of one thread each
 EPOCHS=${EPOCHS:-1}
 MODEL=${MODEL:-cnn}
 REPEAT=${REPEAT:-3}      # rounds over the variants
 ISAS=${ISAS:-}           # the kernel builds to run, e.g. "avx512 sse2" (default: every one this CPU runs)
 
-[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
-command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-isa.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+require_mptrain
+require_command jq
+bench_tmpdir isa
 
 default=$(env -u MPTRAIN_ISA "$MPTRAIN" --version | sed -n 's/^kernels: //p')
 runnable=$(sed -n 's/.*(this CPU runs \(.*\))$/\1/p' <<<"$default")
@@ -32,7 +29,7 @@ for isa in ${ISAS:-${runnable//,/ }}; do [[ "$isa" == "$best" ]] || variants+=("
 native=""
 if [[ -n "$MPTRAIN_NATIVE_BUILD" ]]; then
   native=$MPTRAIN_NATIVE_BUILD/mptrain
-  [[ -x "$native" ]] || { echo "bench: no mptrain in $MPTRAIN_NATIVE_BUILD" >&2; exit 1; }
+  [[ -x "$native" ]] || bench_fail "no mptrain in $MPTRAIN_NATIVE_BUILD"
   variants+=(native)
 fi
 

@@ -10,13 +10,11 @@
 # Usage: bench/kernel_profile.sh [SECONDS=4]  (PERF_DATA=FILE keeps the
 #   recording for `perf annotate -i FILE -s SYMBOL`, which shows the hot loops.)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-$ROOT/build/bench}
+source "$(dirname "$0")/lib.sh"
 SECONDS_RUN=${1:-4}
-command -v perf >/dev/null || { echo "bench: perf is needed" >&2; exit 1; }
-command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-profile.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+require_command perf linux-perf
+require_command jq
+bench_tmpdir profile
 DATA=${PERF_DATA:-$OUT/perf.data}
 
 peak=$("$BENCH/mptrain_fma_peak" --seconds 0.5 --repeat 3 | jq .gflops_one_thread)

@@ -6,13 +6,13 @@
 # Usage: bench/launch.sh [MPTRAIN]   (default: build/mptrain)
 # Uses hyperfine when installed (Debian package `hyperfine`), else a timed loop.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-mptrain=${1:-build/mptrain}
+source "$(dirname "$0")/lib.sh"
+MPTRAIN=${1:-$MPTRAIN}
 runs=${RUNS:-100}
-[[ -x "$mptrain" ]] || { echo "bench/launch.sh: no mptrain binary at $mptrain (build first or pass its path)" >&2; exit 1; }
+require_mptrain
 
 # 4 workers on any machine: with fewer than 4 CPUs the plan needs --allow-oversubscribe.
-ours=("$mptrain" run -n 4 --allow-oversubscribe -- /bin/true)
+ours=("$MPTRAIN" run -n 4 --allow-oversubscribe -- /bin/true)
 peer=()
 if command -v mpirun >/dev/null; then
   peer=(mpirun -n 4 --oversubscribe)
@@ -39,7 +39,7 @@ mean_ms() {
 }
 
 "${ours[@]}" >/dev/null 2>&1 || { echo "bench/launch.sh: '${ours[*]}' fails" >&2; exit 1; }
-echo "start and reap 4 workers of /bin/true, mean of $runs runs on $(nproc) CPUs:"
+echo "start and reap 4 workers of /bin/true, mean of $runs runs on $(machine_summary):"
 printf '  %-8s %8s ms   %s\n' mptrain "$(mean_ms "${ours[@]}")" "${ours[*]}"
 if ((${#peer[@]})); then
   printf '  %-8s %8s ms   %s\n' mpirun "$(mean_ms "${peer[@]}")" "${peer[*]}"

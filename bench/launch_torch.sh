@@ -17,19 +17,14 @@
 # test accuracy and mptrain's wall seconds.
 # Usage: bench/launch_torch.sh  (set any variable below to override)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-PEER=${PEER:-$ROOT/../shared/bench/torch_hogwild.py}
-PYTHON=${PYTHON:-/usr/bin/python3}
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+source "$(dirname "$0")/lib.sh"
 N=${N:-$(nproc)}
 LIMIT=${LIMIT:-20000}  # training samples per worker and epoch (0: all 60,000)
 REPEAT=${REPEAT:-5}
 
-[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
-"$PYTHON" -c 'import torch' 2>/dev/null || { echo "bench: $PYTHON cannot import torch (apt-get install python3-torch)" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-bench.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+require_mptrain
+require_torch
+bench_tmpdir launch-torch
 
 INTRAOP=${INTRAOP:-$ROOT/bench/torch_intraop.py}
 names=(floating placed floating-inproc placed-inproc default jemalloc tcmalloc)
@@ -81,7 +76,7 @@ for ((seed = 1; seed <= REPEAT; seed++)); do
 done
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "== PyTorch Hogwild (torch $("$PYTHON" -c 'import torch; print(torch.__version__)')) under mptrain run: $N CPUs," \
+echo "== PyTorch Hogwild (torch $("$PYTHON" -c 'import torch; print(torch.__version__)')) under mptrain run: $N of $(machine_summary)," \
   "$LIMIT samples per worker, $REPEAT runs each (seeds 1..$REPEAT), medians"
 printf '%-15s %-34s %12s %12s %9s %8s\n' config "mptrain run options" "steady/s" "start-join/s" accuracy "wall s"
 for name in "${runnable[@]}"; do

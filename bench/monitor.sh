@@ -9,7 +9,8 @@
 # then the CPU time of a whole `mptrain doctor --pid` run (start-up and
 # report included).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
 build=${1:-build}
 threads=${2:-200}
 seconds=${3:-10}

@@ -10,17 +10,15 @@
 # alternate between the configurations; means.
 # Usage: bench/nodes.sh  (set any variable below to override)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+source "$(dirname "$0")/lib.sh"
 EPOCHS=${EPOCHS:-1}
 REPEAT=${REPEAT:-3}
 SYNCS=${SYNCS:-"0.1 0.5 2"}
-command -v mpirun >/dev/null || { echo "bench: mpirun is not installed (apt-get install openmpi-bin)" >&2; exit 1; }
-[[ -f "$(dirname "$MPTRAIN")/libmptrain_mpi.so" ]] || { echo "bench: $MPTRAIN has no MPI plugin" >&2; exit 1; }
+require_command mpirun openmpi-bin
+require_mptrain
+[[ -f "$(dirname "$MPTRAIN")/libmptrain_mpi.so" ]] || bench_fail "$MPTRAIN has no MPI plugin"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-bench.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+bench_tmpdir nodes
 
 # nodes SYNC SEED EPOCHS: appends "samples/s accuracy averaging-seconds same-model" to $OUT/nodes-SYNC-EPOCHS.rows.
 nodes() {
@@ -43,7 +41,7 @@ for ((seed = 1; seed <= REPEAT; seed++)); do
   done
 done
 mean() { awk -v c="$1" '{ s += $c } END { printf "%.4f", s / NR }' "$2"; }
-echo "== built-in training: 2 nodes (mpirun, 1 worker each) vs 1 node x 2 workers, $EPOCHS epoch(s), $(nproc) CPUs, seeds 1..$REPEAT, means"
+echo "== built-in training: 2 nodes (mpirun, 1 worker each) vs 1 node x 2 workers, $EPOCHS epoch(s), $(machine_summary), seeds 1..$REPEAT, means"
 printf '%-40s %12s %9s %14s %10s\n' configuration samples/s accuracy "averaging s" "same model"
 printf '%-40s %12.0f %9s %14s %10s\n' "1 node x 2 workers, $EPOCHS epoch(s)" "$(mean 1 "$OUT/one.rows")" "$(mean 2 "$OUT/one.rows")" - -
 for sync in $SYNCS; do

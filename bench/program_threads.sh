@@ -10,20 +10,18 @@
 # numpy on pthreads OpenBLAS (-n K processes, products/s).
 # Usage: bench/program_threads.sh [SECONDS] (default 3; REPEAT=R rounds, best of R)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-mptrain=${MPTRAIN:-$root/build/mptrain}
+source "$(dirname "$0")/lib.sh"
 seconds=${1:-3}
 repeat=${REPEAT:-2}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-programs=$root/tests/e2e/launch/programs
-gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$work/omp_gnu"
-clang -O2 -fopenmp "$programs/omp_self_sized.c" -o "$work/omp_llvm"
-n=$("$mptrain" plan -n 1 --json | jq -r '.threads_per_process')
+require_mptrain
+bench_tmpdir program-threads
+programs=$ROOT/tests/e2e/launch/programs
+gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$OUT/omp_gnu"
+clang -O2 -fopenmp "$programs/omp_self_sized.c" -o "$OUT/omp_llvm"
+n=$("$MPTRAIN" plan -n 1 --json | jq -r '.threads_per_process')
 k=2
-python=/usr/bin/python3
 blas=/usr/lib/x86_64-linux-gnu/openblas-pthread
-echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread(s) per core); N = $n, K = $k"
+echo "machine: $(machine_summary); N = $n, K = $k"
 
 # total FIELD: the sum of FIELD's value (the word after it) over the workers' lines on stdin.
 total() { awk -v field="$1" '{ for (i = 1; i < NF; i++) if ($i == field) sum += $(i + 1) } END { printf "%.0f", sum }'; }
@@ -46,27 +44,27 @@ row() {
   local bare hand plain children torchrun
   bare=$(best "$field" env $env "$@")
   hand=$(best "$field" env $env SELF_SIZED_THREADS=$((n / k)) "$@")
-  plain=$(best "$field" env $env "$mptrain" run -n 1 -- "$@")
-  children=$(best "$field" env $env "$mptrain" run -n 1 --children $k -- "$@")
-  torchrun=$(best "$field" env $env "$mptrain" torchrun --nproc-per-node 1 --no-python "$@")
+  plain=$(best "$field" env $env "$MPTRAIN" run -n 1 -- "$@")
+  children=$(best "$field" env $env "$MPTRAIN" run -n 1 --children $k -- "$@")
+  torchrun=$(best "$field" env $env "$MPTRAIN" torchrun --nproc-per-node 1 --no-python "$@")
   printf "%-22s %10s %10s %10s %10s %10s   %s\n" "$name" "$bare" "$hand" "$plain" "$children" "$torchrun" \
     "$(awk -v b="$bare" -v h="$hand" -v p="$plain" -v c="$children" -v t="$torchrun" \
       'BEGIN { printf "run %.2fx bare, children %.2fx bare %.2fx hand, torchrun %.2fx bare", p/b, c/b, c/h, t/b }')"
 }
 
 printf "%-22s %10s %10s %10s %10s %10s\n" "program" "bare" "hand-fixed" "run -n 1" "--children" "torchrun"
-row "C + GNU OpenMP" regions "" -- "$work/omp_gnu" $k "$seconds"
-row "C + LLVM OpenMP" regions "" -- "$work/omp_llvm" $k "$seconds"
-if "$python" -c 'import torch' 2>/dev/null; then
-  row "torch.multiprocessing" steps "" -- "$python" "$programs/torch_self_sized.py" $k "$seconds"
+row "C + GNU OpenMP" regions "" -- "$OUT/omp_gnu" $k "$seconds"
+row "C + LLVM OpenMP" regions "" -- "$OUT/omp_llvm" $k "$seconds"
+if "$PYTHON" -c 'import torch' 2>/dev/null; then
+  row "torch.multiprocessing" steps "" -- "$PYTHON" "$programs/torch_self_sized.py" $k "$seconds"
 fi
-if "$python" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
+if "$PYTHON" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
   # numpy's program does not fork: K copies of it, side by side, make the K processes.
-  cat >"$work/blas_k.sh" <<SCRIPT
+  cat >"$OUT/blas_k.sh" <<SCRIPT
 #!/bin/sh
-for i in \$(seq $k); do "$python" "$programs/blas_self_sized.py" "$seconds" & done
+for i in \$(seq $k); do "$PYTHON" "$programs/blas_self_sized.py" "$seconds" & done
 wait
 SCRIPT
-  chmod +x "$work/blas_k.sh"
-  row "numpy + OpenBLAS" products "LD_LIBRARY_PATH=$blas" -- "$work/blas_k.sh"
+  chmod +x "$OUT/blas_k.sh"
+  row "numpy + OpenBLAS" products "LD_LIBRARY_PATH=$blas" -- "$OUT/blas_k.sh"
 fi

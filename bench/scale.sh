@@ -12,22 +12,16 @@
 # usable CPUs are cut to them, so on 2 CPUs it runs, smaller.
 # Usage: bench/scale.sh   (TRAIN_LIMIT=… samples per worker, default 6000)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-PYTHON=${PYTHON:-/usr/bin/python3}
-PEER=${PEER:-}
-[[ -z $PEER && -e $ROOT/bench/torch_hogwild.py ]] && PEER=$ROOT/bench/torch_hogwild.py
-[[ -z $PEER ]] && PEER=$ROOT/../shared/bench/torch_hogwild.py
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+source "$(dirname "$0")/lib.sh"
 TRAIN_LIMIT=${TRAIN_LIMIT:-6000}
 OUT=${OUT:-$ROOT/bench-scale.txt}
-[[ -x $MPTRAIN ]] || { echo "bench/scale.sh: no mptrain at $MPTRAIN" >&2; exit 1; }
+require_mptrain
 : >"$OUT"
 say() { printf '%s\n' "$*" | tee -a "$OUT"; }
 N=$("$MPTRAIN" topo --json | jq -r '.usable_cpus')
 
 say "== machine"
-lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|NUMA node\(s\))' | tee -a "$OUT"
+machine_details | tee -a "$OUT"
 say "== mptrain topo"
 "$MPTRAIN" topo 2>&1 | tee -a "$OUT"
 

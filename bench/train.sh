@@ -20,13 +20,9 @@
 #      line's round trip between the CPUs before and after (bench/core_latency.cpp).
 # Usage: bench/train.sh  (from the repository root; set any variable below to override)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-FMA_PEAK=${FMA_PEAK:-$ROOT/build/bench/mptrain_fma_peak}
+source "$(dirname "$0")/lib.sh"
+FMA_PEAK=${FMA_PEAK:-$BENCH/mptrain_fma_peak}
 CORE_LATENCY=${CORE_LATENCY:-$(dirname "$FMA_PEAK")/mptrain_core_latency}
-PEER=${PEER:-$ROOT/../shared/bench/torch_hogwild.py}
-PYTHON=${PYTHON:-/usr/bin/python3}
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
 M=${M:-$(nproc)}                   # workers for the side-by-side comparison (M x 1 = N: the peak's CPUs)
 EPOCHS=${EPOCHS:-1}
 N=${N:-$(nproc)}                   # CPUs for the scaling runs
@@ -36,10 +32,9 @@ SKIP_PEER=${SKIP_PEER:-0}
 REPEAT=${REPEAT:-5}                # runs of each side in the comparison (seeds 1..REPEAT)
 PEAK_SECONDS=${PEAK_SECONDS:-1}    # seconds of each FMA-peak run (best of 3)
 
-[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
-command -v jq >/dev/null || { echo "bench: jq is needed" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-bench.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+require_mptrain
+require_command jq
+bench_tmpdir train
 
 # ours NAME ARGS...: runs mptrain run --json, keeps the report as $OUT/NAME.json.
 ours() {
@@ -66,7 +61,7 @@ else
   echo "== FMA peak: no $FMA_PEAK (not built on this CPU, or set FMA_PEAK): no share of the peak below"
 fi
 
-echo "== built-in training vs PyTorch peer: cnn, $M workers x 1 thread, $EPOCHS epoch(s), $(nproc) CPUs, $REPEAT run(s) each"
+echo "== built-in training vs PyTorch peer: cnn, $M workers x 1 thread, $EPOCHS epoch(s), $(machine_summary), $REPEAT run(s) each"
 # Hogwild runs are not deterministic (updates race by design) and one run's
 # accuracy varies by about a point, so each side runs REPEAT times with seeds
 # 1..REPEAT, alternating, and the means are compared.

@@ -52,19 +52,26 @@ compiled() {
   echo "$out"
 }
 
-# busy_cpus: how many CPUs' worth of time the machine spent working over
-# the next second (all of /proc/stat's non-idle time, as a decimal).
-busy_cpus() {
+# busy_share SECONDS SCALE FORMAT: the share of all CPUs' time spent working
+# over the next SECONDS (from /proc/stat), times SCALE, printed with the awk
+# printf FORMAT.
+busy_share() {
   local before after
   before=$(head -1 /proc/stat)
-  sleep 1
+  sleep "$1"
   after=$(head -1 /proc/stat)
-  awk -v a="$before" -v b="$after" 'BEGIN {
-    n = split(a, x, " "); split(b, y, " ")
-    for (i = 2; i <= n; i++) { d = y[i] - x[i]; total += d; if (i == 5 || i == 6) idle += d }
-    printf "%.2f", (total > 0 ? (total - idle) / total * '"$(nproc --all)"' : 0)
-  }'
+  # Fields after "cpu": user nice system idle iowait irq softirq steal
+  # (guest and guest_nice, which follow, are counted in user and nice already).
+  awk -v a="$before" -v b="$after" -v scale="$2" -v format="$3" 'BEGIN {
+    split(a, x); split(b, y)
+    for (i = 2; i <= 9; i++) total += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf format, (total > 0 ? scale * (total - idle) / total : 0) }'
 }
+
+# busy_cpus: how many CPUs' worth of time the machine spent working over
+# the next second (as a decimal).
+busy_cpus() { busy_share 1 "$(nproc --all)" "%.2f"; }
 
 # last_cpu: the last CPU this process may use (where pinned load goes).
 last_cpu() { taskset -c -p $$ | sed 's/.*: //; s/.*[,-]//'; }
@@ -89,18 +96,7 @@ stop_duty() {
 # machine_busy_percent: how busy all CPUs were over the next half second, in
 # percent of the machine (from /proc/stat), for cases whose premise is a
 # quiet machine.
-machine_busy_percent() {
-  local a b
-  a=$(head -1 /proc/stat)
-  sleep 0.5
-  b=$(head -1 /proc/stat)
-  # Fields after "cpu": user nice system idle iowait irq softirq steal.
-  awk -v a="$a" -v b="$b" 'BEGIN {
-    split(a, x); split(b, y)
-    for (i = 2; i <= 9; i++) total += y[i] - x[i]
-    idle = (y[5] - x[5]) + (y[6] - x[6])
-    printf "%d", (total > 0 ? 100 * (total - idle) / total : 0) }'
-}
+machine_busy_percent() { busy_share 0.5 100 "%d"; }
 
 # need_quiet_machine LIMIT: succeeds when the machine is under LIMIT% busy.
 need_quiet_machine() {

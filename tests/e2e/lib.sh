@@ -21,6 +21,26 @@ run_mptrain() {
 expect_code() {
   [[ "$code" == "$1" ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "expected exit $1, got $code"; }
 }
+# start_mptrain ARGS...: starts mptrain ARGS in the background, stdout in $WORK/out and stderr in
+# $WORK/err as run_mptrain; its pid in $launcher. A prefix VAR=VALUE start_mptrain … reaches it.
+start_mptrain() { start_command "$MPTRAIN" "$@"; }
+# start_command COMMAND...: start_mptrain for a COMMAND that execs mptrain (env --ignore-signal=HUP "$MPTRAIN" …).
+start_command() {
+  "$@" >"$WORK/out" 2>"$WORK/err" &
+  launcher=$!
+}
+# signal_and_wait SIGNAL [PID]: sends SIGNAL (TERM, KILL, …) to PID ($launcher by default), started in
+# the background, and waits for it to end; its exit status in $code (for expect_code).
+signal_and_wait() {
+  kill -s "$1" "${2:-$launcher}"
+  wait_exit "${2:-$launcher}"
+}
+# wait_exit [PID]: waits for PID ($launcher by default), started in the background, to end; its exit
+# status in $code. (The shell's own "Killed" line for it is not printed.)
+wait_exit() {
+  wait "${1:-$launcher}" 2>/dev/null
+  code=$?
+}
 # json FILTER: applies jq FILTER to the last run's stdout.
 json() { jq -e -r "$1" "$WORK/out"; }
 # expect_json FILTER: the jq FILTER is true on the last run's stdout.
@@ -46,6 +66,16 @@ expect_refused() {
 expect_usage_error() {
   expect_code 2
   expect_stderr "^mptrain: error: .*$1"
+}
+
+# need_unbound_cpus M: skips unless `mptrain topo` finds M usable CPUs and this process is not
+# bound to some of them already (taskset); sets $usable to the usable CPU list.
+need_unbound_cpus() {
+  run_mptrain topo --json
+  expect_code 0
+  [[ $(json .usable_cpus) -ge $1 ]] || skip "needs $1 usable CPUs"
+  [[ $(json .limited_by) != affinity ]] || skip "this process is bound to some CPUs already (taskset?)"
+  usable=$(json .usable_cpu_list)
 }
 
 # A jq definition to put before a filter: `cpus` turns a CPU list string

@@ -38,8 +38,7 @@ expect_valid_json
 expect_json '.topology | contains("machine-\ufffd.xml")'
 
 # A checkpoint name that is not UTF-8: trained, saved under its real name, reported.
-make_idx_set "$WORK/data" train 200
-make_idx_set "$WORK/data" t10k 50
+make_small_data 200 50
 model="$WORK/model-"$'\xff'".ckpt"
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --save-model "$model" --json
 expect_code 0

@@ -33,8 +33,7 @@ grep -q "CPU pressure (PSI):     not measured: the watch ended within one sampli
   fail "a watch within one interval did not say PSI was not measured: $(cat "$WORK/out")"
 
 source "$(dirname "$0")/../train/fixtures.bash"
-make_idx_set "$WORK/data" train 256
-make_idx_set "$WORK/data" t10k 32
+make_small_data 256 32
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --lr 3e38 --save-model "$WORK/never.ckpt"
 expect_code 1
 expect_stderr "training diverged: .*the model was not saved, $WORK/never.ckpt was not created"

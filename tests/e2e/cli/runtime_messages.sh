@@ -7,8 +7,7 @@
 # ctest: timeout 240
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../train/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg --train-limit 64)
 usable=$(jq -r .usable_cpus <("$MPTRAIN" topo --json))
 

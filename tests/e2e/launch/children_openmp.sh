@@ -8,8 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
-clang -O1 -fopenmp "$(dirname "$0")/programs/omp_children.c" -o "$WORK/omp_children" ||
-  fail "cannot build the OpenMP program with clang -fopenmp (libomp-dev)"
+build_program omp_children clang -O1 -fopenmp "$PROGRAMS/omp_children.c"
 plan=$("$MPTRAIN" plan -n 1 --json)
 cpus=$(jq -r '.workers[0].cpus' <<<"$plan")
 threads=$(jq -r '.threads_per_process' <<<"$plan")

@@ -10,7 +10,7 @@ python=/usr/bin/python3
 "$python" -c 'import numpy' 2>/dev/null || fail "$python with numpy is needed (scripts/setup.sh installs python3-numpy)"
 openblas=/usr/lib/x86_64-linux-gnu/openblas-pthread
 [[ -d $openblas ]] || fail "the pthreads OpenBLAS is needed in $openblas (scripts/setup.sh installs libopenblas0-pthread)"
-program="$(dirname "$0")/programs/pool_children.py"
+program="$PROGRAMS/pool_children.py"
 plan=$("$MPTRAIN" plan -n 1 -t 4 --allow-oversubscribe --json)
 cpus=$(jq -r '.workers[0].cpus' <<<"$plan")
 

@@ -7,7 +7,7 @@ source "$(dirname "$0")/common.bash"
 need_cpus 2
 python=/usr/bin/python3
 "$python" -c 'import torch' 2>/dev/null || skip "no PyTorch for $python (apt-get install python3-torch)"
-program="$(dirname "$0")/programs/torch_children.py"
+program="$PROGRAMS/torch_children.py"
 
 # 4 threads for the worker, 2 per child, on purpose beyond the CPUs: torch says floor(T/K), not T.
 run_mptrain run -n 1 -t 4 --allow-oversubscribe --children 2 -- "$python" "$program" 2

@@ -1,9 +1,56 @@
 # Helpers for the launcher's end-to-end scripts (sourced after ../lib.sh; the
 # .bash suffix keeps this file from being registered as a test itself).
 
+# PROGRAMS: the folder of the test programs the scripts run (programs/).
+PROGRAMS="$MPTRAIN_SOURCE_DIR/tests/e2e/launch/programs"
+
+# build_program NAME COMPILER ARGS...: compiles (COMPILER ARGS -o $WORK/NAME), failing the
+# test when it cannot, e.g. build_program omp_gnu gcc -O2 -fopenmp "$PROGRAMS/omp_self_sized.c".
+build_program() {
+  local name=$1
+  shift
+  "$@" -o "$WORK/$name" || fail "cannot build $name with $* (scripts/setup.sh installs gcc, clang and libomp-dev)"
+}
+
 # need_cpus M: skips unless `mptrain plan -n M` works here (M usable CPUs).
 need_cpus() {
   "$MPTRAIN" plan -n "$1" >/dev/null 2>&1 || skip "fewer than $1 usable CPUs for -n $1"
+}
+
+# run_logged OPTIONS...: `mptrain run -n 2 --log-dir $WORK/logs OPTIONS` (a new $WORK/logs) of a
+# worker writing "out RANK" on stdout and "err RANK" on stderr; expects exit 0.
+run_logged() {
+  rm -rf "$WORK/logs"
+  run_mptrain run -n 2 --log-dir "$WORK/logs" "$@" -- sh -c 'echo "out $RANK"; echo "err $RANK" >&2'
+  expect_code 0
+}
+# expect_logged RANK STREAM...: each $WORK/logs/rank-RANK.STREAM (out, err) holds the line "STREAM RANK".
+expect_logged() {
+  local rank=$1 stream
+  shift
+  for stream in "$@"; do
+    [[ $(cat "$WORK/logs/rank-$rank.$stream") == "$stream $rank" ]] || fail "rank-$rank.$stream is wrong"
+  done
+}
+# expect_not_logged RANK STREAM...: no $WORK/logs/rank-RANK.STREAM was written.
+expect_not_logged() {
+  local rank=$1 stream
+  shift
+  for stream in "$@"; do
+    [[ ! -e "$WORK/logs/rank-$rank.$stream" ]] || fail "rank-$rank.$stream was written though its stream is not logged"
+  done
+}
+
+# signal_sleeping_run N SIGNAL: starts `mptrain run -n N` (start_mptrain) of workers that handle no
+# signal (they exec sleep 60), waits until they run, then sends SIGNAL to mptrain and waits for it to
+# end; its exit status in $code.
+signal_sleeping_run() {
+  local started=() rank
+  rm -f "$WORK"/started.*
+  start_mptrain run -n "$1" -- sh -c "echo \$\$ > $WORK/started.\$RANK; exec sleep 60"
+  for ((rank = 0; rank < $1; rank++)); do started+=("$WORK/started.$rank"); done
+  wait_for 20 files_exist "${started[@]}" || fail "workers did not start"
+  signal_and_wait "$2"
 }
 
 # alive PID: true while PID exists and is not a zombie.

@@ -7,18 +7,12 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 trap 'kill -9 $(cat "$WORK"/*/pid.* 2>/dev/null) 2>/dev/null; rm -rf "$WORK"' EXIT
 
+export DESCENDANTS="$PROGRAMS/descendants.bash"
 cat >"$WORK/w.sh" <<'SCRIPT'
 #!/bin/bash
 sleep 61 &
 echo $! >"$OUT/pid.background"
-set -m
-sleep 62 &
-echo $! >"$OUT/pid.jobcontrol"
-set +m
-# A daemon: the middle process exits at once, its child is re-parented.
-sh -c 'sh -c "echo \$\$ >\"$OUT/pid.daemon\"; exec sleep 63" &'
-setsid sh -c 'echo $$ >"$OUT/pid.setsid"; exec sleep 64' &
-until [[ -s $OUT/pid.daemon && -s $OUT/pid.setsid ]]; do sleep 0.05; done
+source "$DESCENDANTS"
 cat /proc/$$/cgroup >"$OUT/cgroup"
 echo started
 SCRIPT

@@ -8,15 +8,10 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 trap 'kill -9 $(cat "$WORK"/*/pid.* 2>/dev/null) 2>/dev/null; rm -rf "$WORK"' EXIT
 
+export DESCENDANTS="$PROGRAMS/descendants.bash"
 cat >"$WORK/w.sh" <<'SCRIPT'
 #!/bin/bash
-set -m
-sleep 62 &
-echo $! >"$OUT/pid.jobcontrol"
-set +m
-sh -c 'sh -c "echo \$\$ >\"$OUT/pid.daemon\"; exec sleep 63" &'
-setsid sh -c 'echo $$ >"$OUT/pid.setsid"; exec sleep 64' &
-until [[ -s $OUT/pid.daemon && -s $OUT/pid.setsid ]]; do sleep 0.05; done
+source "$DESCENDANTS"
 grep -h mptrain-run- /proc/$$/cgroup >"$OUT/cgroup"
 echo started >"$OUT/started"
 exec sleep 65
@@ -30,20 +25,17 @@ made=0
 for mode in v2 v1; do
   export OUT="$WORK/$mode"
   mkdir -p "$OUT"
-  MPTRAIN_RUN_CGROUP=$mode "$MPTRAIN" run -n 1 -- "$WORK/w.sh" >"$OUT/out" 2>"$OUT/err" &
-  launcher=$!
+  MPTRAIN_RUN_CGROUP=$mode start_mptrain run -n 1 -- "$WORK/w.sh"
   wait_for 30 files_exist "$OUT/started" || fail "$mode: the worker did not start its descendants"
   pids=$(cat "$OUT"/pid.*)
   for pid in $pids; do alive "$pid" || fail "$mode: descendant $pid is not running"; done
   if [[ ! -s "$OUT/cgroup" ]]; then
     echo "note: no $mode cgroup could be made here" >&2
-    kill -TERM "$launcher"
-    wait "$launcher"
+    signal_and_wait TERM
     continue
   fi
   made=$((made + 1))
-  kill -KILL "$launcher"
-  wait "$launcher" 2>/dev/null
+  signal_and_wait KILL
   wait_for 20 none_alive $pids || fail "$mode: descendants $pids outlived a SIGKILLed mptrain"
   # The watchdog removes the cgroup once it is empty.
   wait_for 20 cgroup_gone "mptrain-run-$launcher" || fail "$mode: the run's cgroup $(cat "$OUT/cgroup") was left behind"
@@ -53,14 +45,12 @@ done
 # workers' process group (mptrain looks once a second; 3 s is to spare).
 export OUT="$WORK/off"
 mkdir -p "$OUT"
-MPTRAIN_RUN_CGROUP=off "$MPTRAIN" run -n 1 -- "$WORK/w.sh" >"$OUT/out" 2>"$OUT/err" &
-launcher=$!
+MPTRAIN_RUN_CGROUP=off start_mptrain run -n 1 -- "$WORK/w.sh"
 wait_for 30 files_exist "$OUT/started" || fail "off: the worker did not start its descendants"
 [[ ! -s "$OUT/cgroup" ]] || fail "MPTRAIN_RUN_CGROUP=off made a cgroup: $(cat "$OUT/cgroup")"
 pids=$(cat "$OUT"/pid.*)
 sleep 3
-kill -KILL "$launcher"
-wait "$launcher" 2>/dev/null
+signal_and_wait KILL
 wait_for 20 none_alive $pids || fail "off: descendants $pids outlived a SIGKILLed mptrain"
 
 ((made > 0)) || skip "no cgroup for the run can be made here (neither v2 nor v1's freezer is writable)"

@@ -25,11 +25,8 @@ for pid in $(cat "$WORK"/pid.*); do ! alive "$pid" || fail "pid $pid outlived a 
 
 # SIGTERM to mptrain.
 rm -f "$WORK"/pid.* "$WORK"/started.*
-"$MPTRAIN" run -n 2 --grace 0.5 -- "$WORK/w.sh" >"$WORK/out" 2>"$WORK/err" &
-launcher=$!
+start_mptrain run -n 2 --grace 0.5 -- "$WORK/w.sh"
 wait_for 30 files_exist "$WORK/started.0" "$WORK/started.1" || fail "workers did not start"
-kill -TERM "$launcher"
-wait "$launcher"
-code=$?
+signal_and_wait TERM
 expect_code 143
 for pid in $(cat "$WORK"/pid.*); do ! alive "$pid" || fail "pid $pid outlived a run stopped by SIGTERM"; done

@@ -14,11 +14,8 @@ run_mptrain run -n 1 --grace 604800 --dry-run -- true
 expect_code 0
 
 worker="trap 'sleep 1; echo done > $WORK/finished; exit 0' TERM; echo \$\$ > $WORK/started; while :; do sleep 0.1; done"
-"$MPTRAIN" run -n 1 --grace 600000 -- bash -c "$worker" >"$WORK/out" 2>"$WORK/err" &
-launcher=$!
+start_mptrain run -n 1 --grace 600000 -- bash -c "$worker"
 wait_for 20 files_exist "$WORK/started" || fail "worker did not start"
-kill -TERM "$launcher"
-wait "$launcher"
-code=$?
+signal_and_wait TERM
 expect_code 0
 [[ -s "$WORK/finished" ]] || fail "the worker was killed within its grace period"

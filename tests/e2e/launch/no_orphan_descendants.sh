@@ -18,15 +18,13 @@ setsid sh -c 'echo \$\$ > $WORK/escaped.'\$RANK'; exec sleep 63' &
 sleep 64
 SCRIPT
 chmod +x "$WORK/w.sh"
-MPTRAIN_RUN_CGROUP=off "$MPTRAIN" run -n 2 -- "$WORK/w.sh" >"$WORK/out" 2>"$WORK/err" &
-launcher=$!
+MPTRAIN_RUN_CGROUP=off start_mptrain run -n 2 -- "$WORK/w.sh"
 wait_for 20 files_exist "$WORK"/background.{0,1} "$WORK"/grandchild.{0,1} "$WORK"/escaped.{0,1} ||
   fail "workers did not start their children"
 kept=$(cat "$WORK"/background.{0,1} "$WORK"/grandchild.{0,1})
 escaped=$(cat "$WORK"/escaped.{0,1})
 alive $kept || fail "the workers' children are not running"
-kill -KILL "$launcher"
-wait "$launcher" 2>/dev/null
+signal_and_wait KILL
 wait_for 10 none_alive $kept || fail "descendants $kept outlived a SIGKILLed mptrain"
 # What called setsid is outside the group, as documented; clean it up.
 kill $escaped 2>/dev/null

@@ -6,7 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-cc -O1 -fopenmp "$(dirname "$0")/programs/omp_spawn.c" -o "$WORK/omp_spawn" || fail "cannot build the OpenMP program"
+build_program omp_spawn cc -O1 -fopenmp "$PROGRAMS/omp_spawn.c"
 cpus=$("$MPTRAIN" plan -n 1 -t 2 --json | jq -r '.workers[0].cpus')
 first=$(cut -d, -f1 <<<"${cpus%%-*}")
 

@@ -6,8 +6,8 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-source_file="$(dirname "$0")/programs/omp_where.c"
-cc -O1 -fopenmp "$source_file" -o "$WORK/omp_gnu" || fail "cannot build the OpenMP program with cc -fopenmp"
+source_file="$PROGRAMS/omp_where.c"
+build_program omp_gnu cc -O1 -fopenmp "$source_file"
 runtimes=(gnu)
 if clang -O1 -fopenmp "$source_file" -o "$WORK/omp_llvm" 2>"$WORK/clang.err" && ldd "$WORK/omp_llvm" | grep libomp >/dev/null; then
   runtimes+=(llvm)

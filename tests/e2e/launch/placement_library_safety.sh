@@ -9,9 +9,8 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
-programs="$(dirname "$0")/programs"
-cc -O1 -pthread "$programs/fork_setenv.c" -o "$WORK/fork_setenv" || fail "cannot build fork_setenv"
-gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_gnu" || fail "cannot build omp_self_sized"
+build_program fork_setenv cc -O1 -pthread "$PROGRAMS/fork_setenv.c"
+build_program omp_gnu gcc -O2 -fopenmp "$PROGRAMS/omp_self_sized.c"
 last=$("$MPTRAIN" plan -n 1 --json | jq -r "$cpus"' .workers[0].cpus | cpus | last')
 
 # Forks under a concurrent setenv loop: every child ends (a deadlock would hit the timeout).

@@ -28,8 +28,7 @@ done
 
 # Built-in training: the same notes, before training starts.
 source "$(dirname "$0")/../train/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 run_mptrain run --cpus 0-100 -n 1 -t 1 --data "$WORK/data" --model logreg
 expect_code 0
 expect_stderr "$note--cpus: CPUs [0-9]+-100 are not usable and were ignored$"

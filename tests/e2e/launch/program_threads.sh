@@ -11,9 +11,8 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
-programs="$(dirname "$0")/programs"
-gcc -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_gnu" || fail "cannot build the program with gcc -fopenmp"
-clang -O2 -fopenmp "$programs/omp_self_sized.c" -o "$WORK/omp_llvm" || fail "cannot build the program with clang -fopenmp"
+build_program omp_gnu gcc -O2 -fopenmp "$PROGRAMS/omp_self_sized.c"
+build_program omp_llvm clang -O2 -fopenmp "$PROGRAMS/omp_self_sized.c"
 threads=$("$MPTRAIN" plan -n 1 --json | jq -r '.threads_per_process')
 per_child=$((threads / 2))
 
@@ -101,7 +100,7 @@ grep -q "^\[0\] policy unset$" "$WORK/out" || fail "a run that caps pools set a 
 python=/usr/bin/python3
 blas=/usr/lib/x86_64-linux-gnu/openblas-pthread
 if "$python" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
-  LD_LIBRARY_PATH=$blas run_mptrain run -n "$threads" --json -- "$python" "$programs/blas_self_sized.py" 0.5
+  LD_LIBRARY_PATH=$blas run_mptrain run -n "$threads" --json -- "$python" "$PROGRAMS/blas_self_sized.py" 0.5
   expect_code 0
   [[ $(grep -c "^\[[0-9]*\] blas threads 1 " "$WORK/err") == "$threads" ]] ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "OpenBLAS's own call was not capped to each worker's CPU"; }
@@ -110,7 +109,7 @@ if "$python" -c 'import numpy' 2>/dev/null && [[ -e $blas/libblas.so.3 ]]; then
   # Two copies started by one script, under --children 2: each in its slice, capped to it.
   printf '#!/bin/sh\n"$@" & "$@" & wait\n' >"$WORK/twice.sh"
   chmod +x "$WORK/twice.sh"
-  LD_LIBRARY_PATH=$blas run_mptrain run -n 1 --children 2 --json -- "$WORK/twice.sh" "$python" "$programs/blas_self_sized.py" 0.5
+  LD_LIBRARY_PATH=$blas run_mptrain run -n 1 --children 2 --json -- "$WORK/twice.sh" "$python" "$PROGRAMS/blas_self_sized.py" 0.5
   expect_code 0
   [[ $(grep -c "^\[0\] blas threads $per_child " "$WORK/err") == 2 ]] ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "--children 2: OpenBLAS's own call was not capped to each slice"; }
@@ -121,14 +120,14 @@ fi
 
 # torch.multiprocessing workers calling torch.set_num_threads(os.cpu_count()).
 if "$python" -c 'import torch' 2>/dev/null; then
-  run_mptrain run -n 1 --children 2 --json -- "$python" "$programs/torch_self_sized.py" 2 2
+  run_mptrain run -n 1 --children 2 --json -- "$python" "$PROGRAMS/torch_self_sized.py" 2 2
   expect_code 0
   [[ $(grep -c "^\[0\] worker [0-9]* torch $per_child " "$WORK/err") == 2 ]] ||
     { cat "$WORK/out" "$WORK/err" >&2; fail "the torch workers' own set_num_threads was not capped to $per_child"; }
   expect_fitting_forward "--children 2 -- $python"
   # A plain run: the two busy workers share the worker's CPUs (in the first 100 ms both may still run
   # two threads, so a short run may end in a warning; never with the job's own pools too large).
-  run_mptrain run -n 1 --json -- "$python" "$programs/torch_self_sized.py" 2 3
+  run_mptrain run -n 1 --json -- "$python" "$PROGRAMS/torch_self_sized.py" 2 3
   expect_code 0
   [[ $(grep -c "^\[0\] worker [0-9]* torch " "$WORK/err") == 2 ]] || { cat "$WORK/err" >&2; fail "two torch workers did not report"; }
   expect_fitting_forward "-n 1 -- $python"

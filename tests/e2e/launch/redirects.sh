@@ -5,33 +5,25 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-worker='echo "out $RANK"; echo "err $RANK" >&2'
-
 # 1: stdout to files, stderr on the console.
-run_mptrain run -n 2 --log-dir "$WORK/logs" --redirects 1 -- sh -c "$worker"
-expect_code 0
+run_logged --redirects 1
 for rank in 0 1; do
-  [[ $(cat "$WORK/logs/rank-$rank.out") == "out $rank" ]] || fail "rank-$rank.out is wrong"
-  [[ ! -e "$WORK/logs/rank-$rank.err" ]] || fail "rank-$rank.err was written though stderr is not redirected"
+  expect_logged "$rank" out
+  expect_not_logged "$rank" err
   expect_stderr "^\[$rank\] err $rank$"
 done
 ! grep -q 'out' "$WORK/out" || fail "redirected stdout reached the console"
 
 # Per rank: rank 0 to files only, rank 1 (not redirected) to the console only.
-rm -rf "$WORK/logs"
-run_mptrain run -n 2 --log-dir "$WORK/logs" --redirects 0:3,1:0 -- sh -c "$worker"
-expect_code 0
-[[ $(cat "$WORK/logs/rank-0.out") == "out 0" ]] || fail "rank-0.out is wrong"
-[[ $(cat "$WORK/logs/rank-0.err") == "err 0" ]] || fail "rank-0.err is wrong"
-[[ ! -e "$WORK/logs/rank-1.out" && ! -e "$WORK/logs/rank-1.err" ]] || fail "rank 1's streams were logged"
+run_logged --redirects 0:3,1:0
+expect_logged 0 out err
+expect_not_logged 1 out err
 [[ $(cat "$WORK/out") == "[1] out 1" ]] || fail "stdout should hold rank 1's line only: $(cat "$WORK/out")"
 expect_stderr '^\[1\] err 1$'
 ! grep -q '\[0\]' "$WORK/err" || fail "rank 0's redirected stderr reached the console"
 
 # The words: err is 2.
-rm -rf "$WORK/logs"
-run_mptrain run -n 2 --log-dir "$WORK/logs" --redirects err -- sh -c "$worker"
-expect_code 0
+run_logged --redirects err
 [[ -e "$WORK/logs/rank-1.err" && ! -e "$WORK/logs/rank-1.out" ]] || fail "--redirects err logged the wrong streams"
 grep -qx '\[1\] out 1' "$WORK/out" || fail "stdout is not on the console with --redirects err"
 

@@ -4,11 +4,7 @@ source "$(dirname "$0")/../lib.sh"
 # ctest: timeout 60
 command -v mpirun >/dev/null || skip "no mpirun (Debian: openmpi-bin)"
 
-run_mptrain topo --json
-expect_code 0
-[[ $(json .usable_cpus) -ge 2 ]] || skip "needs 2 usable CPUs"
-[[ $(json .limited_by) != affinity ]] || skip "this process is bound to some CPUs already (taskset?)"
-usable=$(json .usable_cpu_list)
+need_unbound_cpus 2
 
 # mpirun_plan [MPIRUN OPTIONS...]: each rank's plan --json in $WORK/plan.RANK.json.
 mpirun_plan() {

@@ -2,11 +2,7 @@
 # plan takes local rank 1's share of this machine, disjoint from rank 0's.
 source "$(dirname "$0")/../lib.sh"
 
-run_mptrain topo --json
-expect_code 0
-[[ $(json .usable_cpus) -ge 2 ]] || skip "needs 2 usable CPUs"
-[[ $(json .limited_by) != affinity ]] || skip "this process is bound to some CPUs already (taskset?)"
-usable=$(json .usable_cpu_list)
+need_unbound_cpus 2
 
 # plan_as LOCAL_RANK: mptrain plan --json as Open MPI's rank LOCAL_RANK of 2 on this host.
 plan_as() {

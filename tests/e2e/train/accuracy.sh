@@ -7,8 +7,7 @@ source "$(dirname "$0")/fixtures.bash"
 require_real_data
 
 # A sanitizer or unoptimised build trains too slowly for a full epoch.
-make_idx_set "$WORK/data" train 1600
-make_idx_set "$WORK/data" t10k 16
+make_small_data 1600 16
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --json
 expect_code 0
 rate=$(json '.samples_per_second | floor')

@@ -1,8 +1,7 @@
 # Garbage, truncated and corrupted checkpoints are refused with exit 1 and a clear message.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 32
+make_small_data 64 32
 
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --save-model "$WORK/good.ckpt"
 expect_code 0

@@ -1,8 +1,7 @@
 # Missing, truncated and corrupt IDX files give exit 1 and name the file and the problem.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 32
+make_small_data 64 32
 
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --json
 expect_code 0

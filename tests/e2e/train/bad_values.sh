@@ -2,8 +2,7 @@
 # usage errors (exit 2) naming the option, refused before any training.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 
 # refused OPTION VALUE PATTERN: `run --OPTION VALUE` exits 2 with an error matching PATTERN and trains nothing.
 refused() {

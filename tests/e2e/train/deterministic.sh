@@ -1,8 +1,7 @@
 # With one worker of one thread and a fixed seed, two runs save bit-identical checkpoints.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 16
+make_small_data 512 16
 
 for run in a b; do
   run_mptrain run -n 1 -t 1 --data "$WORK/data" --seed 7 --save-model "$WORK/$run.ckpt"

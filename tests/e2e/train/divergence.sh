@@ -3,8 +3,7 @@
 # Checkpoints).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 32
+make_small_data 512 32
 train=(run -t 1 --data "$WORK/data" --model mlp)
 
 run_mptrain "${train[@]}" -n 1 --save-model "$WORK/model.ckpt"

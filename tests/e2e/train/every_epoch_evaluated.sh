@@ -3,8 +3,7 @@
 # shared store), while the workers go on with the next one.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 64
+make_small_data 512 64
 
 # 1. Epochs far shorter than the monitor's tick: every one is evaluated, in order.
 run_mptrain run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 6 --eval-every-epoch --json

@@ -22,6 +22,38 @@ make_idx_set() {
     >"$dir/$prefix-labels-idx1-ubyte"
 }
 
+# make_small_data [TRAIN [TEST [DIR]]]: a random data set in DIR ($WORK/data by default) with
+# TRAIN training images (64 by default) and TEST test images (16 by default), as make_idx_set writes them.
+make_small_data() {
+  make_idx_set "${3:-$WORK/data}" train "${1:-64}"
+  make_idx_set "${3:-$WORK/data}" t10k "${2:-16}"
+}
+
+# start_endless_training ARGS...: starts `mptrain run -n 2 -t 1 --data $WORK/data --model logreg
+# --epochs 100000 ARGS` in the background (start_mptrain: its pid in $launcher) and waits until its two
+# workers run; their pids in $workers.
+start_endless_training() {
+  start_mptrain run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 "$@"
+  workers=$(wait_for_workers "$launcher" 2) || exit 1
+}
+
+# expect_resumes CHECKPOINT [MODEL]: `mptrain run` resumes from CHECKPOINT (a MODEL, logreg by default,
+# trained on $WORK/data) and exits 0.
+expect_resumes() {
+  run_mptrain run -n 1 -t 1 --data "$WORK/data" --model "${2:-logreg}" --resume "$1" --epochs 0
+  expect_code 0
+}
+
+# expect_save_refused PATH PATTERN: `mptrain run -n 1 -t 1 --data $WORK/data --model logreg
+# --save-model PATH` is refused before training: exit 2, stderr matching "^mptrain: error: PATTERN",
+# and no progress line.
+expect_save_refused() {
+  run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --save-model "$1"
+  expect_code 2
+  expect_stderr "^mptrain: error: $2"
+  if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing $1"; fi
+}
+
 # shm_listing: the names in /dev/shm, sorted.
 shm_listing() { ls -A /dev/shm 2>/dev/null | sort; }
 

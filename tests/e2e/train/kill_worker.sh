@@ -3,19 +3,15 @@
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 32
+make_small_data 512 32
 
 before=$(shm_listing)
-"$MPTRAIN" run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-workers=$(wait_for_workers "$parent" 2) || exit 1
+start_endless_training
 sleep 0.3
 victim=$(tail -n 1 <<<"$workers")
 kill -9 "$victim"
 start=$SECONDS
-wait "$parent"
-code=$?
+wait_exit
 (( SECONDS - start <= 15 )) || fail "the run took $((SECONDS - start)) s to stop after a worker died"
 [[ $code -ne 0 ]] || fail "the run succeeded although a worker was killed"
 expect_stderr '^mptrain: error: .*rank [01] .*SIGKILL'

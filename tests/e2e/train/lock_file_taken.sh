@@ -3,8 +3,7 @@
 # training, naming it, and the file is left as it was.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
 # The lock file's name: the one a run creates beside the model (seen while it trains).

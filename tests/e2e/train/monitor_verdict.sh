@@ -7,8 +7,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 [[ $(nproc) -ge 2 ]] || skip "needs 2 usable CPUs, have $(nproc)"
 
-make_idx_set "$WORK/data" train 3200
-make_idx_set "$WORK/data" t10k 16
+make_small_data 3200 16
 # Size the runs from this build's speed so each lasts about 3 s (several
 # monitor intervals) in a Release or a sanitizer build alike.
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --epochs 3 --json

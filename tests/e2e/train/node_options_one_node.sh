@@ -2,8 +2,7 @@
 # are not silently ignored, a warning says they have no effect.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 32
+make_small_data 64 32
 
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --sync-every 2
 expect_code 0

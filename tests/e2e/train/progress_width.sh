@@ -7,8 +7,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 command -v script >/dev/null || skip "no script(1) (util-linux) to make a pseudo-terminal"
 command -v stty >/dev/null || skip "no stty to size the pseudo-terminal"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 32
+make_small_data 512 32
 
 # The session on the terminal: sized $1 columns, training until SIGINT; with
 # $2, resized to $2 columns midway, marked by a line "RESIZED".

@@ -2,8 +2,7 @@
 # figures, and training on from it changes it.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 640
-make_idx_set "$WORK/data" t10k 64
+make_small_data 640 64
 
 run_mptrain run -n 1 -t 1 --data "$WORK/data" --model mlp --save-model "$WORK/first.ckpt" --json
 expect_code 0

@@ -3,8 +3,7 @@
 # the checkpoint's model; a --model that contradicts it is still refused.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 256
-make_idx_set "$WORK/data" t10k 16
+make_small_data 256 16
 train=(run -n 1 -t 1 --data "$WORK/data")
 
 run_mptrain "${train[@]}" --model mlp --save-model "$WORK/m.ckpt" --json

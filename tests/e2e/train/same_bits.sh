@@ -12,8 +12,7 @@ if ldd "$MPTRAIN" | grep -Eq 'lib(asan|tsan)'; then
   limit=320
   echo "NOTE: a sanitizer build: --train-limit $limit instead of 3000" >&2
 fi
-make_idx_set "$WORK/data" train 3000
-make_idx_set "$WORK/data" t10k 32
+make_small_data 3000 32
 mkdir -p "$WORK/a/deeper/directory"
 
 run_mptrain --version

@@ -6,8 +6,7 @@
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 256
-make_idx_set "$WORK/data" t10k 32
+make_small_data 256 32
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
 # expect_report: the last run printed its report (text or JSON).
@@ -17,13 +16,10 @@ expect_report() {
 
 # 1. The directory was removed during training (any user), then SIGINT.
 mkdir "$WORK/dir"
-"$MPTRAIN" "${train[@]}" --epochs 100000 --save-model "$WORK/dir/model.ckpt" >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-wait_for_workers "$parent" 1 >/dev/null || exit 1
+start_mptrain "${train[@]}" --epochs 100000 --save-model "$WORK/dir/model.ckpt"
+wait_for_workers "$launcher" 1 >/dev/null || exit 1
 rm -r "$WORK/dir"
-kill -INT "$parent"
-wait "$parent"
-code=$?
+signal_and_wait INT
 expect_code 1
 expect_report
 grep -q "^  model NOT saved   to $WORK/dir/model.ckpt" "$WORK/out" || fail "the report does not say the model was not saved"

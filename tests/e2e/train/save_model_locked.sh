@@ -6,8 +6,7 @@
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 256
-make_idx_set "$WORK/data" t10k 16
+make_small_data 256 16
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 mkdir "$WORK/models"
 ln -s "$WORK/models" "$WORK/via"

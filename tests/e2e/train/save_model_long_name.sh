@@ -6,8 +6,7 @@
 # PATH_MAX (made of directories that exist).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 mkdir "$WORK/out.d"
 

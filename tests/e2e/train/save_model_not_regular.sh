@@ -4,17 +4,11 @@
 # replaced (what else a regular file may be: save_model_own_input.sh).
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
 # refused PATH KIND: --save-model PATH is refused naming KIND, before training.
-refused() {
-  run_mptrain "${train[@]}" --save-model "$1"
-  expect_code 2
-  expect_stderr "^mptrain: error: refusing to replace .*: it is $2, not a regular file"
-  if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing $1"; fi
-}
+refused() { expect_save_refused "$1" "refusing to replace .*: it is $2, not a regular file"; }
 
 if [[ $(id -u) == 0 ]] && mknod "$WORK/null" c 1 3 2>/dev/null; then
   refused "$WORK/null" "a character device"

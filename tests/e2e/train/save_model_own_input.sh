@@ -6,16 +6,13 @@
 # go on from it) are replaced.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
 # refused PATH PATTERN: --save-model PATH is refused before training matching PATTERN; PATH is unchanged.
 refused() {
   cp "$1" "$WORK/before"
-  run_mptrain "${train[@]}" --save-model "$1"
-  expect_usage_error "$2"
-  if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing $1"; fi
+  expect_save_refused "$1" ".*$2"
   cmp -s "$1" "$WORK/before" || fail "$1 was changed"
 }
 
@@ -33,8 +30,7 @@ expect_usage_error "it is the test data \(--data\)"
 
 # Compressed inputs are inputs too.
 mkdir "$WORK/gz"
-make_idx_set "$WORK/gz" train 64
-make_idx_set "$WORK/gz" t10k 16
+make_small_data 64 16 "$WORK/gz"
 gzip "$WORK/gz"/*
 run_mptrain run -n 1 -t 1 --data "$WORK/gz" --model logreg --save-model "$WORK/gz/train-images-idx3-ubyte.gz"
 expect_usage_error "it is the training data \(--data\), $WORK/gz/train-images-idx3-ubyte.gz"

@@ -5,38 +5,31 @@
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 1024
-make_idx_set "$WORK/data" t10k 32
+make_small_data 1024 32
 # Long enough (seconds) that the signal comes while the workers train.
 train=(run -n 2 -t 1 --data "$WORK/data" --model cnn --epochs 40 --json)
 
-"$MPTRAIN" "${train[@]}" --save-model "$WORK/model.ckpt" >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-wait_for_workers "$parent" 2 >/dev/null || exit 1
-kill -USR1 "$parent"
+start_mptrain "${train[@]}" --save-model "$WORK/model.ckpt"
+wait_for_workers "$launcher" 2 >/dev/null || exit 1
+kill -USR1 "$launcher"
 for _ in $(seq 600); do
   grep -q 'SIGUSR1: saved the model' "$WORK/err" && break
-  alive=$(kill -0 "$parent" 2>/dev/null && echo yes)
+  alive=$(kill -0 "$launcher" 2>/dev/null && echo yes)
   [[ -n $alive ]] || break
   sleep 0.05
 done
 grep -q 'SIGUSR1: saved the model after [0-9]* samples to .*model.ckpt; training goes on' "$WORK/err" ||
   { cat "$WORK/err" >&2; fail "no checkpoint note after SIGUSR1"; }
 cp "$WORK/model.ckpt" "$WORK/usr1.ckpt"
-wait "$parent"
-code=$?
+wait_exit
 expect_code 0
 expect_json '.interrupted_by == null and .signal_checkpoints == 1 and .samples == 2 * 40 * 1024'
-run_mptrain run -n 1 -t 1 --data "$WORK/data" --model cnn --resume "$WORK/usr1.ckpt" --epochs 0
-expect_code 0
+expect_resumes "$WORK/usr1.ckpt" cnn
 
 # Without --save-model.
-"$MPTRAIN" "${train[@]}" >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-wait_for_workers "$parent" 2 >/dev/null || exit 1
-kill -USR1 "$parent"
-wait "$parent"
-code=$?
+start_mptrain "${train[@]}"
+wait_for_workers "$launcher" 2 >/dev/null || exit 1
+signal_and_wait USR1
 expect_code 0
 expect_stderr 'SIGUSR1: no --save-model PATH was given, so nothing was saved; training goes on'
 expect_json '.signal_checkpoints == 0 and .samples == 2 * 40 * 1024'

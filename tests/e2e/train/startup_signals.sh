@@ -9,21 +9,18 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 require_real_data
 
-# started_run SIGNAL ARGS...: starts training with --save-model, sends SIGNAL when its lock file appears,
+# signalled_run SIGNAL ARGS...: starts training with --save-model, sends SIGNAL when its lock file appears,
 # waits; $code and $WORK/out, $WORK/err as run_mptrain.
 signalled_run() {
   local signal=$1
   shift
   rm -f "$WORK"/.mptrain-lock-* "$WORK/m.ckpt"
-  "$MPTRAIN" run -n 1 -t 1 --save-model "$WORK/m.ckpt" "$@" >"$WORK/out" 2>"$WORK/err" &
-  local run=$!
+  start_mptrain run -n 1 -t 1 --save-model "$WORK/m.ckpt" "$@"
   for _ in $(seq 400); do
     compgen -G "$WORK/.mptrain-lock-*" >/dev/null && break
     sleep 0.005
   done
-  kill -"$signal" "$run"
-  wait "$run"
-  code=$?
+  signal_and_wait "$signal"
 }
 
 for signal in TERM HUP USR2; do

@@ -2,8 +2,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 
-make_idx_set "$WORK/data" train 64
-make_idx_set "$WORK/data" t10k 16
+make_small_data
 run_mptrain run -n 1 --data "$WORK/data" --model logreg --save-model "$WORK/missing/dir/model.ckpt"
 expect_code 1
 expect_stderr "^mptrain: error: --save-model $WORK/missing/dir/model.ckpt: directory $WORK/missing does not exist; create it or give another path$"

@@ -5,33 +5,24 @@
 # ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
-make_idx_set "$WORK/data" train 512
-make_idx_set "$WORK/data" t10k 32
+make_small_data 512 32
 
-"$MPTRAIN" run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 --save-model "$WORK/model.ckpt" \
-  --json >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-workers=$(wait_for_workers "$parent" 2) || exit 1
+start_endless_training --save-model "$WORK/model.ckpt" --json
 victim=$(tail -n 1 <<<"$workers")
 kill -9 "$victim"
-wait "$parent"
-code=$?
+wait_exit
 [[ $code -eq 137 ]] || { cat "$WORK/err" >&2; fail "expected the worker's exit code 137, got $code"; }
 expect_stderr "^mptrain: error: training worker rank [01] \(pid $victim\) killed by SIGKILL"
 expect_stderr "the model as the workers left it is saved in $WORK/model.ckpt"
 [[ -s "$WORK/model.ckpt" ]] || fail "no checkpoint saved after a worker died"
 expect_json ".saved_model == \"$WORK/model.ckpt\" and (.failed_rank | type) == \"number\" and .test_samples == 32"
 
-run_mptrain run -n 1 -t 1 --data "$WORK/data" --model logreg --resume "$WORK/model.ckpt" --epochs 0
-expect_code 0
+expect_resumes "$WORK/model.ckpt"
 
 # Without --save-model nothing is saved, and the error does not pretend it was.
-"$MPTRAIN" run -n 2 -t 1 --data "$WORK/data" --model logreg --epochs 100000 >"$WORK/out" 2>"$WORK/err" &
-parent=$!
-workers=$(wait_for_workers "$parent" 2) || exit 1
+start_endless_training
 kill -9 "$(head -n 1 <<<"$workers")"
-wait "$parent"
-code=$?
+wait_exit
 [[ $code -eq 137 ]] || { cat "$WORK/err" >&2; fail "expected exit 137 without --save-model, got $code"; }
 grep -q 'saved in' "$WORK/err" && fail "said a model was saved without --save-model"
 exit 0

@@ -9,14 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "now.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || strcmp(argv[1], "child") != 0) {

@@ -12,17 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "now.h"
 
 static double seconds_to_run;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Prints "WHAT ALLOWED" with the calling thread's Cpus_allowed_list. */
 static void report(const char* what) {

@@ -7,9 +7,9 @@ import sys
 import time
 
 import torch
-import torch.multiprocessing as mp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_workers  # noqa: E402
 from where import allowed  # noqa: E402
 
 
@@ -24,11 +24,4 @@ def work(queue):
 if __name__ == "__main__":
     count = int(sys.argv[1])
     torch.ones(64, 64) @ torch.ones(64, 64)  # the runtime starts in the parent, as in the example
-    queue = mp.Queue()
-    workers = [mp.Process(target=work, args=(queue,)) for _ in range(count)]
-    for worker in workers:
-        worker.start()
-    for _ in workers:
-        print(queue.get(), flush=True)
-    for worker in workers:
-        worker.join()
+    torch_workers.run(work, count)

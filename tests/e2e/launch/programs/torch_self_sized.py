@@ -9,9 +9,9 @@ import sys
 import time
 
 import torch
-import torch.multiprocessing as mp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_workers  # noqa: E402
 from where import allowed  # noqa: E402
 
 
@@ -29,11 +29,4 @@ def work(queue, seconds):
 if __name__ == "__main__":
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 2
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
-    queue = mp.Queue()
-    workers = [mp.Process(target=work, args=(queue, seconds)) for _ in range(count)]
-    for worker in workers:
-        worker.start()
-    for _ in workers:
-        print(queue.get(), flush=True)
-    for worker in workers:
-        worker.join()
+    torch_workers.run(work, count, seconds)
