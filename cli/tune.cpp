@@ -8,7 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "cli/placement_options.hpp"
+#include "affinity/planner.hpp"
 #include "cluster/identity.hpp"
 #include "procmgr/allocator.hpp"
 #include "procmgr/group.hpp"
@@ -51,7 +51,7 @@ tune::CandidateInputs candidate_inputs(const TuneOptions& o) {
   tune::CandidateInputs inputs;
   inputs.builtin = o.command.empty();
   inputs.usable_cpus = machine.usable.count;
-  inputs.default_processes = plan_for_this_machine(PlacementOptions{}).num_processes;
+  inputs.default_processes = value_or_fail(affinity::make_plan(machine.topology, machine.usable, {})).num_processes;
   int cores_used = 0;
   for (const auto& core : affinity::objects_of(machine.topology, affinity::ObjectType::core)) {
     if (!core.intersect(machine.usable.cpus).empty()) ++cores_used;
