@@ -5,6 +5,7 @@
 // printed; the exit code is monitor::doctor_exit_code's. Nothing CMD started
 // outlives it (procmgr's run_group ends what it left behind).
 #include "monitor/doctor.hpp"
+#include "tune/machine.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -110,6 +111,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));
+  if (diagnosis.verdict != monitor::Verdict::healthy) print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
 }
 

@@ -8,10 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "affinity/planner.hpp"
 #include "cluster/identity.hpp"
-#include "procmgr/allocator.hpp"
 #include "procmgr/group.hpp"
+#include "tune/machine.hpp"
 #include "tune/report.hpp"
 #include "tune/search.hpp"
 #include "tune/stats.hpp"
@@ -48,43 +47,12 @@ tune::MetricSpec metric_of(const TuneOptions& o) {
 // The candidates' inputs from this machine and the options.
 tune::CandidateInputs candidate_inputs(const TuneOptions& o) {
   const auto machine = value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
-  tune::CandidateInputs inputs;
+  auto inputs = value_or_fail(tune::machine_inputs(machine, FsRoot::from_env()));
   inputs.builtin = o.command.empty();
-  inputs.usable_cpus = machine.usable.count;
-  inputs.default_processes = value_or_fail(affinity::make_plan(machine.topology, machine.usable, {})).num_processes;
-  int cores_used = 0;
-  for (const auto& core : affinity::objects_of(machine.topology, affinity::ObjectType::core)) {
-    if (!core.intersect(machine.usable.cpus).empty()) ++cores_used;
-  }
-  inputs.smt = cores_used > 0 && cores_used < machine.usable.cpus.size();
-  for (const auto& row : procmgr::allocator_names) {
-    if (row.value != procmgr::Allocator::system && procmgr::find_allocator(row.value, FsRoot::from_env()).ok()) {
-      inputs.allocators.emplace_back(row.name);
-    }
-  }
   inputs.process_counts = o.process_counts;
   inputs.tries = o.tries;
   inputs.only_tries = o.only_tries;
   return inputs;
-}
-
-int print_dry_run(const tune::Program& program, const tune::CandidateInputs& inputs, bool json) {
-  const auto candidates = value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
-  nlohmann::json list = nlohmann::json::array();
-  std::string text = fmt::format("mptrain tune would try {} (the --children K candidates of a program that starts "
-                                 "its own workers are added after the default plan's first trial):\n",
-                                 counted(static_cast<long long>(candidates.size()), "candidate"));
-  for (const auto& c : candidates) {
-    list.push_back({{"options", c.options}, {"baseline", c.baseline}, {"origin", c.origin},
-                    {"command", tune::user_command(program, c)}});
-    text += fmt::format("  {:<28} {:<16} {}\n", c.label(), c.origin, tune::user_command(program, c));
-  }
-  if (json) {
-    print_json({{"candidates", std::move(list)}});
-  } else {
-    print_report(text);
-  }
-  return exit_code::success;
 }
 
 int run_tune(const TuneOptions& o) {
@@ -101,8 +69,10 @@ int run_tune(const TuneOptions& o) {
   tune::Program program{o.command, {}, value_or_fail(tune::this_binary())};
   if (!o.training.empty()) program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
   const auto inputs = candidate_inputs(o);
-  if (o.dry_run) return print_dry_run(program, inputs, o.json);
-  value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
+  const auto candidates = value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
+  if (o.dry_run && o.json) print_json(tune::dry_run_json(program, candidates));
+  if (o.dry_run && !o.json) print_report(tune::dry_run_text(program, candidates));
+  if (o.dry_run) return exit_code::success;
   const auto metric = metric_of(o);
   value_or_fail(tune::MetricReader::make(metric), exit_code::usage_error);
   auto relay = value_or_fail(procmgr::SignalRelay::install());

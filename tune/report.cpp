@@ -44,6 +44,28 @@ std::string unit_of(const MetricSpec& metric) {
   return "s";
 }
 
+std::string dry_run_text(const Program& program, const std::vector<Candidate>& candidates) {
+  std::string text = fmt::format("mptrain tune would try {} (the --children K candidates of a program that starts "
+                                 "its own workers are added after the default plan's first trial):\n",
+                                 counted(static_cast<long long>(candidates.size()), "candidate"));
+  for (const auto& c : candidates) {
+    text += fmt::format("  {:<28} {:<16} {}\n", c.label(), c.origin, user_command(program, c));
+  }
+  return text;
+}
+
+nlohmann::json dry_run_json(const Program& program, const std::vector<Candidate>& candidates) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : candidates) {
+    list.push_back({{"label", c.label()},
+                    {"options", c.options},
+                    {"baseline", c.baseline},
+                    {"origin", c.origin},
+                    {"command", user_command(program, c)}});
+  }
+  return {{"candidates", std::move(list)}};
+}
+
 Report::Report(Program program, const SearchOutcome& outcome, MetricSpec metric, double budget_s, double window_s)
     : program_(std::move(program)),
       outcome_(outcome),

@@ -15,6 +15,10 @@ namespace mptrain::tune {
 // "metric" (what the program printed).
 std::string unit_of(const MetricSpec& metric);
 
+// `--dry-run`: the candidates and their commands, as text or JSON.
+std::string dry_run_text(const Program& program, const std::vector<Candidate>& candidates);
+nlohmann::json dry_run_json(const Program& program, const std::vector<Candidate>& candidates);
+
 class Report {
  public:
   // `window_s`: the seconds each windowed trial measured.

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "tune/candidates.hpp"
+#include "tune/machine.hpp"
 
 using namespace mptrain::tune;
 
@@ -77,4 +78,23 @@ TEST_CASE("a --try must hold options only") {
   auto words = try_words(" --allocator \"jemalloc\"\t-n 1 ");
   REQUIRE(words.ok());
   CHECK(*words == std::vector<std::string>{"--allocator", "jemalloc", "-n", "1"});
+}
+
+TEST_CASE("a synthetic SMT machine gives its N, SMT and the default plan's process count") {
+  auto machine = mptrain::affinity::synthetic_machine("package:2 core:2 pu:2");
+  REQUIRE(machine.ok());
+  auto inputs = machine_inputs(*machine, mptrain::FsRoot());
+  REQUIRE(inputs.ok());
+  CHECK(inputs->usable_cpus == 8);
+  CHECK(inputs->smt);
+  CHECK(inputs->default_processes >= 1);
+  auto flat = mptrain::affinity::synthetic_machine("package:1 core:4 pu:1");
+  REQUIRE(flat.ok());
+  CHECK_FALSE(machine_inputs(*flat, mptrain::FsRoot())->smt);
+}
+
+TEST_CASE("the doctor's pointer to tune names the command it watched, quoted") {
+  CHECK(measure_hint({"python3", "my script.py"}) ==
+        "to measure which launch is fastest for it: mptrain tune -- python3 'my script.py'");
+  CHECK(measure_hint({}) == "to measure which launch is fastest for it: mptrain tune -- CMD");
 }

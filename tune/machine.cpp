@@ -1,0 +1,38 @@
+#include "tune/machine.hpp"
+
+#include <fmt/format.h>
+
+#include "procmgr/allocator.hpp"
+#include "util/text.hpp"
+
+namespace mptrain::tune {
+
+Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const FsRoot& root) {
+  CandidateInputs inputs;
+  inputs.usable_cpus = machine.usable.count;
+  auto plan = affinity::make_plan(machine.topology, machine.usable, {});
+  if (!plan.ok()) return plan.error();
+  inputs.default_processes = plan->num_processes;
+  int cores_used = 0;
+  for (const auto& core : affinity::objects_of(machine.topology, affinity::ObjectType::core)) {
+    if (!core.intersect(machine.usable.cpus).empty()) ++cores_used;
+  }
+  inputs.smt = cores_used > 0 && cores_used < machine.usable.cpus.size();
+  for (const auto& row : procmgr::allocator_names) {
+    if (row.value != procmgr::Allocator::system && procmgr::find_allocator(row.value, root).ok()) {
+      inputs.allocators.emplace_back(row.name);
+    }
+  }
+  return inputs;
+}
+
+std::string measure_hint(const std::vector<std::string>& command) {
+  std::string words;
+  for (const auto& word : command) {
+    words += ' ';
+    words += shell_quote(word);
+  }
+  return fmt::format("to measure which launch is fastest for it: mptrain tune --{}", words.empty() ? " CMD" : words);
+}
+
+}  // namespace mptrain::tune

@@ -1,0 +1,25 @@
+// What the candidates are made from on this machine: N, the default plan's
+// process count, SMT, the installed allocators; and the doctor's pointer to
+// tune.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "affinity/planner.hpp"
+#include "tune/candidates.hpp"
+#include "util/fs.hpp"
+
+namespace mptrain::tune {
+
+// The machine's part of the candidates' inputs: N and SMT from `machine`,
+// the default plan's M from the planner, the allocators found under `root`.
+// An Error when the default plan cannot be made.
+Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const FsRoot& root);
+
+// The line a diagnosis that is costly or uncertain ends with: how to measure
+// which launch is fastest, `mptrain tune -- CMD` (the command shell-quoted;
+// "CMD" when it is not known).
+std::string measure_hint(const std::vector<std::string>& command);
+
+}  // namespace mptrain::tune
