@@ -44,7 +44,7 @@ for page in "$MPTRAIN_SOURCE_DIR"/man/*.1; do
   mandoc -T lint -W warning "$page" >"$WORK/lint" 2>&1 || { cat "$WORK/lint"; fail "mandoc lint: $page"; }
 done
 
-for command in topo plan run doctor; do
+for command in topo plan run doctor tune; do
   page="$MPTRAIN_SOURCE_DIR/man/mptrain-$command.1"
   [[ -f "$page" ]] || fail "no man page for $command"
   "$MPTRAIN" "$command" --help | grep -oE -- '^ +(-[a-zA-Z],)?--[a-z][a-z-]*' | sed 's/.*--/--/' | sort -u >"$WORK/options"
@@ -64,7 +64,7 @@ while read -r option; do
 done <"$WORK/options"
 
 disagreements=()
-for command in topo plan run doctor; do
+for command in topo plan run doctor tune; do
   page="$MPTRAIN_SOURCE_DIR/man/mptrain-$command.1"
   help_defaults "$command" >"$WORK/defaults"
   while IFS=$'\t' read -r option value; do
@@ -82,7 +82,7 @@ done
 build_dir=$(dirname "$MPTRAIN")
 if [[ -f "$build_dir/cmake_install.cmake" ]]; then
   cmake --install "$build_dir" --prefix "$WORK/prefix" >/dev/null || fail "cmake --install failed"
-  for page in mptrain mptrain-topo mptrain-plan mptrain-run mptrain-doctor mptrain-torchrun; do
+  for page in mptrain mptrain-topo mptrain-plan mptrain-run mptrain-doctor mptrain-torchrun mptrain-tune; do
     [[ -f "$WORK/prefix/share/man/man1/$page.1" ]] || fail "$page.1 is not installed"
   done
   [[ -x "$WORK/prefix/bin/mptrain" ]] || fail "the binary is not installed"
