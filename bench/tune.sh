@@ -14,22 +14,18 @@
 # measurable difference.
 # Usage: bench/tune.sh  (from the repository root; BUDGET=90 REPEAT=3 TRAIN_LIMIT=… to change)
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MPTRAIN=${MPTRAIN:-$ROOT/build/mptrain}
-PEER=${PEER:-$ROOT/bench/torch_hogwild.py}
-[[ -f "$PEER" ]] || PEER=$ROOT/../shared/bench/torch_hogwild.py
-PYTHON=${PYTHON:-/usr/bin/python3}
-DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+source "$(dirname "$0")/lib.sh"
 N=$(nproc)
 BUDGET=${BUDGET:-90}
 REPEAT=${REPEAT:-3}
 TRAIN_LIMIT=${TRAIN_LIMIT:-6000}   # training samples per worker of the seeds' program
 STEPS=${STEPS:-1500}               # steps per worker of the tqdm program, timed by hand
-[[ -x "$MPTRAIN" ]] || { echo "bench: no mptrain at $MPTRAIN (build first, or set MPTRAIN)" >&2; exit 1; }
-"$PYTHON" -c 'import torch, tqdm' 2>/dev/null || { echo "bench: needs $PYTHON with torch and tqdm (python3-torch, python3-tqdm)" >&2; exit 1; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-tune-bench.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
-echo "== bench/tune.sh: $N CPUs ($(lscpu | sed -n 's/^Model name: *//p')), budget $BUDGET s, $REPEAT hand runs each"
+require_mptrain
+require_torch
+"$PYTHON" -c 'import tqdm' 2>/dev/null || bench_fail "$PYTHON cannot import tqdm (apt-get install python3-tqdm)"
+require_command bc
+bench_tmpdir tune-bench
+echo "== bench/tune.sh: $(machine_summary), budget $BUDGET s, $REPEAT hand runs each"
 
 # seconds COMMAND...: the wall seconds of one run of COMMAND.
 seconds() {
