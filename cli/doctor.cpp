@@ -5,7 +5,6 @@
 // printed; the exit code is monitor::doctor_exit_code's. Nothing CMD started
 // outlives it (procmgr's run_group ends what it left behind).
 #include "monitor/doctor.hpp"
-#include "tune/machine.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -24,6 +23,7 @@
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "tune/machine.hpp"
 #include "util/failure.hpp"
 #include "util/file_lock.hpp"
 #include "util/output_file.hpp"

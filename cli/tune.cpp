@@ -67,7 +67,8 @@ int run_tune(const TuneOptions& o) {
     throw Failure(exit_code::usage_error, "--train gives the built-in training's options: not with a program after --");
   }
   tune::Program program{o.command, {}, value_or_fail(tune::this_binary())};
-  if (!o.training.empty()) program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
+  if (!o.training.empty())
+    program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
   const auto inputs = candidate_inputs(o);
   const auto candidates = value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
   if (o.dry_run && o.json) print_json(tune::dry_run_json(program, candidates));
@@ -77,13 +78,13 @@ int run_tune(const TuneOptions& o) {
   value_or_fail(tune::MetricReader::make(metric), exit_code::usage_error);
   auto relay = value_or_fail(procmgr::SignalRelay::install());
   const auto work = value_or_fail(tune::WorkDirectory::make());
-  tune::SearchSettings settings{metric, {o.warmup_s, metric.kind == tune::MetricKind::whole_run ? 0 : o.trial_s},
-                                o.budget_s, 5, work->path()};
+  tune::SearchSettings settings{
+      metric, {o.warmup_s, metric.kind == tune::MetricKind::whole_run ? 0 : o.trial_s}, o.budget_s, 5, work->path()};
   const auto observe = [&](const tune::CandidateResult& c, const tune::TrialResult& trial, int number) {
-    const std::string measured =
-        !c.values.empty() && trial.throughput ? fmt::format("{:.4g} {}", *trial.throughput, tune::unit_of(metric))
-        : c.failed                            ? fmt::format("failed with exit code {}", c.exit_code)
-                                              : "nothing measured";
+    const std::string measured = !c.values.empty() && trial.throughput
+                                     ? fmt::format("{:.4g} {}", *trial.throughput, tune::unit_of(metric))
+                                 : c.failed ? fmt::format("failed with exit code {}", c.exit_code)
+                                            : "nothing measured";
     print_note(fmt::format("mptrain: tune: trial {} ({:.1f} s): {}: {}\n", number, trial.seconds, c.candidate.label(),
                            measured));
   };
@@ -95,7 +96,8 @@ int run_tune(const TuneOptions& o) {
   } else {
     print_report(report.text());
   }
-  if (outcome.stop_signal != 0) return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, outcome.stop_signal}.shell_code();
+  if (outcome.stop_signal != 0)
+    return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, outcome.stop_signal}.shell_code();
   if (!report.any_measured()) {
     print_error("no candidate could be measured" +
                 std::string(report.all_failed() ? ": every candidate's program failed (see above)" : ""));
@@ -110,31 +112,39 @@ void add_tune_command(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<TuneOptions>();
   auto* command = app.add_subcommand(
       "tune", "Measure which launch of a program (or of the built-in training) is fastest on this machine");
-  command->add_option("-n,--num-processes", o->process_counts,
-                      "Process counts to split the CPUs by, as 1,2,4 (default: the divisors of N, up to 8 of them)")
+  command
+      ->add_option("-n,--num-processes", o->process_counts,
+                   "Process counts to split the CPUs by, as 1,2,4 (default: the divisors of N, up to 8 of them)")
       ->delimiter(',')
       ->transform(whole_number(1, 1 << 20));
-  command->add_option("--try", o->tries, "Also try this launch, given as run placement options (repeatable): "
-                                         "--try \"-n 2 -t 1 --bind none\"")
+  command
+      ->add_option("--try", o->tries,
+                   "Also try this launch, given as run placement options (repeatable): "
+                   "--try \"-n 2 -t 1 --bind none\"")
       ->type_name("OPTIONS");
-  command->add_option("--train", o->training,
-                      "Options of the built-in training for every candidate: --train \"--model mlp --data DIR\"")
+  command
+      ->add_option("--train", o->training,
+                   "Options of the built-in training for every candidate: --train \"--model mlp --data DIR\"")
       ->type_name("OPTIONS");
   command->add_flag("--only-tries", o->only_tries, "Try the baseline, the default plan and the --try launches only");
-  auto* metric = command->add_option("--metric", o->metric,
-                                     "Read throughput as the first number REGEX captures in the program's output "
-                                     "(tqdm's it/s and s/it read as a rate)")
+  auto* metric = command
+                     ->add_option("--metric", o->metric,
+                                  "Read throughput as the first number REGEX captures in the program's output "
+                                  "(tqdm's it/s and s/it read as a rate)")
                      ->type_name("REGEX")
                      ->check(non_empty());
   command->add_option("--progress", o->progress, "Read throughput as lines matching REGEX per second")
       ->type_name("REGEX")
       ->check(non_empty())
       ->excludes(metric);
-  auto* lower = command->add_flag("--lower-is-better", o->lower_is_better,
-                                  "The --metric is a time (seconds per step): lower is faster")
+  auto* lower = command
+                    ->add_flag("--lower-is-better", o->lower_is_better,
+                               "The --metric is a time (seconds per step): lower is faster")
                     ->needs(metric);
   auto higher = std::make_shared<bool>(false);
-  command->add_flag("--higher-is-better", *higher, "The --metric is a rate (the default)")->needs(metric)->excludes(lower);
+  command->add_flag("--higher-is-better", *higher, "The --metric is a rate (the default)")
+      ->needs(metric)
+      ->excludes(lower);
   command->add_option("--warmup", o->warmup_s, "Seconds of each trial not measured")->transform(from_to(0, 3600));
   command->add_option("--trial", o->trial_s, "Seconds measured in each trial after the warm-up")
       ->transform(bounded("above 0 and at most 3600", [](double s) { return s > 0 && s <= 3600; }));

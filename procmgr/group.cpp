@@ -186,6 +186,10 @@ Status Supervisor::prepare() {
   auto choice = run_cgroup_choice_from_env();
   if (!choice.ok()) return choice.error();
   if (!options_.workers_start_processes) *choice = RunCgroupChoice::off;
+  // The watchdog first, knowing where the cgroup will be: a mptrain killed
+  // while making it leaves none behind.
+  auto watchdog = GroupWatchdog::start(RunCgroup::planned(*choice), options_.remove_on_death);
+  if (!watchdog.ok()) return limit_error(watchdog.error(), "start the watchdog", static_cast<int>(workers_.size()));
   auto made = RunCgroup::create(*choice);
   if (made.ok()) {
     cgroup_.emplace(std::move(made).value());
@@ -197,8 +201,6 @@ Status Supervisor::prepare() {
         "one), or set MPTRAIN_RUN_CGROUP=auto or off to go without one quietly",
         *choice == RunCgroupChoice::v1 ? "v1" : "v2", made.error().message));
   }
-  auto watchdog = GroupWatchdog::start(cgroup_ ? &cgroup_->files() : nullptr, options_.remove_on_death);
-  if (!watchdog.ok()) return limit_error(watchdog.error(), "start the watchdog", static_cast<int>(workers_.size()));
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");

@@ -46,6 +46,11 @@ class RunCgroup {
   // that a process can join it; an Error saying why it cannot be made or
   // joined (the last hierarchy tried), or that `choice` is off.
   static Result<RunCgroup> create(RunCgroupChoice choice);
+  // The files create(choice) would make, in each hierarchy it may try (none
+  // for off), laid out before the cgroup exists: the watchdog starts with
+  // them first, so a mptrain killed between making the cgroup and starting
+  // its watchdog leaves nothing behind.
+  static std::vector<CgroupFiles> planned(RunCgroupChoice choice);
 
   RunCgroup(RunCgroup&& other) noexcept = default;
   RunCgroup& operator=(RunCgroup&&) = delete;
@@ -75,7 +80,9 @@ bool join_cgroup(int join_fd);
 
 // SIGKILLs every process in the cgroup of `files` (cgroup.kill where there is
 // one; else rounds of freeze, kill, thaw until it is empty, at most about a
-// second) and then removes it. Async-signal-safe, for the watchdog.
+// second), then removes the cgroups the job made inside it (deepest first,
+// killing what each holds) and it. Nothing happens when it does not exist.
+// Async-signal-safe, for the watchdog.
 void kill_cgroup_and_remove(const CgroupFiles& files);
 
 }  // namespace mptrain::procmgr

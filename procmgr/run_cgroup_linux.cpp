@@ -1,13 +1,16 @@
 // The cgroup of a run (see run_cgroup.hpp).
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -108,6 +111,46 @@ void pause_briefly() {
   ::nanosleep(&ten_ms, nullptr);
 }
 
+// How deep the watchdog follows cgroups a job made inside the run's.
+constexpr int deepest_inner = 8;
+
+// Kills what the cgroups below `dir` hold and removes them, deepest first.
+// Async-signal-safe: getdents64 into a fixed buffer, paths on the stack.
+void remove_inner(const char* dir, int depth) {
+  if (depth >= deepest_inner) return;
+  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) char entries[4096];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fd, entries, sizeof entries);
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      // struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), then the name.
+      unsigned short length = 0;
+      std::memcpy(&length, entries + at + 16, sizeof length);
+      const unsigned char type = static_cast<unsigned char>(entries[at + 18]);
+      const char* name = entries + at + 19;
+      at += length;
+      if (length == 0) break;
+      if (type != DT_DIR || std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+      char path[PATH_MAX];
+      const std::size_t dir_length = std::strlen(dir);
+      const std::size_t name_length = std::strlen(name);
+      if (dir_length + name_length + 16 > sizeof path) continue;
+      std::memcpy(path, dir, dir_length);
+      path[dir_length] = '/';
+      std::memcpy(path + dir_length + 1, name, name_length + 1);
+      remove_inner(path, depth + 1);
+      char procs[PATH_MAX];
+      std::memcpy(procs, path, dir_length + 1 + name_length);
+      std::memcpy(procs + dir_length + 1 + name_length, "/cgroup.procs", 14);
+      for (int round = 0; round < 100 && kill_listed(procs) > 0; ++round) pause_briefly();
+      for (int attempt = 0; attempt < 100 && ::rmdir(path) != 0 && errno == EBUSY; ++attempt) pause_briefly();
+    }
+  }
+  ::close(fd);
+}
+
 }  // namespace
 
 Result<RunCgroupChoice> run_cgroup_choice_from_env() {
@@ -120,11 +163,32 @@ Result<RunCgroupChoice> run_cgroup_choice_from_env() {
   return Error{fmt::format("MPTRAIN_RUN_CGROUP={}: give auto, v2, v1 or off (or unset it)", text)};
 }
 
+// The directory of this process's run cgroup in `own`.
+std::string run_dir(const CgroupLocation& own) {
+  return fmt::format("{}/mptrain-run-{}", own.levels.front().dir, ::getpid());
+}
+
+std::vector<CgroupFiles> RunCgroup::planned(RunCgroupChoice choice) {
+  std::vector<CgroupFiles> files;
+  for (const auto version : {CgroupVersion::v2, CgroupVersion::v1}) {
+    if (choice == RunCgroupChoice::off || (choice == RunCgroupChoice::v2 && version == CgroupVersion::v1) ||
+        (choice == RunCgroupChoice::v1 && version == CgroupVersion::v2)) {
+      continue;
+    }
+    if (const auto own = own_cgroup(version)) {
+      CgroupFiles planned = files_of(run_dir(*own), version);
+      if (version == CgroupVersion::v2) planned.kill = planned.dir + "/cgroup.kill";  // a failed write is harmless
+      files.push_back(std::move(planned));
+    }
+  }
+  return files;
+}
+
 Result<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
   const auto own = own_cgroup(version);
   const std::string_view name = version == CgroupVersion::v2 ? "cgroup v2" : "cgroup v1's freezer";
   if (!own) return Error{fmt::format("this process is in no {} hierarchy that mptrain can find", name)};
-  const std::string dir = fmt::format("{}/mptrain-run-{}", own->levels.front().dir, ::getpid());
+  const std::string dir = run_dir(*own);
   if (::mkdir(dir.c_str(), 0755) < 0) {
     // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
     if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) {
@@ -201,6 +265,7 @@ bool join_cgroup(int join_fd) {
 }
 
 void kill_cgroup_and_remove(const CgroupFiles& files) {
+  if (::access(files.dir.c_str(), F_OK) != 0) return;
   if (!files.kill.empty()) write_text(files.kill.c_str(), "1");
   for (int round = 0; round < 100; ++round) {
     // v1: frozen, no process can fork while the others are being killed.
@@ -210,6 +275,7 @@ void kill_cgroup_and_remove(const CgroupFiles& files) {
     if (found <= 0) break;
     pause_briefly();
   }
+  remove_inner(files.dir.c_str(), 0);
   for (int attempt = 0; attempt < 100; ++attempt) {
     if (::rmdir(files.dir.c_str()) == 0 || errno != EBUSY) return;
     pause_briefly();

@@ -26,11 +26,12 @@ namespace mptrain::procmgr {
 // The watchdog process and the socket that keeps it waiting.
 class GroupWatchdog {
  public:
-  // Forks the watchdog, which also empties and removes the cgroup of
-  // `cgroup` (null: none) and removes the folder `remove_dir` with all it
+  // Forks the watchdog, which also empties and removes the cgroups of
+  // `cgroups` that exist then (the run's, planned before it is made:
+  // RunCgroup::planned) and removes the folder `remove_dir` with all it
   // holds (empty: none; a temporary folder of the run's) should this
   // process die; an Error naming the call that failed otherwise.
-  static Result<GroupWatchdog> start(const CgroupFiles* cgroup, const std::string& remove_dir = {});
+  static Result<GroupWatchdog> start(const std::vector<CgroupFiles>& cgroups, const std::string& remove_dir = {});
 
   GroupWatchdog(GroupWatchdog&& other) noexcept;
   GroupWatchdog& operator=(GroupWatchdog&&) = delete;

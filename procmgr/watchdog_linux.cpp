@@ -57,7 +57,7 @@ void close_all_but(int keep) {
 
 // The watchdog itself: only async-signal-safe calls, as after any fork of a
 // process that may have other threads.
-[[noreturn]] void run_watchdog(int socket, const CgroupFiles* cgroup, char* const* remove_argv) {
+[[noreturn]] void run_watchdog(int socket, const std::vector<CgroupFiles>& cgroups, char* const* remove_argv) {
   ::prctl(PR_SET_NAME, "mptrain-watch");  // how ps and pgrep show it (at most 15 characters)
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
@@ -85,7 +85,7 @@ void close_all_but(int keep) {
   }
   if (group > 0) ::kill(-group, SIGKILL);
   kill_escaped(escaped);
-  if (cgroup != nullptr) kill_cgroup_and_remove(*cgroup);
+  for (const auto& cgroup : cgroups) kill_cgroup_and_remove(cgroup);
   // The run's temporary folder: rm(1) in place of the watchdog (exec is async-signal-safe; a walk is not).
   if (remove_argv != nullptr) {
     char* const no_environment[] = {nullptr};
@@ -97,7 +97,7 @@ void close_all_but(int keep) {
 
 }  // namespace
 
-Result<GroupWatchdog> GroupWatchdog::start(const CgroupFiles* cgroup, const std::string& remove_dir) {
+Result<GroupWatchdog> GroupWatchdog::start(const std::vector<CgroupFiles>& cgroups, const std::string& remove_dir) {
   // rm's argv, laid out before fork: the child only reads it.
   std::string directory = remove_dir;
   char rm_name[] = "rm";
@@ -115,7 +115,7 @@ Result<GroupWatchdog> GroupWatchdog::start(const CgroupFiles* cgroup, const std:
   ::sigfillset(&all_signals);
   ::pthread_sigmask(SIG_SETMASK, &all_signals, &previous_mask);
   const pid_t pid = ::fork();
-  if (pid == 0) run_watchdog(theirs.get(), cgroup, remove_dir.empty() ? nullptr : remove_argv);
+  if (pid == 0) run_watchdog(theirs.get(), cgroups, remove_dir.empty() ? nullptr : remove_argv);
   const int fork_error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
   if (pid < 0) return errno_error("cannot fork the watchdog", "", fork_error);

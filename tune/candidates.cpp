@@ -89,9 +89,8 @@ Result<std::vector<std::string>> option_words(std::string_view text, std::string
                  0};
   }
   if (std::find(words.begin(), words.end(), "--") != words.end()) {
-    return Error{fmt::format("{} '{}' holds '--': give run options only (the command goes after tune's --)", option,
-                             text),
-                 0};
+    return Error{
+        fmt::format("{} '{}' holds '--': give run options only (the command goes after tune's --)", option, text), 0};
   }
   return words;
 }

@@ -24,15 +24,15 @@ struct Candidate {
 
 // What the candidates are made from.
 struct CandidateInputs {
-  bool builtin = false;              // no CMD: the built-in training (its default plan is the baseline)
-  int usable_cpus = 1;               // N
-  int default_processes = 1;         // M of mptrain's default plan for this program
-  bool smt = false;                  // the usable CPUs include SMT siblings
-  std::vector<int> process_counts;   // -n values to split N by (--num-processes; empty: divisors_up_to)
-  std::optional<int> children;       // K: the program starts K working processes itself (from a probe)
+  bool builtin = false;                 // no CMD: the built-in training (its default plan is the baseline)
+  int usable_cpus = 1;                  // N
+  int default_processes = 1;            // M of mptrain's default plan for this program
+  bool smt = false;                     // the usable CPUs include SMT siblings
+  std::vector<int> process_counts;      // -n values to split N by (--num-processes; empty: divisors_up_to)
+  std::optional<int> children;          // K: the program starts K working processes itself (from a probe)
   std::vector<std::string> allocators;  // installed allocators besides the C library's, by --allocator name
-  std::vector<std::string> tries;    // --try "OPTIONS", each a candidate
-  bool only_tries = false;           // --only-tries: the baseline and the tries alone
+  std::vector<std::string> tries;       // --try "OPTIONS", each a candidate
+  bool only_tries = false;              // --only-tries: the baseline and the tries alone
 };
 
 // The divisors of `n` from 1 up, at most `cap` of them (the -n values of the M×T splits).

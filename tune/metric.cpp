@@ -19,10 +19,14 @@ constexpr std::size_t longest_segment = 64 * 1024;
 // The scale of a decimal prefix letter, 1 for anything else.
 double prefix_scale(char letter) {
   switch (letter) {
-    case 'k': return 1e3;
-    case 'M': return 1e6;
-    case 'G': return 1e9;
-    default: return 1;
+    case 'k':
+      return 1e3;
+    case 'M':
+      return 1e6;
+    case 'G':
+      return 1e9;
+    default:
+      return 1;
   }
 }
 
@@ -164,9 +168,8 @@ std::optional<double> MetricReader::throughput(double from, double to) const {
   if (spec_.kind == MetricKind::lines) {
     std::size_t count = 0;
     for (const auto& [source, seen] : observations_) {
-      count += static_cast<std::size_t>(std::count_if(seen.begin(), seen.end(), [&](const Observation& o) {
-        return o.seconds > from && o.seconds <= to;
-      }));
+      count += static_cast<std::size_t>(std::count_if(
+          seen.begin(), seen.end(), [&](const Observation& o) { return o.seconds > from && o.seconds <= to; }));
     }
     return static_cast<double>(count) / (to - from);
   }
@@ -184,7 +187,8 @@ std::optional<double> MetricReader::throughput(double from, double to) const {
     any = true;
   }
   if (!any) return std::nullopt;
-  if (spec_.kind == MetricKind::value && !spec_.higher_is_better) return sum > 0 ? std::optional(1 / sum) : std::nullopt;
+  if (spec_.kind == MetricKind::value && !spec_.higher_is_better)
+    return sum > 0 ? std::optional(1 / sum) : std::nullopt;
   return sum;
 }
 

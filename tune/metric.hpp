@@ -23,9 +23,9 @@ class RE2;
 namespace mptrain::tune {
 
 enum class MetricKind {
-  value,    // --metric: a number the program prints (a rate, or a time with lower_is_better)
-  lines,    // --progress: lines matching per second
-  counter,  // a running count the program prints (mptrain's "N/M samples"): its growth per second
+  value,      // --metric: a number the program prints (a rate, or a time with lower_is_better)
+  lines,      // --progress: lines matching per second
+  counter,    // a running count the program prints (mptrain's "N/M samples"): its growth per second
   whole_run,  // neither: a trial is timed start to exit
 };
 
@@ -92,11 +92,11 @@ class MetricReader {
   std::unique_ptr<re2::RE2> pattern_;
   struct Pending {
     int source = 0;
-    std::string text;  // what the stream printed since its last end of segment
+    std::string text;    // what the stream printed since its last end of segment
     double seconds = 0;  // when the text last grew: the segment's time
   };
-  std::map<int, Pending> pending_;                           // per stream
-  std::map<int, std::vector<Observation>> observations_;     // per source
+  std::map<int, Pending> pending_;                        // per stream
+  std::map<int, std::vector<Observation>> observations_;  // per source
   std::deque<std::string> recent_;
   bool matched_ = false;
 };

@@ -36,18 +36,23 @@ std::vector<Measured> measured_of(const SearchOutcome& outcome, const MetricSpec
 
 std::string unit_of(const MetricSpec& metric) {
   switch (metric.kind) {
-    case MetricKind::value: return "metric";
-    case MetricKind::lines: return "lines/s";
-    case MetricKind::counter: return "samples/s";
-    case MetricKind::whole_run: break;
+    case MetricKind::value:
+      return "metric";
+    case MetricKind::lines:
+      return "lines/s";
+    case MetricKind::counter:
+      return "samples/s";
+    case MetricKind::whole_run:
+      break;
   }
   return "s";
 }
 
 std::string dry_run_text(const Program& program, const std::vector<Candidate>& candidates) {
-  std::string text = fmt::format("mptrain tune would try {} (the --children K candidates of a program that starts "
-                                 "its own workers are added after the default plan's first trial):\n",
-                                 counted(static_cast<long long>(candidates.size()), "candidate"));
+  std::string text = fmt::format(
+      "mptrain tune would try {} (the --children K candidates of a program that starts "
+      "its own workers are added after the default plan's first trial):\n",
+      counted(static_cast<long long>(candidates.size()), "candidate"));
   for (const auto& c : candidates) {
     text += fmt::format("  {:<28} {:<16} {}\n", c.label(), c.origin, user_command(program, c));
   }

@@ -38,7 +38,8 @@ void take_verdict(CandidateResult& result, const nlohmann::json& report) {
   if (!monitor.is_object()) return;
   if (monitor.contains("verdict") && monitor["verdict"].is_string()) result.verdict = monitor["verdict"];
   const auto loss = monitor.find("estimated_throughput_loss");
-  result.estimated_loss = loss != monitor.end() && loss->is_number() ? std::optional(loss->get<double>()) : std::nullopt;
+  result.estimated_loss =
+      loss != monitor.end() && loss->is_number() ? std::optional(loss->get<double>()) : std::nullopt;
 }
 
 // K from the default plan's report: the processes the program starts that run pools of their own.
@@ -91,8 +92,16 @@ TrialCommand trial_command(const Program& program, const Candidate& candidate, c
     return command;
   }
   if (candidate.baseline) {
-    command.argv = {program.mptrain, "doctor", "--json", "--fail-on", "never", "--", "/bin/sh", "-c",
-                    R"(exec "$@" >"$0.out" 2>"$0.err")", directory + "/rank-0"};
+    command.argv = {program.mptrain,
+                    "doctor",
+                    "--json",
+                    "--fail-on",
+                    "never",
+                    "--",
+                    "/bin/sh",
+                    "-c",
+                    R"(exec "$@" >"$0.out" 2>"$0.err")",
+                    directory + "/rank-0"};
   } else {
     command.argv = {program.mptrain, "run"};
     command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
@@ -159,7 +168,9 @@ SearchOutcome search(const Program& program, CandidateInputs inputs, const Searc
       last_seen = trial->wall_seconds;
       take_verdict(result, trial->report);
       switch (trial->end) {
-        case TrialEnd::interrupted: outcome.stop_signal = trial->stop_signal; break;
+        case TrialEnd::interrupted:
+          outcome.stop_signal = trial->stop_signal;
+          break;
         case TrialEnd::failed:
           result.failed = true;
           result.exit_code = trial->exit_code;
@@ -173,7 +184,8 @@ SearchOutcome search(const Program& program, CandidateInputs inputs, const Searc
               trial->seconds, settings.timing.warmup);
           outcome.error_lines = trial->last_lines;
           break;
-        case TrialEnd::over_limit: break;
+        case TrialEnd::over_limit:
+          break;
         case TrialEnd::measured:
           if (!whole_run && !(*reader)->matched()) {
             outcome.error = fmt::format("the pattern '{}' matched nothing the program printed in its first trial",

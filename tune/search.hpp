@@ -16,9 +16,9 @@ namespace mptrain::tune {
 
 // The program tuned.
 struct Program {
-  std::vector<std::string> command;  // CMD ARGS…; empty: the built-in training
+  std::vector<std::string> command;   // CMD ARGS…; empty: the built-in training
   std::vector<std::string> training;  // the built-in training's own options (--train), given to every candidate
-  std::string mptrain;               // the absolute path of the mptrain binary that runs the trials
+  std::string mptrain;                // the absolute path of the mptrain binary that runs the trials
 };
 
 // The trial process's command line for `candidate` writing its output into `directory`:
@@ -34,21 +34,21 @@ std::string user_command(const Program& program, const Candidate& candidate);
 // What was found about one candidate.
 struct CandidateResult {
   Candidate candidate;
-  std::vector<double> values;            // one throughput per measured trial
-  int trials = 0;                        // trials run (measured or not)
-  bool dropped = false;                  // clearly worse after its first trial
-  bool failed = false;                   // its program failed
-  int exit_code = 0;                     // the failure's exit code
+  std::vector<double> values;              // one throughput per measured trial
+  int trials = 0;                          // trials run (measured or not)
+  bool dropped = false;                    // clearly worse after its first trial
+  bool failed = false;                     // its program failed
+  int exit_code = 0;                       // the failure's exit code
   std::vector<std::string> failure_lines;  // the failed program's last lines
-  std::string verdict;                   // the monitor's verdict of its last trial ("" when none)
-  std::optional<double> estimated_loss;  // the monitor's estimated throughput loss of its last trial
+  std::string verdict;                     // the monitor's verdict of its last trial ("" when none)
+  std::optional<double> estimated_loss;    // the monitor's estimated throughput loss of its last trial
 };
 
 // How the search goes.
 struct SearchSettings {
   MetricSpec metric;
-  TrialTiming timing;         // limit: unused (a whole run gets what is left of the budget)
-  double budget = 120;        // seconds for the whole search
+  TrialTiming timing;   // limit: unused (a whole run gets what is left of the budget)
+  double budget = 120;  // seconds for the whole search
   int max_rounds = 5;
   std::string work_directory;  // an empty folder for the trials' output
 };
@@ -56,10 +56,10 @@ struct SearchSettings {
 // How the search ended.
 struct SearchOutcome {
   std::vector<CandidateResult> candidates;
-  int rounds = 0;            // rounds begun
-  double elapsed = 0;        // seconds
-  int stop_signal = 0;       // a stop signal tune received (the search ended early)
-  std::string error;         // why the search could not go on ("" when it could); exit 1
+  int rounds = 0;                        // rounds begun
+  double elapsed = 0;                    // seconds
+  int stop_signal = 0;                   // a stop signal tune received (the search ended early)
+  std::string error;                     // why the search could not go on ("" when it could); exit 1
   std::vector<std::string> error_lines;  // the program's last lines, for `error`
   std::vector<std::string> skipped;      // candidates not tried: the budget ran out
 };

@@ -27,7 +27,8 @@ double relative_spread(const Spread& spread) {
 std::optional<double> round_noise(const std::vector<Measured>& candidates) {
   std::vector<double> spreads;
   for (const auto& candidate : candidates) {
-    if (!candidate.failed && candidate.values.size() >= 2) spreads.push_back(relative_spread(spread_of(candidate.values)));
+    if (!candidate.failed && candidate.values.size() >= 2)
+      spreads.push_back(relative_spread(spread_of(candidate.values)));
   }
   if (spreads.empty()) return std::nullopt;
   return median(std::move(spreads));
@@ -69,7 +70,8 @@ Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) 
   decision.runner_up = decision.ranking[1];
   decision.lead = speedup(medians[best], medians[*decision.runner_up], higher_is_better) - 1;
   if (decision.noise) {
-    decision.noise = std::max({*decision.noise, candidates[best].resolution, candidates[*decision.runner_up].resolution});
+    decision.noise =
+        std::max({*decision.noise, candidates[best].resolution, candidates[*decision.runner_up].resolution});
   }
   const double noise = decision.noise.value_or(0);
   for (const std::size_t i : decision.ranking) {
@@ -77,8 +79,9 @@ Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) 
     if (tied && candidates[i].simplicity < candidates[decision.simplest_tied].simplicity) decision.simplest_tied = i;
   }
   if (!decision.noise) {
-    decision.why = "every candidate was measured once, so the noise between rounds is unknown (a larger --budget "
-                   "gives more rounds)";
+    decision.why =
+        "every candidate was measured once, so the noise between rounds is unknown (a larger --budget "
+        "gives more rounds)";
   } else if (candidates[best].values.size() < 2) {
     decision.why = "the best was measured once (a larger --budget gives more rounds)";
   } else if (*decision.lead <= noise) {

@@ -28,31 +28,31 @@ struct TrialCommand {
 
 // A trial's clock, in seconds from its start.
 struct TrialTiming {
-  double warmup = 0;     // not measured
-  double window = 0;     // measured after the warm-up; 0 for a whole-run trial
-  double limit = 0;      // a whole-run trial is stopped (and not counted) after this long
-  double grace = 15;     // from SIGTERM to SIGKILL of the trial's process
+  double warmup = 0;  // not measured
+  double window = 0;  // measured after the warm-up; 0 for a whole-run trial
+  double limit = 0;   // a whole-run trial is stopped (and not counted) after this long
+  double grace = 15;  // from SIGTERM to SIGKILL of the trial's process
 };
 
 // How a trial ended.
 enum class TrialEnd {
-  measured,        // the window passed (or a whole run ended with code 0)
-  failed,          // the program ended on its own with a non-zero code
-  ended_early,     // the program ended (code 0) inside the warm-up of a windowed trial
-  over_limit,      // a whole run lasted longer than the limit
-  interrupted,     // tune received a stop signal
+  measured,     // the window passed (or a whole run ended with code 0)
+  failed,       // the program ended on its own with a non-zero code
+  ended_early,  // the program ended (code 0) inside the warm-up of a windowed trial
+  over_limit,   // a whole run lasted longer than the limit
+  interrupted,  // tune received a stop signal
 };
 
 // What a trial measured.
 struct TrialResult {
   TrialEnd end = TrialEnd::measured;
-  std::optional<double> throughput;  // in the metric's unit (seconds for a whole run)
-  int exit_code = 0;                 // the trial process's exit code (shell style)
-  int stop_signal = 0;               // the signal tune received (interrupted)
-  double seconds = 0;                // from start to exit (or to the moment tune stopped it)
-  double wall_seconds = 0;           // from start until the trial's process was gone (its teardown too)
-  nlohmann::json report;             // the run's or the doctor's JSON report; null when none
-  std::vector<std::string> last_lines;  // the program's last output segments
+  std::optional<double> throughput;        // in the metric's unit (seconds for a whole run)
+  int exit_code = 0;                       // the trial process's exit code (shell style)
+  int stop_signal = 0;                     // the signal tune received (interrupted)
+  double seconds = 0;                      // from start to exit (or to the moment tune stopped it)
+  double wall_seconds = 0;                 // from start until the trial's process was gone (its teardown too)
+  nlohmann::json report;                   // the run's or the doctor's JSON report; null when none
+  std::vector<std::string> last_lines;     // the program's last output segments
   std::vector<std::string> mptrain_lines;  // the last lines mptrain itself printed on stderr
 };
 

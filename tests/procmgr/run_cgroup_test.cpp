@@ -1,5 +1,6 @@
 #include "procmgr/run_cgroup.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +53,58 @@ TEST_CASE("a process that joins the run's cgroup is a member, and killing the cg
     REQUIRE(::waitpid(child, &status, 0) == child);
     CHECK(WIFSIGNALED(status));
     CHECK(WTERMSIG(status) == SIGKILL);
+    CHECK_FALSE(std::filesystem::exists(files.dir));
+  }
+}
+
+TEST_CASE("the planned cgroup is the one create makes, and killing one that does not exist does nothing") {
+  CHECK(RunCgroup::planned(RunCgroupChoice::off).empty());
+  for (auto choice : {RunCgroupChoice::v2, RunCgroupChoice::v1}) {
+    const auto planned = RunCgroup::planned(choice);
+    auto cgroup = RunCgroup::create(choice);
+    if (!cgroup) {
+      WARN("no cgroup of this kind can be made here");
+      continue;
+    }
+    REQUIRE(planned.size() == 1);
+    CHECK(planned.front().dir == cgroup->files().dir);
+    CHECK(planned.front().procs == cgroup->files().procs);
+    CHECK(planned.front().freeze == cgroup->files().freeze);
+  }
+  CgroupFiles missing{"/sys/fs/cgroup/mptrain-no-such-cgroup", "/sys/fs/cgroup/mptrain-no-such-cgroup/cgroup.procs", "",
+                      ""};
+  kill_cgroup_and_remove(missing);
+  CHECK_FALSE(std::filesystem::exists(missing.dir));
+}
+
+TEST_CASE("killing the run's cgroup also ends what the job moved into cgroups of its own and removes them") {
+  for (auto choice : {RunCgroupChoice::v2, RunCgroupChoice::v1}) {
+    auto cgroup = RunCgroup::create(choice);
+    if (!cgroup) {
+      WARN("no cgroup of this kind can be made here");
+      continue;
+    }
+    const auto files = cgroup->files();
+    const std::string inner = files.dir + "/job/deeper";
+    std::error_code error;
+    if (!std::filesystem::create_directories(inner, error)) {
+      WARN("no cgroup can be made inside the run's here");
+      kill_cgroup_and_remove(files);
+      continue;
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const int fd = ::open((inner + "/cgroup.procs").c_str(), O_WRONLY);
+      if (fd < 0 || ::write(fd, "0", 1) != 1) ::_exit(1);
+      for (;;) ::pause();
+    }
+    REQUIRE(child > 0);
+    ::usleep(100 * 1000);
+    kill_cgroup_and_remove(files);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK_FALSE(std::filesystem::exists(files.dir + "/job"));
     CHECK_FALSE(std::filesystem::exists(files.dir));
   }
 }

@@ -1,6 +1,7 @@
+#include "tune/candidates.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "tune/candidates.hpp"
 #include "tune/machine.hpp"
 
 using namespace mptrain::tune;
@@ -27,8 +28,8 @@ TEST_CASE("a program's candidates: bare first, the default plan, the splits, the
   inputs.allocators = {"jemalloc"};
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 2", "-n 4 -t 1",
-                                                   "--bind none", "--physical-cores", "--allocator jemalloc"});
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 2", "-n 4 -t 1", "--bind none",
+                                                  "--physical-cores", "--allocator jemalloc"});
   CHECK(list->front().baseline);
   CHECK(list->front().simplicity() < (*list)[1].simplicity());
 }
@@ -61,13 +62,14 @@ TEST_CASE("a --try adds a candidate or replaces the generated one with its optio
   inputs.tries = {"--bind none", "-n 2 -t 1 --omp-bind 'none'"};
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none",
-                                                   "-n 2 -t 1 --omp-bind none"});
+  CHECK(labels(*list) ==
+        std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none", "-n 2 -t 1 --omp-bind none"});
   CHECK((*list)[3].origin == "--try");
   inputs.only_tries = true;
   list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "--bind none", "-n 2 -t 1 --omp-bind none"});
+  CHECK(labels(*list) ==
+        std::vector<std::string>{"(bare)", "(default plan)", "--bind none", "-n 2 -t 1 --omp-bind none"});
 }
 
 TEST_CASE("a --try must hold options only") {

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "tune/metric.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace mptrain::tune;
 

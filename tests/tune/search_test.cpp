@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "tune/search.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace mptrain::tune;
 
@@ -9,8 +9,8 @@ TEST_CASE("a candidate's trial is `mptrain run OPTIONS --json` with each rank's 
   const Candidate candidate{{"-n", "2", "-t", "1"}, false, "split"};
   const TrialCommand command = trial_command(program, candidate, "/tmp/t/trial-1");
   CHECK(command.argv == std::vector<std::string>{"/opt/mptrain", "run", "-n", "2", "-t", "1", "--json", "--log-dir",
-                                                  "/tmp/t/trial-1", "--redirects", "3", "--", "python3", "train.py",
-                                                  "--epochs", "1"});
+                                                 "/tmp/t/trial-1", "--redirects", "3", "--", "python3", "train.py",
+                                                 "--epochs", "1"});
   CHECK_FALSE(command.read_mptrain_stderr);
   CHECK(user_command(program, candidate) == "mptrain run -n 2 -t 1 -- python3 train.py --epochs 1");
 }
