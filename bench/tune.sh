@@ -18,7 +18,7 @@ source "$(dirname "$0")/lib.sh"
 N=$(nproc)
 BUDGET=${BUDGET:-90}
 REPEAT=${REPEAT:-3}
-TRAIN_LIMIT=${TRAIN_LIMIT:-6000}   # training samples per worker of the seeds' program
+TRAIN_LIMIT=${TRAIN_LIMIT:-1500}   # training samples per worker of the seeds' program
 STEPS=${STEPS:-1500}               # steps per worker of the tqdm program, timed by hand
 require_mptrain
 require_torch
