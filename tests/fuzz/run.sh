@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-25}
 build=${2:-build-fuzz}
-targets=(cpu_list cgroup procfs maps synthetic_topology cpu_selection node_identity torchrun_args option_values idx checkpoint)
+targets=(cpu_list cgroup procfs maps synthetic_topology cpu_selection node_identity torchrun_args option_values idx checkpoint metric_output)
 
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPTRAIN_FUZZ=ON \
   -DMPTRAIN_SANITIZE=address,undefined >/dev/null
