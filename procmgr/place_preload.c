@@ -35,13 +35,19 @@
  *     starts; it says so once on stderr;
  *   - a pool never holds more threads than its CPUs: a sizing call
  *     (omp_set_num_threads, mkl_set_num_threads, openblas_set_num_threads,
- *     bli_thread_set_num_threads, LLVM's num_threads clause) or a GNU
- *     OpenMP parallel region that asks for more gets the room of its
+ *     bli_thread_set_num_threads), the count omp_get_max_threads gives
+ *     outside a region, and a GNU OpenMP parallel region without a
+ *     num_threads clause that would start more get the room of its
  *     process: its placement's CPUs (or the plan's threads, if more)
  *     divided among the processes of the same placement that ran a
  *     parallel region in the last PLACE_ACTIVE_MS; said once per tree on
  *     stderr, and kept in the table for the run's report. Not with
  *     MPTRAIN_PLACE_KEEP=1, nor for a process that set its own affinity.
+ *     A num_threads clause is the program's own count and stands: code in
+ *     the region may need every thread it asked for (oneDNN's barriers
+ *     wait for them, a partition by the count asked leaves a part undone),
+ *     so the cap reaches it through omp_get_max_threads, where such counts
+ *     come from.
  * Between fork and the program's next instruction only async-signal-safe
  * work: system calls, atomics on the table, arithmetic on what the
  * constructor read. Nothing is done when MPTRAIN_PLACE_CPUS is unset or
@@ -751,7 +757,11 @@ static unsigned region_team(unsigned num_threads, int* outer) {
   REAL(int (*)(void), omp_get_max_threads);
   if (real_omp_get_level == NULL || real_omp_get_max_threads == NULL || real_omp_get_level() > 0) return num_threads;
   *outer = 1;
-  const int asked = num_threads > 0 ? (int)num_threads : real_omp_get_max_threads();
+  if (num_threads > 0) { /* a num_threads clause: the program's own count stands (see the top) */
+    mark_region(1);
+    return num_threads;
+  }
+  const int asked = real_omp_get_max_threads();
   const int got = capped(asked, "parallel region");
   mark_region(1);
   return got < asked ? (unsigned)got : num_threads;
@@ -773,11 +783,14 @@ VISIBLE void omp_set_num_threads(int count) {
   if (real_omp_set_num_threads != NULL) real_omp_set_num_threads(capped(count, "omp_set_num_threads"));
 }
 
-VISIBLE void __kmpc_push_num_threads(void* location, int32_t thread, int32_t count) {
-  REAL(void (*)(void*, int32_t, int32_t), __kmpc_push_num_threads);
-  if (real___kmpc_push_num_threads != NULL) {
-    real___kmpc_push_num_threads(location, thread, capped(count, "num_threads clause"));
-  }
+/* The count a program sizes its pools and clauses from: outside a region, at most the room. */
+VISIBLE int omp_get_max_threads(void) {
+  REAL(int (*)(void), omp_get_max_threads);
+  REAL(int (*)(void), omp_get_level);
+  if (real_omp_get_max_threads == NULL) return 1;
+  const int max = real_omp_get_max_threads();
+  if (real_omp_get_level == NULL || real_omp_get_level() > 0) return max;
+  return capped(max, "omp_get_max_threads");
 }
 
 VISIBLE void openblas_set_num_threads(int count) {
