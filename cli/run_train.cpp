@@ -19,6 +19,7 @@
 #include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "cli/run_monitor.hpp"
+#include "cluster/rendezvous.hpp"
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/node_sync.hpp"
 #include "hogwild/progress.hpp"
@@ -38,20 +39,6 @@ struct TrainOptions {
 
 namespace {
 
-// Option `name` taking a name of `table`, stored as its enum in `value`
-// (setting `given` when given); --help lists the names and shows the default.
-template <class E, std::size_t N>
-CLI::Option* add_named_option(CLI::App& command, const std::string& name, const std::array<Named<E>, N>& table,
-                              E& value, std::string help, bool* given = nullptr) {
-  const auto store = [&table, &value, given](const std::string& word) {
-    value = value_named(table, word).value_or(value);
-    if (given != nullptr) *given = true;
-  };
-  return command.add_option_function<std::string>(name, store, std::move(help))
-      ->check(one_of(table))
-      ->default_str(std::string(name_of(table, value)));
-}
-
 // --lr's check: at least 0, and no larger than the float the kernels keep it in can hold.
 CLI::Validator learning_rate_range() {
   constexpr double largest = std::numeric_limits<float>::max();
@@ -60,55 +47,42 @@ CLI::Validator learning_rate_range() {
 }
 
 // --data, then the hyper-parameters: --model, --epochs, --batch-size, --lr, --momentum and --seed.
-void add_data_and_model(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+void add_data_and_model(CLI::App& command, hogwild::TrainConfig& config) {
   auto& settings = config.settings;
   command.add_option("--data", config.data, "Directory of MNIST-format IDX files, plain or .gz")
       ->type_name("DIR")
-      ->check(non_empty())
-      ->group(group);
-  add_named_option(command, "--model", hogwild::model_names, settings.model,
-                   "Network: " + names_list(hogwild::model_names), &config.model_given)
-      ->type_name("MODEL")
-      ->group(group);
+      ->check(non_empty());
+  add_word_option(command, "--model", settings.model, hogwild::model_names,
+                  "Network: " + names_list(hogwild::model_names), &config.model_given)
+      ->type_name("MODEL");
   command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
-      ->transform(whole_number(0))
-      ->group(group);
+      ->transform(whole_number(0));
   command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
-      ->transform(whole_number(1, 1 << 20))
-      ->group(group);
-  command.add_option("--lr", settings.learning_rate, "SGD learning rate")
-      ->transform(learning_rate_range())
-      ->group(group);
-  command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
-      ->transform(from_to(0, 1))
-      ->group(group);
+      ->transform(whole_number(1, 1 << 20));
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->transform(learning_rate_range());
+  command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")->transform(from_to(0, 1));
   command.add_option("--seed", settings.seed, "Seed of initialisation, shuffles (seed + rank) and dropout")
-      ->transform(whole_number(0, std::numeric_limits<long long>::max()))
-      ->group(group);
+      ->transform(whole_number(0, std::numeric_limits<long long>::max()));
 }
 
 // --save-model, --resume, --eval-every-epoch and --train-limit.
-void add_run_files(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+void add_run_files(CLI::App& command, hogwild::TrainConfig& config) {
   command
       .add_option("--save-model", config.save_model,
                   "Write the trained model to PATH (also when interrupted or a worker dies)")
       ->type_name("PATH")
-      ->check(non_empty())
-      ->group(group);
+      ->check(non_empty());
   command.add_option("--resume", config.resume, "Start from the model saved in PATH")
       ->type_name("PATH")
-      ->check(non_empty())
-      ->group(group);
-  command.add_flag("--eval-every-epoch", config.eval_every_epoch, "Report test accuracy after every epoch")
-      ->group(group);
+      ->check(non_empty());
+  command.add_flag("--eval-every-epoch", config.eval_every_epoch, "Report test accuracy after every epoch");
   command.add_option("--train-limit", config.train_limit, "Use only the first N training samples (0: all)")
       ->type_name("N")
-      ->transform(whole_number(0))
-      ->group(group);
+      ->transform(whole_number(0));
 }
 
 // --sync-every and --lr-scaling; returns them.
-std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::TrainConfig& config) {
   auto* sync_every =
       command
           .add_option(
@@ -116,12 +90,10 @@ std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::Tra
               "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
           ->type_name("SECONDS")
           ->transform(from_to(0.01, 3600))
-          ->default_str(fmt::format("{:g}", config.sync_every))
-          ->group(group);
-  auto* lr_scaling = add_named_option(command, "--lr-scaling", hogwild::lr_scaling_names, config.lr_scaling,
-                                      "Across K nodes: linear (each node steps at K x --lr, so the averaged model "
-                                      "moves as one machine's would) or none")
-                         ->group(group);
+          ->default_str(fmt::format("{:g}", config.sync_every));
+  auto* lr_scaling = add_word_option(command, "--lr-scaling", config.lr_scaling, hogwild::lr_scaling_names,
+                                     "Across K nodes: linear (each node steps at K x --lr, so the averaged model "
+                                     "moves as one machine's would) or none");
   return {sync_every, lr_scaling};
 }
 
@@ -129,10 +101,10 @@ std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::Tra
 
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   auto options = std::make_shared<TrainOptions>();
-  const char* group = "Training (run without -- CMD)";
-  add_data_and_model(command, options->config, group);
-  add_run_files(command, options->config, group);
-  options->node_options = add_node_options(command, options->config, group);
+  const HelpGroup group(command, "Training (run without -- CMD)");
+  add_data_and_model(command, options->config);
+  add_run_files(command, options->config);
+  options->node_options = add_node_options(command, options->config);
   return options;
 }
 
@@ -195,7 +167,7 @@ std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
         "train on one node",
         node.count, cluster::count_origin(node), node.count);
   }
-  return start_mpi(node);
+  return value_or_fail(cluster::start_mpi_for(node));
 }
 
 // Says that --sync-every and --lr-scaling, when given, do nothing on one node.

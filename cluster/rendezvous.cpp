@@ -7,6 +7,7 @@
 #include <climits>
 #include <utility>
 
+#include "procmgr/port.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/text.hpp"
@@ -97,6 +98,25 @@ std::string host_name() {
   if (::gethostname(name.data(), name.size()) != 0) return "127.0.0.1";
   name.back() = '\0';
   return name.data();
+}
+
+Rendezvous agree_rendezvous(const NodeIdentity& node, int workers, const Endpoint& given) {
+  Rendezvous rendezvous;
+  Endpoint endpoint = given;
+  if (node.count > 1 && node.launched_by_mpi()) {
+    rendezvous.mpi = value_or_fail(start_mpi_for(node));
+    check_same_workers(*rendezvous.mpi, workers);
+    if (node.rank == 0) {
+      if (endpoint.address.empty()) endpoint.address = host_name();
+      if (endpoint.port == 0) endpoint.port = value_or_fail(procmgr::find_free_port());
+    }
+    endpoint = value_or_fail(share_endpoint(*rendezvous.mpi, endpoint));
+  } else {
+    endpoint = value_or_fail(endpoint_without_mpi(node, current_environment(), endpoint), exit_code::usage_error);
+  }
+  rendezvous.master_addr = endpoint.address;
+  rendezvous.master_port = endpoint.port;
+  return rendezvous;
 }
 
 }  // namespace mptrain::cluster

@@ -100,4 +100,10 @@ std::string gate_message(const Diagnosis& diagnosis, FailOn fail_on, bool ignore
                      to_string(diagnosis.verdict));
 }
 
+bool fails(const Diagnosis& diagnosis, const Gate& gate) { return reaches(diagnosis, gate.fail_on, gate.ignored); }
+
+std::string failed_gate_message(const Diagnosis& diagnosis, const Gate& gate) {
+  return gate_message(diagnosis, gate.fail_on, !gate.ignored.empty());
+}
+
 }  // namespace mptrain::monitor

@@ -77,3 +77,13 @@ TEST_CASE("this process's command line is read word by word", "[monitor]") {
   REQUIRE_FALSE(argv.empty());
   CHECK(argv.front().find("test_monitor") != std::string::npos);
 }
+
+TEST_CASE("a gate fails a diagnosis that reaches its level, its ignored kinds left out", "[monitor]") {
+  Diagnosis diagnosis;
+  diagnosis.verdict = Verdict::oversubscribed;
+  CHECK(fails(diagnosis, Gate{FailOn::warning, {}}));
+  CHECK_FALSE(fails(diagnosis, Gate{FailOn::never, {}}));
+  CHECK(failed_gate_message(diagnosis, Gate{FailOn::warning, {}}) == gate_message(diagnosis, FailOn::warning, false));
+  CHECK(failed_gate_message(diagnosis, Gate{FailOn::warning, {FindingKind::outside_load}})
+            .starts_with("the monitor's verdict with its --ignore'd findings left out"));
+}
