@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/failure.hpp"
+#include "util/fd.hpp"
 #include "util/parse_errors.hpp"
 #include "util/text.hpp"
 
@@ -127,7 +128,7 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
 }  // namespace
 
 int main(int argc, char** argv) {
-  cli::reserve_standard_streams();
+  reserve_standard_descriptors();
   CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
   app.set_version_flag("--version", cli::version_text);
   app.require_subcommand(1);

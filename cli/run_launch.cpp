@@ -14,12 +14,12 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
-#include "cli/run_monitor.hpp"
 #include "cluster/rendezvous.hpp"
 #include "cluster/torchrun.hpp"
 #include "cluster/torchrun_failures.hpp"
 #include "cluster/torchrun_files.hpp"
 #include "monitor/advice.hpp"
+#include "monitor/run_monitor.hpp"
 #include "procmgr/allocator.hpp"
 #include "procmgr/launch_report.hpp"
 #include "procmgr/port.hpp"
@@ -47,7 +47,7 @@ struct LaunchOptions {
   int children = 0;  // --children K; 0: the program's own processes are not slices
   procmgr::Descendants descendants = procmgr::Descendants::place;
   bool keep_program_threads = false;  // --keep-program-threads: pools the program sizes are not capped
-  SpreadThreads spread_threads = SpreadThreads::on;
+  monitor::SpreadThreads spread_threads = monitor::SpreadThreads::on;
   procmgr::Allocator allocator = procmgr::Allocator::system;
   std::string membind;
   std::string interleave;
@@ -288,7 +288,7 @@ std::vector<monitor::LaunchedWorker> launched_workers(const affinity::Plan& plan
 struct LaunchReport {
   const affinity::Plan& plan;
   const procmgr::GroupResult& result;
-  const RunMonitor& monitor;
+  const monitor::RunMonitor& monitor;
   std::optional<monitor::ChildrenAdvice> advice;
   std::vector<procmgr::PoolRecord> pools;
 };
@@ -357,7 +357,7 @@ int dry_run(const RunOptions& options, const affinity::Plan& plan, std::vector<p
 }
 
 // Has `group` feed `monitor` the workers' pids on each tick, saying when its verdict changes, and announce restarts.
-void watch_group(procmgr::GroupOptions& group, RunMonitor& monitor, int max_restarts) {
+void watch_group(procmgr::GroupOptions& group, monitor::RunMonitor& monitor, int max_restarts) {
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) {
     monitor.observe(pids);
     const auto change = monitor.verdict_change();
@@ -451,10 +451,11 @@ int run_launcher(const RunOptions& options) {
   // 4. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
   const bool spread =
-      launch.spread_threads == SpreadThreads::on && pinned && settings.omp_bind == procmgr::OmpBind::close;
-  RunMonitor monitor(
-      plan, spread ? SpreadThreads::on : SpreadThreads::off,
-      {true, plan.num_processes, settings.children, settings.program_threads == procmgr::ProgramThreads::keep});
+      launch.spread_threads == monitor::SpreadThreads::on && pinned && settings.omp_bind == procmgr::OmpBind::close;
+  const monitor::Launch inside{true, plan.num_processes, settings.children,
+                               settings.program_threads == procmgr::ProgramThreads::keep};
+  monitor::RunMonitor monitor({plan.usable_cpus, plan.usable_cpu_list, inside},
+                              spread ? monitor::SpreadThreads::on : monitor::SpreadThreads::off);
   monitor.set_quiet(options.quiet);
   watch_group(group, monitor, launch.max_restarts);
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));

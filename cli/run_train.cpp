@@ -18,13 +18,13 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
-#include "cli/run_monitor.hpp"
 #include "cluster/rendezvous.hpp"
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/node_sync.hpp"
 #include "hogwild/progress.hpp"
 #include "hogwild/save.hpp"
 #include "hogwild/training.hpp"
+#include "monitor/run_monitor.hpp"
 #include "procmgr/signals.hpp"
 #include "util/failure.hpp"
 
@@ -141,32 +141,11 @@ struct TrainRun {
   bool leader() const { return node_plan.node.rank == 0; }
 };
 
-// Stops the run when a stop signal came during start-up (`phase`): nothing
-// was trained, so nothing is saved (exit 128 + the signal, the lock on
-// --save-model let go); a SIGUSR1 then had nothing to save, and says so.
-void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase) {
-  if (pending.take_usr1()) {
-    print_note(
-        fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n", phase));
-  }
-  if (const int signal = pending.stop(); signal != 0) {
-    throw Failure(procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, signal}.shell_code(),
-                  fmt::format("{} during start-up ({}): stopped before training began; nothing was trained or saved",
-                              procmgr::signal_name(signal), phase));
-  }
-}
-
 // The MPI session of built-in training across nodes; null on one node.
 // Several nodes need an MPI launcher: only MPI can average their models.
 std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
   if (node.count == 1) return nullptr;
-  if (!node.launched_by_mpi()) {
-    usage_failure(
-        "this mptrain learned of {} nodes from {}, which starts no MPI; built-in training across nodes averages "
-        "the model over MPI: start one mptrain per node with mpirun (e.g. `mpirun -n {} mptrain run …`), or "
-        "train on one node",
-        node.count, cluster::count_origin(node), node.count);
-  }
+  if (const auto refusal = cluster::training_nodes_refusal(node); !refusal.empty()) usage_failure("{}", refusal);
   return value_or_fail(cluster::start_mpi_for(node));
 }
 
@@ -176,10 +155,7 @@ void warn_node_options(const TrainOptions& options) {
   for (const CLI::Option* option : options.node_options) {
     if (option->count() > 0) given.push_back(option->get_name());
   }
-  if (given.empty()) return;
-  print_warning(fmt::format("{} {} only across nodes (under mpirun or srun); this run is one node, so {} no effect",
-                            fmt::join(given, " and "), given.size() == 1 ? "applies" : "apply",
-                            given.size() == 1 ? "it has" : "they have"));
+  if (const auto warning = hogwild::node_options_warning(given); !warning.empty()) print_warning(warning);
 }
 
 // Phases 1 to 3, each followed by a look at the signals held during start-up.
@@ -195,12 +171,12 @@ void prepare(const RunOptions& options, TrainRun& run, procmgr::PendingSignals& 
   if (auto lock = run.leader() ? hogwild::lock_save_path(run.config) : std::nullopt) {
     run.save_lock.emplace(std::move(*lock));
   }
-  check_startup_signals(startup, "planning");
+  hogwild::check_startup_signals(startup, "planning", print_note);
   run.mpi = start_nodes(node);
   if (!run.mpi) warn_node_options(*options.train);
   run.train_data = hogwild::load_split(run.config, hogwild::Split::train, run.config.train_limit);
   run.test_data = hogwild::load_split(run.config, hogwild::Split::test, 0);
-  check_startup_signals(startup, "loading the data");
+  hogwild::check_startup_signals(startup, "loading the data", print_note);
   if (run.mpi) {
     const auto shard =
         value_or_fail(hogwild::node_shard(run.train_data.count, node.rank, node.count), exit_code::usage_error);
@@ -216,7 +192,7 @@ void prepare(const RunOptions& options, TrainRun& run, procmgr::PendingSignals& 
     run.sync.emplace(*run.exchange, run.store, run.config.sync_every);
     value_or_fail(run.sync->start());
   }
-  check_startup_signals(startup, "preparing the model");
+  hogwild::check_startup_signals(startup, "preparing the model", print_note);
 }
 
 // The worker function: trains as the rank of `spec`; exit code 1 when
@@ -230,25 +206,6 @@ int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Datas
     return exit_code::runtime_failure;
   }
   return outcome->diverged ? exit_code::runtime_failure : exit_code::success;
-}
-
-// Records in `report` how the group ended: the signal that stopped it, the
-// worker that failed, and each worker's samples and time.
-void record_group(const procmgr::GroupResult& result, const hogwild::ParameterStore& store,
-                  hogwild::TrainReport& report) {
-  report.interrupted_by = result.forwarded_signal;
-  if (result.failed_rank) {
-    report.failed_rank = result.failed_rank;
-    report.failure_code = result.exit_code();
-    report.failed_worker = describe_worker(result.workers.at(static_cast<std::size_t>(*result.failed_rank)));
-    report.failure = failure_message(result, "training worker ");
-  }
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
-    report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
-    report.samples += report.worker_samples.back();
-    report.flops += store.counters(rank).flops.load(std::memory_order_relaxed);
-  }
 }
 
 // Evaluates with `threads` threads every epoch completed since the last call; prints and keeps each result.
@@ -296,7 +253,7 @@ void finish_nodes(TrainRun& run, const procmgr::GroupResult& result, hogwild::Tr
 // thrown, so the shared model can still be saved. SIGUSR1 saves a
 // checkpoint while the workers go on; every other stop signal stops them
 // (SIGTERM: after their batch) and is reported.
-hogwild::TrainReport train(TrainRun& run, RunMonitor& monitor, hogwild::EpochEvaluator& evaluator,
+hogwild::TrainReport train(TrainRun& run, monitor::RunMonitor& monitor, hogwild::EpochEvaluator& evaluator,
                            hogwild::Progress& progress) {
   const auto& plan = run.node_plan.plan;
   auto settings = run.config.settings;
@@ -332,7 +289,7 @@ hogwild::TrainReport train(TrainRun& run, RunMonitor& monitor, hogwild::EpochEva
   finish_nodes(run, result, report);
   report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (const auto& warning : result.warnings) print_warning(warning);
-  record_group(result, run.store, report);
+  hogwild::record_group(result, run.store, report);
   return report;
 }
 
@@ -377,7 +334,7 @@ int run_training(const RunOptions& options) {
     hogwild::check_before_training(run.config, hogwild::model_layout(run.config.settings.model));
     prepare(options, run, startup);
   }  // from here the group's relay takes the signals
-  RunMonitor monitor(run.node_plan.plan);
+  monitor::RunMonitor monitor({run.node_plan.plan.usable_cpus, run.node_plan.plan.usable_cpu_list, {}});
   monitor.set_quiet(options.quiet);
   hogwild::Progress progress(print_note);
   hogwild::EpochEvaluator evaluator(run.store, run.test_data, run.config.settings.model);

@@ -100,6 +100,15 @@ std::string host_name() {
   return name.data();
 }
 
+std::string training_nodes_refusal(const NodeIdentity& node) {
+  if (node.count == 1 || node.launched_by_mpi()) return {};
+  return fmt::format(
+      "this mptrain learned of {} nodes from {}, which starts no MPI; built-in training across nodes averages the "
+      "model over MPI: start one mptrain per node with mpirun (e.g. `mpirun -n {} mptrain run …`), or train on one "
+      "node",
+      node.count, count_origin(node), node.count);
+}
+
 Rendezvous agree_rendezvous(const NodeIdentity& node, int workers, const Endpoint& given) {
   Rendezvous rendezvous;
   Endpoint endpoint = given;

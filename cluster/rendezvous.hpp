@@ -35,6 +35,10 @@ struct Endpoint {
 Result<Endpoint> endpoint_without_mpi(const NodeIdentity& node, const std::vector<std::string>& environment,
                                       const Endpoint& given);
 
+// Why built-in training cannot run on `node`'s nodes: several nodes that
+// no MPI launcher started (only MPI can average their models); "" when it can.
+std::string training_nodes_refusal(const NodeIdentity& node);
+
 // MPI started for `node` (through the plugin); an Error when it cannot be,
 // or when MPI's rank and size are not the node's.
 Result<std::unique_ptr<Mpi>> start_mpi_for(const NodeIdentity& node);

@@ -67,3 +67,10 @@ TEST_CASE("agree_rendezvous: without MPI, the endpoint given and no MPI session"
   CHECK(rendezvous.master_addr == "node0");
   CHECK(rendezvous.master_port == 1234);
 }
+
+TEST_CASE("built-in training across nodes needs an MPI launcher") {
+  CHECK(training_nodes_refusal(nodes(1)).empty());
+  CHECK(training_nodes_refusal(nodes(2, IdentitySource::open_mpi)).empty());
+  CHECK(training_nodes_refusal(nodes(2)).starts_with(
+      "this mptrain learned of 2 nodes from --nnodes 2, which starts no MPI; built-in training across nodes"));
+}
