@@ -10,6 +10,7 @@
 #include "procmgr/port.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
+#include "util/launcher_variables.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
@@ -47,13 +48,16 @@ Result<Endpoint> endpoint_without_mpi(const NodeIdentity& node, const std::vecto
     return endpoint;
   }
   // Started by hand, by Slurm or by a PyTorchJob: node 0's address must be given.
-  if (endpoint.address.empty()) endpoint.address = first_set(environment, {"PET_MASTER_ADDR", "MASTER_ADDR"}).second;
+  if (endpoint.address.empty())
+    endpoint.address =
+        first_set(environment, {launcher_variables::pet_master_addr, launcher_variables::master_addr}).second;
   if (endpoint.address.empty()) {
     return Error{
         fmt::format("{} nodes without MPI need node 0's address: give --master-addr ADDR on every node", node.count)};
   }
   if (endpoint.port == 0) {
-    const auto [name, port] = first_set(environment, {"PET_MASTER_PORT", "MASTER_PORT"});
+    const auto [name, port] =
+        first_set(environment, {launcher_variables::pet_master_port, launcher_variables::master_port});
     if (port.empty()) {
       endpoint.port = default_master_port;
     } else if (auto parsed = port_from_variable(name, port); parsed.ok()) {

@@ -87,3 +87,11 @@ TEST_CASE("a gate fails a diagnosis that reaches its level, its ignored kinds le
   CHECK(failed_gate_message(diagnosis, Gate{FailOn::warning, {FindingKind::outside_load}})
             .starts_with("the monitor's verdict with its --ignore'd findings left out"));
 }
+
+TEST_CASE("the children note counts the processes in words that fit the count", "[monitor]") {
+  CHECK(children_note({1, "mptrain run --children 1 -- x"})
+            .starts_with("mptrain: each worker's program started 1 process that each ran a thread pool"));
+  CHECK(children_note({3, "mptrain run --children 3 -- x"})
+            .starts_with("mptrain: each worker's program started 3 "
+                         "processes that"));
+}
