@@ -5,6 +5,8 @@
 #include <array>
 
 #include "util/names.hpp"
+#include "util/table.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::affinity {
 
@@ -30,6 +32,28 @@ std::vector<std::string> notes_and_choices(const Plan& plan) {
   std::vector<std::string> notes = plan.notes;
   notes.insert(notes.end(), plan.choices.begin(), plan.choices.end());
   return notes;
+}
+
+std::string workers_by_threads(const Plan& plan) {
+  return fmt::format("{} x {}", counted(plan.num_processes, "worker"), counted(plan.threads_per_process, "thread"));
+}
+
+std::string plan_table(const Plan& plan) {
+  static const Table workers(
+      {{"RANK", 4}, {"CPUS", 24, Align::left}, {"PACKAGE", 7}, {"NUMA NODE", 9}, {"THREADS", 7}});
+  const auto index_or_dash = [](int index) { return index < 0 ? "-" : std::to_string(index); };
+  std::string out = fmt::format("{} on N = {} ({}), bind {}{}\n", workers_by_threads(plan),
+                                counted(plan.usable_cpus, "usable CPU"), plan.usable_cpu_list.to_string(),
+                                to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
+  out += fmt::format("  bind: {}\n\n", plan.bind_reason) + workers.header();
+  for (const auto& worker : plan.workers) {
+    out += workers.row(worker.rank, worker.cpus.to_string(), index_or_dash(worker.package),
+                       index_or_dash(worker.numa_node), worker.threads);
+  }
+  const auto unused = plan.unused_cpus.to_string();
+  out += fmt::format("\nunused CPUs: {}\n", unused.empty() ? "-" : unused);
+  for (const auto& note : notes_and_choices(plan)) out += "note: " + note + "\n";
+  return out;
 }
 
 }  // namespace mptrain::affinity

@@ -83,4 +83,10 @@ struct Plan {
 // What `plan` shows of `plan`: its notes, then how defaults chose M and T (its choices).
 std::vector<std::string> notes_and_choices(const Plan& plan);
 
+// The shape of `plan` in words: "4 workers x 8 threads", "1 worker x 1 thread".
+std::string workers_by_threads(const Plan& plan);
+// `plan` as `mptrain plan` shows it: its shape, N and bind, a table of the
+// workers (rank, CPUs, package, NUMA node, threads), the unused CPUs and notes.
+std::string plan_table(const Plan& plan);
+
 }  // namespace mptrain::affinity

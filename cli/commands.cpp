@@ -1,12 +1,10 @@
 #include "cli/commands.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "cluster/identity.hpp"
@@ -94,14 +92,6 @@ int finish_stdout(int code, int write_error) {
   return code == exit_code::success ? exit_code::runtime_failure : code;
 }
 
-void reserve_standard_streams() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
-    const int opened = ::open("/dev/null", O_RDONLY);  // the lowest free number: `fd`
-    if (opened >= 0 && opened != fd) ::close(opened);
-  }
-}
-
 namespace {
 
 // `message` after `prefix`, each of its lines through printable(): bytes
@@ -125,13 +115,6 @@ void print_warning(std::string_view message) { print_note(prefixed("mptrain: war
 void print_notice(std::string_view message) { print_note(prefixed("mptrain: note: ", message)); }
 
 void print_note(std::string_view text) { write_all(stderr, text); }
-
-std::string under_fsroot(std::string_view message) {
-  const char* variable = std::getenv("MPTRAIN_FSROOT");
-  if (variable == nullptr || *variable == '\0') return std::string(message);
-  return fmt::format("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
-                     variable, message);
-}
 
 hogwild::IsaChoice chosen_kernels() { return value_or_fail(hogwild::isa_choice(), exit_code::usage_error); }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hogwild/isa.hpp"
+#include "util/fs.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -61,16 +62,7 @@ void print_json(const nlohmann::json& document);
 // 1, or `code` when that already says the command failed. A reader that
 // closed the pipe (EPIPE) is no error: nothing is printed. Call once, at exit.
 int finish_stdout(int code, int write_error = 0);
-// Makes descriptors 0, 1 and 2 refer to something, so no file mptrain opens
-// later takes their number: a closed one is opened read-only on /dev/null,
-// which keeps a write to a closed stdout failing (EBADF) as it would have.
-void reserve_standard_streams();
-
-// `message`, a failed read of /proc or /sys, as said when MPTRAIN_FSROOT
-// chose where it was read: "MPTRAIN_FSROOT=DIR: `message`; point
-// MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it"; when
-// it is unset or empty, `message` unchanged.
-std::string under_fsroot(std::string_view message);
+using mptrain::under_fsroot;  // util/fs.hpp
 
 // The kernels training uses (hogwild/isa.hpp); throws a usage Failure
 // (exit code 2) when MPTRAIN_ISA names kernels this process cannot use.

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "util/failure.hpp"
+#include "util/fd.hpp"
 #include "util/parse_errors.hpp"
 #include "util/text.hpp"
 
@@ -47,54 +49,18 @@ std::string option_names(const CLI::App& app, const std::string& name) {
   return names;
 }
 
-// The option of `command` (or of mptrain itself, such as --help) named
-// `name` ("-n", "--json"), or nullptr.
-const CLI::Option* find_option(const CLI::App& app, const CLI::App& command, const std::string& name) {
-  if (const CLI::Option* option = command.get_option_no_throw(name); option != nullptr) return option;
-  return app.get_option_no_throw(name);
-}
-
 // Throws a usage Failure for a word of `args` (the words after the command
-// `command`, up to "--") that CLI11 would misread: a flag given a value
-// ("--json=abc", which CLI11 reads as true or false), an option whose value
-// is missing because the next word is an option ("-n --json"), a short
-// option glued to its value with '=' ("-n=2") and a long option written with
-// one dash ("-num-processes", which CLI11 reads as -n um-processes).
+// `command`) that CLI11 would misread (check_option_words, util/parse_errors.hpp).
 void check_option_words(const CLI::App& app, const CLI::App& command, std::span<char* const> args) {
-  const std::string see = fmt::format(" (see 'mptrain {} --help')", command.get_name());
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string word = args[i];
-    if (word == "--") return;
-    if (!word.starts_with('-') || word.size() < 2) continue;
-    const auto equals = word.find('=');
-    const std::string name = word.substr(0, equals);
-    if (!word.starts_with("--")) {
-      const CLI::Option* spelled_long = find_option(app, command, "-" + name);
-      if (name.size() > 2 && spelled_long != nullptr) {
-        usage_failure("{}: did you mean -{}? A long option starts with two dashes{}", word, word, see);
-      }
-      const CLI::Option* short_option = find_option(app, command, word.substr(0, 2));
-      if (word.size() > 2 && word[2] == '=' && short_option != nullptr && short_option->get_expected_min() > 0) {
-        usage_failure("{}: a short option takes its value after a space: {} {} (or {}={}){}", word, word.substr(0, 2),
-                      word.substr(3), short_option->get_name(), word.substr(3), see);
-      }
-    }
-    const CLI::Option* option = find_option(app, command, name);
-    if (option == nullptr) continue;
-    if (option->get_expected_max() == 0) {
-      if (equals != std::string::npos) usage_failure("{} takes no value: write {}{}", name, name, see);
-      continue;
-    }
-    if (equals != std::string::npos || i + 1 == args.size()) continue;
-    const std::string next = args[i + 1];
-    const bool next_is_option =
-        next.starts_with('-') && find_option(app, command, next.substr(0, next.find('='))) != nullptr;
-    if (next == "--" || next_is_option) {
-      usage_failure("{} needs a value ({}) right after it, but the next word is {}{}", word, option->get_type_name(),
-                    next == "--" ? "'--'" : "the option " + next, see);
-    }
-    ++i;  // the option's value, which may start with '-' ("-5")
-  }
+  const auto find = [&](const std::string& name) -> std::optional<OptionShape> {
+    const CLI::Option* option = command.get_option_no_throw(name);
+    if (option == nullptr) option = app.get_option_no_throw(name);  // mptrain's own, such as --help
+    if (option == nullptr) return std::nullopt;
+    return OptionShape{option->get_name(), option->get_expected_min(), option->get_expected_max(),
+                       option->get_type_name()};
+  };
+  const auto see = fmt::format(" (see 'mptrain {} --help')", command.get_name());
+  value_or_fail(mptrain::check_option_words({args.begin(), args.end()}, find, see), exit_code::usage_error);
 }
 
 // What to say for a parse `error` of `args`: CLI11's words, except when no
@@ -162,7 +128,7 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
 }  // namespace
 
 int main(int argc, char** argv) {
-  cli::reserve_standard_streams();
+  reserve_standard_descriptors();
   CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
   app.set_version_flag("--version", cli::version_text);
   app.require_subcommand(1);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "util/names.hpp"
@@ -54,17 +55,47 @@ CLI::Validator one_of(const std::array<Named<E>, N>& table) {
   return one_of(names_of(table));
 }
 // Registers option `names` on `command`, taking one of the names of
-// `table` (util/names.hpp) and storing its enum value in `target` (an E or
-// a std::optional<E>): the word is checked by one_of(`table`) and never
-// kept as a string. Returns the option, for its default_str() and group().
+// `table` (util/names.hpp) and storing its enum value in `target` (an E,
+// whose value --help shows as the default, or a std::optional<E>) and
+// setting `*given` when given: the word is checked by one_of(`table`) and
+// never kept as a string. Returns the option, for its default_str() and group().
 template <class E, std::size_t N, class Target>
 CLI::Option* add_word_option(CLI::App& command, std::string names, Target& target, const std::array<Named<E>, N>& table,
-                             std::string help) {
-  const auto store = [&target, &table](const std::string& word) {
+                             std::string help, bool* given = nullptr) {
+  const auto store = [&target, &table, given](const std::string& word) {
     if (const auto value = value_named(table, word)) target = *value;
+    if (given != nullptr) *given = true;
   };
-  return command.add_option_function<std::string>(std::move(names), store, std::move(help))->check(one_of(table));
+  auto* option = command.add_option_function<std::string>(std::move(names), store, std::move(help));
+  if constexpr (std::is_same_v<Target, E>) option->default_str(std::string(name_of(table, target)));
+  return option->check(one_of(table));
 }
+// A check that refuses the values `parse` (a function of the text returning
+// a Result) refuses, with its Error's message.
+template <class Parse>
+CLI::Validator parsed_by(Parse parse) {
+  const auto check = [parse](const std::string& text) {
+    const auto parsed = parse(text);
+    return parsed.ok() ? std::string() : parsed.error().message;
+  };
+  return CLI::Validator(check, "");
+}
+// Puts the options added to `command` while it lives in the help group
+// `group`, then gives back the group they went to before.
+class HelpGroup {
+ public:
+  HelpGroup(CLI::App& command, const std::string& group)
+      : defaults_(*command.option_defaults()), before_(defaults_.get_group()) {
+    defaults_.group(group);
+  }
+  HelpGroup(const HelpGroup&) = delete;
+  HelpGroup& operator=(const HelpGroup&) = delete;
+  ~HelpGroup() { defaults_.group(before_); }
+
+ private:
+  CLI::OptionDefaults& defaults_;
+  std::string before_;
+};
 // A check that an option's value is not the empty word (`--cpus ""`), which
 // would otherwise read as "not given".
 CLI::Validator non_empty();

@@ -11,7 +11,6 @@
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
-#include "util/table.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cli {
@@ -49,11 +48,6 @@ affinity::Machine this_machine() {
   if (!machine.ok()) runtime_failure("{}", under_fsroot(machine.error().message));
   return std::move(machine).value();
 }
-
-std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
-
-// The columns of plan_table.
-const Table worker_table({{"RANK", 4}, {"CPUS", 24, Align::left}, {"PACKAGE", 7}, {"NUMA NODE", 9}, {"THREADS", 7}});
 
 }  // namespace
 
@@ -181,35 +175,8 @@ void print_plan_notes(const affinity::Plan& plan) {
   for (const auto& note : plan.notes) print_notice(note);
 }
 
-std::string workers_by_threads(const affinity::Plan& plan) {
-  return fmt::format("{} x {}", counted(plan.num_processes, "worker"), counted(plan.threads_per_process, "thread"));
-}
-
-std::string plan_table(const affinity::Plan& plan) {
-  std::string out = fmt::format("{} on N = {} ({}), bind {}{}\n", workers_by_threads(plan),
-                                counted(plan.usable_cpus, "usable CPU"), plan.usable_cpu_list.to_string(),
-                                affinity::to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
-  out += fmt::format("  bind: {}\n\n", plan.bind_reason) + worker_table.header();
-  for (const auto& worker : plan.workers) {
-    out += worker_table.row(worker.rank, worker.cpus.to_string(), index_or_dash(worker.package),
-                            index_or_dash(worker.numa_node), worker.threads);
-  }
-  const auto unused = plan.unused_cpus.to_string();
-  out += fmt::format("\nunused CPUs: {}\n", unused.empty() ? "-" : unused);
-  for (const auto& note : affinity::notes_and_choices(plan)) out += "note: " + note + "\n";
-  return out;
-}
-
 nlohmann::json node_to_json(const NodePlan& node_plan) {
-  const auto& node = node_plan.node;
-  nlohmann::json out = {
-      {"rank", node.rank},
-      {"count", node.count},
-      {"local_rank", node.local_rank},
-      {"local_size", node.local_size},
-      {"source", cluster::to_string(node.source)},
-      {"local_source", node.local_source},
-      {"node_list", node.node_list.empty() ? nlohmann::json(nullptr) : nlohmann::json(node.node_list)}};
+  auto out = cluster::node_json(node_plan.node);
   affinity::add_share_keys(out, node_plan.share);
   return out;
 }

@@ -81,12 +81,8 @@ NodePlan plan_this_node(const PlacementOptions& options);
 // run's report gives M x T.
 void print_plan_notes(const affinity::Plan& plan);
 
-// affinity::plan_json(`plan`), under the name run's modes call.
-inline nlohmann::json plan_to_json(const affinity::Plan& plan) { return affinity::plan_json(plan); }
-// The shape of `plan` in words: "4 workers x 8 threads", "1 worker x 1 thread".
-std::string workers_by_threads(const affinity::Plan& plan);
-// `plan` as a human-readable summary and table: rank, CPUs, package, NUMA node, threads.
-std::string plan_table(const affinity::Plan& plan);
+using affinity::plan_table;
+using affinity::workers_by_threads;
 // The node of `node_plan` as the JSON object `node` of `plan --json`: rank,
 // count, local_rank, local_size, source, cpus and how they were chosen.
 nlohmann::json node_to_json(const NodePlan& node_plan);

@@ -4,15 +4,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/fail_on.hpp"
 #include "cli/placement_options.hpp"
-#include "cluster/identity.hpp"
-#include "cluster/mpi.hpp"
+#include "cluster/torchrun_launch.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/launch.hpp"
 #include "procmgr/outcome.hpp"
@@ -22,19 +20,7 @@ namespace mptrain::cli {
 struct TrainOptions;   // defined in run_train.cpp
 struct LaunchOptions;  // defined in run_launch.cpp
 
-// What `mptrain torchrun` adds to a launch (cli/torchrun.cpp): torchrun's
-// variables, its log layout, error files and root-cause summary.
-struct TorchrunSettings {
-  std::string run_id;              // TORCHELASTIC_RUN_ID
-  std::string role = "default";    // ROLE_NAME
-  std::filesystem::path run_dir;   // attempt_A/LOCAL_RANK/ beneath: log files and error.json
-  bool remove_run_dir = false;     // a temporary directory, removed when the run ends
-  std::string redirects;           // -r/--redirects as given; "" for none
-  std::string tee;                 // -t/--tee as given; "" for none
-  std::string local_ranks_filter;  // --local-ranks-filter as given; "" for every rank
-  std::string program;             // the script, module or program, for the summary
-  std::string interpreter;  // the Python that runs scripts and modules ("python3", MPTRAIN_PYTHON); "": --no-python
-};
+using cluster::TorchrunSettings;
 
 // Everything `mptrain run` was given.
 struct RunOptions {
@@ -69,30 +55,6 @@ using procmgr::failure_message;
 // found, as the launch would.
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
                   const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json);
-
-// MPI started for `node` (through the plugin); throws a runtime Failure when
-// it cannot be, or when MPI's rank and size are not the node's.
-std::unique_ptr<cluster::Mpi> start_mpi(const cluster::NodeIdentity& node);
-
-// What the nodes of a launch agreed on: node 0's address and port, and the
-// MPI session they agreed over (null unless an MPI launcher started several
-// nodes; kept for the run, to end the whole job when a node fails).
-struct Rendezvous {
-  std::unique_ptr<cluster::Mpi> mpi;
-  std::string master_addr;
-  int master_port = 0;  // 0: a free port, picked by the launcher (one node)
-};
-
-// The rendezvous of `node`, whose mptrain plans `workers` workers, with the
-// --master-addr (`master_addr`, "" when not given) and --master-port
-// (`master_port`, 0 when not given): over MPI when an MPI launcher started
-// several nodes (node 0's address — its host name unless given — and a free
-// port, broadcast; every node must plan as many workers), else from the
-// options, PET_MASTER_ADDR/MASTER_ADDR and PET_MASTER_PORT/MASTER_PORT, or
-// 29500. Throws a usage Failure when several nodes without MPI have no
-// master address, and a runtime Failure when MPI fails.
-Rendezvous agree_rendezvous(const cluster::NodeIdentity& node, int workers, const std::string& master_addr,
-                            int master_port);
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

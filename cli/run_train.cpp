@@ -18,12 +18,13 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
-#include "cli/run_monitor.hpp"
+#include "cluster/rendezvous.hpp"
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/node_sync.hpp"
 #include "hogwild/progress.hpp"
 #include "hogwild/save.hpp"
 #include "hogwild/training.hpp"
+#include "monitor/run_monitor.hpp"
 #include "procmgr/signals.hpp"
 #include "util/failure.hpp"
 
@@ -38,20 +39,6 @@ struct TrainOptions {
 
 namespace {
 
-// Option `name` taking a name of `table`, stored as its enum in `value`
-// (setting `given` when given); --help lists the names and shows the default.
-template <class E, std::size_t N>
-CLI::Option* add_named_option(CLI::App& command, const std::string& name, const std::array<Named<E>, N>& table,
-                              E& value, std::string help, bool* given = nullptr) {
-  const auto store = [&table, &value, given](const std::string& word) {
-    value = value_named(table, word).value_or(value);
-    if (given != nullptr) *given = true;
-  };
-  return command.add_option_function<std::string>(name, store, std::move(help))
-      ->check(one_of(table))
-      ->default_str(std::string(name_of(table, value)));
-}
-
 // --lr's check: at least 0, and no larger than the float the kernels keep it in can hold.
 CLI::Validator learning_rate_range() {
   constexpr double largest = std::numeric_limits<float>::max();
@@ -60,55 +47,42 @@ CLI::Validator learning_rate_range() {
 }
 
 // --data, then the hyper-parameters: --model, --epochs, --batch-size, --lr, --momentum and --seed.
-void add_data_and_model(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+void add_data_and_model(CLI::App& command, hogwild::TrainConfig& config) {
   auto& settings = config.settings;
   command.add_option("--data", config.data, "Directory of MNIST-format IDX files, plain or .gz")
       ->type_name("DIR")
-      ->check(non_empty())
-      ->group(group);
-  add_named_option(command, "--model", hogwild::model_names, settings.model,
-                   "Network: " + names_list(hogwild::model_names), &config.model_given)
-      ->type_name("MODEL")
-      ->group(group);
+      ->check(non_empty());
+  add_word_option(command, "--model", settings.model, hogwild::model_names,
+                  "Network: " + names_list(hogwild::model_names), &config.model_given)
+      ->type_name("MODEL");
   command.add_option("--epochs", settings.epochs, "Passes over the training set per worker")
-      ->transform(whole_number(0))
-      ->group(group);
+      ->transform(whole_number(0));
   command.add_option("--batch-size", settings.batch_size, "Samples per optimiser step")
-      ->transform(whole_number(1, 1 << 20))
-      ->group(group);
-  command.add_option("--lr", settings.learning_rate, "SGD learning rate")
-      ->transform(learning_rate_range())
-      ->group(group);
-  command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")
-      ->transform(from_to(0, 1))
-      ->group(group);
+      ->transform(whole_number(1, 1 << 20));
+  command.add_option("--lr", settings.learning_rate, "SGD learning rate")->transform(learning_rate_range());
+  command.add_option("--momentum", settings.momentum, "SGD momentum, each worker its own")->transform(from_to(0, 1));
   command.add_option("--seed", settings.seed, "Seed of initialisation, shuffles (seed + rank) and dropout")
-      ->transform(whole_number(0, std::numeric_limits<long long>::max()))
-      ->group(group);
+      ->transform(whole_number(0, std::numeric_limits<long long>::max()));
 }
 
 // --save-model, --resume, --eval-every-epoch and --train-limit.
-void add_run_files(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+void add_run_files(CLI::App& command, hogwild::TrainConfig& config) {
   command
       .add_option("--save-model", config.save_model,
                   "Write the trained model to PATH (also when interrupted or a worker dies)")
       ->type_name("PATH")
-      ->check(non_empty())
-      ->group(group);
+      ->check(non_empty());
   command.add_option("--resume", config.resume, "Start from the model saved in PATH")
       ->type_name("PATH")
-      ->check(non_empty())
-      ->group(group);
-  command.add_flag("--eval-every-epoch", config.eval_every_epoch, "Report test accuracy after every epoch")
-      ->group(group);
+      ->check(non_empty());
+  command.add_flag("--eval-every-epoch", config.eval_every_epoch, "Report test accuracy after every epoch");
   command.add_option("--train-limit", config.train_limit, "Use only the first N training samples (0: all)")
       ->type_name("N")
-      ->transform(whole_number(0))
-      ->group(group);
+      ->transform(whole_number(0));
 }
 
 // --sync-every and --lr-scaling; returns them.
-std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::TrainConfig& config, const char* group) {
+std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::TrainConfig& config) {
   auto* sync_every =
       command
           .add_option(
@@ -116,12 +90,10 @@ std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::Tra
               "Across nodes (under mpirun): average the model with the other nodes every SECONDS while training")
           ->type_name("SECONDS")
           ->transform(from_to(0.01, 3600))
-          ->default_str(fmt::format("{:g}", config.sync_every))
-          ->group(group);
-  auto* lr_scaling = add_named_option(command, "--lr-scaling", hogwild::lr_scaling_names, config.lr_scaling,
-                                      "Across K nodes: linear (each node steps at K x --lr, so the averaged model "
-                                      "moves as one machine's would) or none")
-                         ->group(group);
+          ->default_str(fmt::format("{:g}", config.sync_every));
+  auto* lr_scaling = add_word_option(command, "--lr-scaling", config.lr_scaling, hogwild::lr_scaling_names,
+                                     "Across K nodes: linear (each node steps at K x --lr, so the averaged model "
+                                     "moves as one machine's would) or none");
   return {sync_every, lr_scaling};
 }
 
@@ -129,10 +101,10 @@ std::vector<const CLI::Option*> add_node_options(CLI::App& command, hogwild::Tra
 
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command) {
   auto options = std::make_shared<TrainOptions>();
-  const char* group = "Training (run without -- CMD)";
-  add_data_and_model(command, options->config, group);
-  add_run_files(command, options->config, group);
-  options->node_options = add_node_options(command, options->config, group);
+  const HelpGroup group(command, "Training (run without -- CMD)");
+  add_data_and_model(command, options->config);
+  add_run_files(command, options->config);
+  options->node_options = add_node_options(command, options->config);
   return options;
 }
 
@@ -169,33 +141,12 @@ struct TrainRun {
   bool leader() const { return node_plan.node.rank == 0; }
 };
 
-// Stops the run when a stop signal came during start-up (`phase`): nothing
-// was trained, so nothing is saved (exit 128 + the signal, the lock on
-// --save-model let go); a SIGUSR1 then had nothing to save, and says so.
-void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase) {
-  if (pending.take_usr1()) {
-    print_note(
-        fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n", phase));
-  }
-  if (const int signal = pending.stop(); signal != 0) {
-    throw Failure(procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, signal}.shell_code(),
-                  fmt::format("{} during start-up ({}): stopped before training began; nothing was trained or saved",
-                              procmgr::signal_name(signal), phase));
-  }
-}
-
 // The MPI session of built-in training across nodes; null on one node.
 // Several nodes need an MPI launcher: only MPI can average their models.
 std::unique_ptr<cluster::Mpi> start_nodes(const cluster::NodeIdentity& node) {
   if (node.count == 1) return nullptr;
-  if (!node.launched_by_mpi()) {
-    usage_failure(
-        "this mptrain learned of {} nodes from {}, which starts no MPI; built-in training across nodes averages "
-        "the model over MPI: start one mptrain per node with mpirun (e.g. `mpirun -n {} mptrain run …`), or "
-        "train on one node",
-        node.count, cluster::count_origin(node), node.count);
-  }
-  return start_mpi(node);
+  if (const auto refusal = cluster::training_nodes_refusal(node); !refusal.empty()) usage_failure("{}", refusal);
+  return value_or_fail(cluster::start_mpi_for(node));
 }
 
 // Says that --sync-every and --lr-scaling, when given, do nothing on one node.
@@ -204,10 +155,7 @@ void warn_node_options(const TrainOptions& options) {
   for (const CLI::Option* option : options.node_options) {
     if (option->count() > 0) given.push_back(option->get_name());
   }
-  if (given.empty()) return;
-  print_warning(fmt::format("{} {} only across nodes (under mpirun or srun); this run is one node, so {} no effect",
-                            fmt::join(given, " and "), given.size() == 1 ? "applies" : "apply",
-                            given.size() == 1 ? "it has" : "they have"));
+  if (const auto warning = hogwild::node_options_warning(given); !warning.empty()) print_warning(warning);
 }
 
 // Phases 1 to 3, each followed by a look at the signals held during start-up.
@@ -223,12 +171,12 @@ void prepare(const RunOptions& options, TrainRun& run, procmgr::PendingSignals& 
   if (auto lock = run.leader() ? hogwild::lock_save_path(run.config) : std::nullopt) {
     run.save_lock.emplace(std::move(*lock));
   }
-  check_startup_signals(startup, "planning");
+  hogwild::check_startup_signals(startup, "planning", print_note);
   run.mpi = start_nodes(node);
   if (!run.mpi) warn_node_options(*options.train);
   run.train_data = hogwild::load_split(run.config, hogwild::Split::train, run.config.train_limit);
   run.test_data = hogwild::load_split(run.config, hogwild::Split::test, 0);
-  check_startup_signals(startup, "loading the data");
+  hogwild::check_startup_signals(startup, "loading the data", print_note);
   if (run.mpi) {
     const auto shard =
         value_or_fail(hogwild::node_shard(run.train_data.count, node.rank, node.count), exit_code::usage_error);
@@ -244,7 +192,7 @@ void prepare(const RunOptions& options, TrainRun& run, procmgr::PendingSignals& 
     run.sync.emplace(*run.exchange, run.store, run.config.sync_every);
     value_or_fail(run.sync->start());
   }
-  check_startup_signals(startup, "preparing the model");
+  hogwild::check_startup_signals(startup, "preparing the model", print_note);
 }
 
 // The worker function: trains as the rank of `spec`; exit code 1 when
@@ -258,25 +206,6 @@ int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Datas
     return exit_code::runtime_failure;
   }
   return outcome->diverged ? exit_code::runtime_failure : exit_code::success;
-}
-
-// Records in `report` how the group ended: the signal that stopped it, the
-// worker that failed, and each worker's samples and time.
-void record_group(const procmgr::GroupResult& result, const hogwild::ParameterStore& store,
-                  hogwild::TrainReport& report) {
-  report.interrupted_by = result.forwarded_signal;
-  if (result.failed_rank) {
-    report.failed_rank = result.failed_rank;
-    report.failure_code = result.exit_code();
-    report.failed_worker = describe_worker(result.workers.at(static_cast<std::size_t>(*result.failed_rank)));
-    report.failure = failure_message(result, "training worker ");
-  }
-  for (int rank = 0; rank < store.worker_count(); ++rank) {
-    report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
-    report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
-    report.samples += report.worker_samples.back();
-    report.flops += store.counters(rank).flops.load(std::memory_order_relaxed);
-  }
 }
 
 // Evaluates with `threads` threads every epoch completed since the last call; prints and keeps each result.
@@ -324,7 +253,7 @@ void finish_nodes(TrainRun& run, const procmgr::GroupResult& result, hogwild::Tr
 // thrown, so the shared model can still be saved. SIGUSR1 saves a
 // checkpoint while the workers go on; every other stop signal stops them
 // (SIGTERM: after their batch) and is reported.
-hogwild::TrainReport train(TrainRun& run, RunMonitor& monitor, hogwild::EpochEvaluator& evaluator,
+hogwild::TrainReport train(TrainRun& run, monitor::RunMonitor& monitor, hogwild::EpochEvaluator& evaluator,
                            hogwild::Progress& progress) {
   const auto& plan = run.node_plan.plan;
   auto settings = run.config.settings;
@@ -360,7 +289,7 @@ hogwild::TrainReport train(TrainRun& run, RunMonitor& monitor, hogwild::EpochEva
   finish_nodes(run, result, report);
   report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (const auto& warning : result.warnings) print_warning(warning);
-  record_group(result, run.store, report);
+  hogwild::record_group(result, run.store, report);
   return report;
 }
 
@@ -405,7 +334,7 @@ int run_training(const RunOptions& options) {
     hogwild::check_before_training(run.config, hogwild::model_layout(run.config.settings.model));
     prepare(options, run, startup);
   }  // from here the group's relay takes the signals
-  RunMonitor monitor(run.node_plan.plan);
+  monitor::RunMonitor monitor({run.node_plan.plan.usable_cpus, run.node_plan.plan.usable_cpu_list, {}});
   monitor.set_quiet(options.quiet);
   hogwild::Progress progress(print_note);
   hogwild::EpochEvaluator evaluator(run.store, run.test_data, run.config.settings.model);

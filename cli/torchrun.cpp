@@ -1,5 +1,8 @@
-// `mptrain torchrun [torchrun options] (SCRIPT | -m MODULE | --no-python CMD) [ARGS…]`.
-#include "cli/torchrun.hpp"
+// `mptrain torchrun [torchrun options] (SCRIPT | -m MODULE | --no-python CMD) [ARGS…]`:
+// torchrun's command line (read by cluster/torchrun.hpp, translated by
+// cluster/torchrun_launch.hpp) wired into run_launcher with torchrun's
+// variables, log layout and error files.
+#include "cluster/torchrun.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +13,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
-#include "cluster/torchrun.hpp"
+#include "cli/run.hpp"
+#include "cluster/torchrun_files.hpp"
 #include "cluster/torchrun_launch.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
@@ -89,24 +93,13 @@ class RunDirCleanup {
 // What the launch adds for torchrun: its variables, run folder and summary.
 std::shared_ptr<TorchrunSettings> settings_of(const cluster::TorchrunArgs& args, const std::vector<std::string>& env,
                                               bool dry_run) {
-  auto settings = std::make_shared<TorchrunSettings>();
-  settings->run_id = cluster::torchrun_run_id(args);
-  if (args.role) settings->role = args.role->value;
-  if (args.redirects) settings->redirects = args.redirects->value;
-  if (args.tee) settings->tee = args.tee->value;
-  if (args.local_ranks_filter) settings->local_ranks_filter = args.local_ranks_filter->value;
-  settings->program = args.program;
-  if (args.entry != cluster::TorchrunEntry::program) settings->interpreter = cluster::python_interpreter(env);
   value_or_fail(cluster::check_log_dir(args), exit_code::usage_error);
   std::error_code ignored;
-  const auto folder =
-      cluster::plan_run_folder(args, settings->run_id, env, std::filesystem::current_path(ignored), dry_run);
-  settings->run_dir = value_or_fail(cluster::make_run_folder(folder, dry_run));
-  settings->remove_run_dir = folder.temporary;
-  if (folder.announce) {
-    print_note(fmt::format("mptrain: no --log-dir: the workers' log files are in {}\n", settings->run_dir.string()));
+  auto settings = value_or_fail(cluster::torchrun_settings(args, env, std::filesystem::current_path(ignored), dry_run));
+  if (settings.announce_run_dir) {
+    print_note(fmt::format("mptrain: no --log-dir: the workers' log files are in {}\n", settings.run_dir.string()));
   }
-  return settings;
+  return std::make_shared<TorchrunSettings>(std::move(settings));
 }
 
 int run_torchrun(const std::vector<std::string>& words, const CLI::App& run_command) {
@@ -138,19 +131,6 @@ int run_torchrun(const std::vector<std::string>& words, const CLI::App& run_comm
 }
 
 }  // namespace
-
-std::vector<TorchrunFailure> torchrun_failures(const procmgr::GroupResult& result, const TorchrunSettings& settings,
-                                               int node_rank) {
-  return cluster::torchrun_failures(result, settings.run_dir, node_rank);
-}
-
-std::string torchrun_summary(const std::vector<TorchrunFailure>& failures, const TorchrunSettings& settings) {
-  return cluster::torchrun_summary(failures, settings.program, settings.run_id);
-}
-
-std::string interpreter_hint(const procmgr::GroupResult& result, const TorchrunSettings& settings) {
-  return cluster::interpreter_hint(result, settings.interpreter, current_environment());
-}
 
 void add_torchrun_command(CLI::App& app, Runner& runner) {
   auto words = std::make_shared<std::vector<std::string>>();

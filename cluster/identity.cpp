@@ -570,4 +570,14 @@ bool started_by_parallel_launcher(const std::vector<std::string>& environment) {
   return false;
 }
 
+nlohmann::json node_json(const NodeIdentity& node) {
+  return {{"rank", node.rank},
+          {"count", node.count},
+          {"local_rank", node.local_rank},
+          {"local_size", node.local_size},
+          {"source", to_string(node.source)},
+          {"local_source", node.local_source},
+          {"node_list", node.node_list.empty() ? nlohmann::json(nullptr) : nlohmann::json(node.node_list)}};
+}
+
 }  // namespace mptrain::cluster

@@ -29,6 +29,7 @@
 // size = node count, else one mptrain per host (local 0 of 1).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,5 +107,9 @@ bool is_loopback(std::string_view address);
 // SLURM_STEP_ID), whose output the launcher gathers from several ranks
 // (Open MPI through a pseudo-terminal, so stdout looks like one).
 bool started_by_parallel_launcher(const std::vector<std::string>& environment);
+
+// `node` as the JSON object `node` of `plan --json` (before its share's
+// keys): rank, count, local_rank, local_size, source, local_source, node_list.
+nlohmann::json node_json(const NodeIdentity& node);
 
 }  // namespace mptrain::cluster

@@ -7,8 +7,10 @@
 #include <climits>
 #include <utility>
 
+#include "procmgr/port.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
+#include "util/launcher_variables.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
@@ -46,13 +48,16 @@ Result<Endpoint> endpoint_without_mpi(const NodeIdentity& node, const std::vecto
     return endpoint;
   }
   // Started by hand, by Slurm or by a PyTorchJob: node 0's address must be given.
-  if (endpoint.address.empty()) endpoint.address = first_set(environment, {"PET_MASTER_ADDR", "MASTER_ADDR"}).second;
+  if (endpoint.address.empty())
+    endpoint.address =
+        first_set(environment, {launcher_variables::pet_master_addr, launcher_variables::master_addr}).second;
   if (endpoint.address.empty()) {
     return Error{
         fmt::format("{} nodes without MPI need node 0's address: give --master-addr ADDR on every node", node.count)};
   }
   if (endpoint.port == 0) {
-    const auto [name, port] = first_set(environment, {"PET_MASTER_PORT", "MASTER_PORT"});
+    const auto [name, port] =
+        first_set(environment, {launcher_variables::pet_master_port, launcher_variables::master_port});
     if (port.empty()) {
       endpoint.port = default_master_port;
     } else if (auto parsed = port_from_variable(name, port); parsed.ok()) {
@@ -97,6 +102,34 @@ std::string host_name() {
   if (::gethostname(name.data(), name.size()) != 0) return "127.0.0.1";
   name.back() = '\0';
   return name.data();
+}
+
+std::string training_nodes_refusal(const NodeIdentity& node) {
+  if (node.count == 1 || node.launched_by_mpi()) return {};
+  return fmt::format(
+      "this mptrain learned of {} nodes from {}, which starts no MPI; built-in training across nodes averages the "
+      "model over MPI: start one mptrain per node with mpirun (e.g. `mpirun -n {} mptrain run …`), or train on one "
+      "node",
+      node.count, count_origin(node), node.count);
+}
+
+Rendezvous agree_rendezvous(const NodeIdentity& node, int workers, const Endpoint& given) {
+  Rendezvous rendezvous;
+  Endpoint endpoint = given;
+  if (node.count > 1 && node.launched_by_mpi()) {
+    rendezvous.mpi = value_or_fail(start_mpi_for(node));
+    check_same_workers(*rendezvous.mpi, workers);
+    if (node.rank == 0) {
+      if (endpoint.address.empty()) endpoint.address = host_name();
+      if (endpoint.port == 0) endpoint.port = value_or_fail(procmgr::find_free_port());
+    }
+    endpoint = value_or_fail(share_endpoint(*rendezvous.mpi, endpoint));
+  } else {
+    endpoint = value_or_fail(endpoint_without_mpi(node, current_environment(), endpoint), exit_code::usage_error);
+  }
+  rendezvous.master_addr = endpoint.address;
+  rendezvous.master_port = endpoint.port;
+  return rendezvous;
 }
 
 }  // namespace mptrain::cluster

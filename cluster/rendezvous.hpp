@@ -35,6 +35,10 @@ struct Endpoint {
 Result<Endpoint> endpoint_without_mpi(const NodeIdentity& node, const std::vector<std::string>& environment,
                                       const Endpoint& given);
 
+// Why built-in training cannot run on `node`'s nodes: several nodes that
+// no MPI launcher started (only MPI can average their models); "" when it can.
+std::string training_nodes_refusal(const NodeIdentity& node);
+
 // MPI started for `node` (through the plugin); an Error when it cannot be,
 // or when MPI's rank and size are not the node's.
 Result<std::unique_ptr<Mpi>> start_mpi_for(const NodeIdentity& node);
@@ -49,5 +53,23 @@ Result<Endpoint> share_endpoint(Mpi& mpi, const Endpoint& offer);
 
 // This host's name, as node 0 offers it when no address is given; 127.0.0.1 when it has none.
 std::string host_name();
+
+// What the nodes of a launch agreed on: node 0's address and port, and the
+// MPI session they agreed over (null unless an MPI launcher started several
+// nodes; kept for the run, to end the whole job when a node fails).
+struct Rendezvous {
+  std::unique_ptr<Mpi> mpi;
+  std::string master_addr;
+  int master_port = 0;  // 0: a free port, picked by the launcher (one node)
+};
+
+// The rendezvous of `node`, whose mptrain plans `workers` workers, with the
+// --master-addr and --master-port `given` ("" and 0 when not given): over
+// MPI when an MPI launcher started several nodes (node 0's address — its
+// host name unless given — and a free port, broadcast; every node must plan
+// as many workers), else endpoint_without_mpi(). Throws a usage Failure when
+// several nodes without MPI have no master address, and a runtime Failure
+// when MPI fails.
+Rendezvous agree_rendezvous(const NodeIdentity& node, int workers, const Endpoint& given);
 
 }  // namespace mptrain::cluster

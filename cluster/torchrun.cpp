@@ -329,8 +329,8 @@ Result<int> parse_torchrun_nnodes(std::string_view text) {
   return static_cast<int>(*min);
 }
 
-Result<Endpoint> parse_endpoint(std::string_view text) {
-  Endpoint endpoint;
+Result<RdzvEndpoint> parse_endpoint(std::string_view text) {
+  RdzvEndpoint endpoint;
   std::string_view port;
   if (text.starts_with('[')) {  // [IPv6]:PORT
     const auto close = text.find(']');

@@ -96,11 +96,11 @@ Result<int> parse_torchrun_nnodes(std::string_view text);
 // torchrun's --rdzv-endpoint "HOST[:PORT]" ("[::1]:29400" for IPv6), the
 // port nullopt when not given (0: a free one, as --standalone's
 // localhost:0); an Error for an empty host or a bad port.
-struct Endpoint {
+struct RdzvEndpoint {
   std::string host;
   std::optional<int> port;
 };
-Result<Endpoint> parse_endpoint(std::string_view text);
+Result<RdzvEndpoint> parse_endpoint(std::string_view text);
 
 // torchrun's --rdzv-conf "key=value,key=value"; an Error naming an entry without "=" or key.
 Result<std::vector<std::pair<std::string, std::string>>> parse_rdzv_conf(std::string_view text);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/torchrun_launch.hpp"
+#include "procmgr/group.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::cluster {
@@ -36,5 +37,18 @@ std::vector<std::string> torchrun_attempt_environment(const std::filesystem::pat
 
 // "TORCHELASTIC_ERROR_FILE=FILE".
 std::string error_file_variable(const std::filesystem::path& file);
+
+// The settings of the launch `args` ask for: run id, role, -r/-t, the ranks
+// shown, the program and its interpreter (from `environment`), and the run
+// folder, made (a dry run: planned only) under `current_dir`. An Error
+// when the folder cannot be made.
+Result<TorchrunSettings> torchrun_settings(const TorchrunArgs& args, const std::vector<std::string>& environment,
+                                           const std::filesystem::path& current_dir, bool dry_run);
+
+// Sets torchrun's output on `group` (a launch of `world_size` workers):
+// RUN_DIR/attempt_A/LOCAL_RANK/ holds the streams -r/-t name and the error
+// file; the run folder goes with mptrain when temporary. An Error (a usage
+// error) for a bad -r, -t or --local-ranks-filter.
+Status use_torchrun_output(procmgr::GroupOptions& group, const TorchrunSettings& settings, int world_size);
 
 }  // namespace mptrain::cluster

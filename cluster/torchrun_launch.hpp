@@ -14,6 +14,21 @@
 
 namespace mptrain::cluster {
 
+// What `mptrain torchrun` adds to a launch: torchrun's variables, its log
+// layout, error files and root-cause summary.
+struct TorchrunSettings {
+  std::string run_id;              // TORCHELASTIC_RUN_ID
+  std::string role = "default";    // ROLE_NAME
+  std::filesystem::path run_dir;   // attempt_A/LOCAL_RANK/ beneath: log files and error.json
+  bool remove_run_dir = false;     // a temporary directory, removed when the run ends
+  bool announce_run_dir = false;   // no --log-dir, but -r/-t send streams there: say where they go
+  std::string redirects;           // -r/--redirects as given; "" for none
+  std::string tee;                 // -t/--tee as given; "" for none
+  std::string local_ranks_filter;  // --local-ranks-filter as given; "" for every rank
+  std::string program;             // the script, module or program, for the summary
+  std::string interpreter;  // the Python that runs scripts and modules ("python3", MPTRAIN_PYTHON); "": --no-python
+};
+
 // Checks the torchrun options mptrain accepts but does not use (torch's
 // own rendezvous config, its agent's polling and start method, the local
 // address) and the streams of -r/-t; an Error naming the option and value.

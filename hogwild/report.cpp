@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "affinity/json.hpp"
 #include "hogwild/flops.hpp"
 #include "hogwild/training.hpp"
 #include "procmgr/group.hpp"
@@ -27,13 +28,15 @@ std::string text_nodes_and_resume(const TrainConfig& config, const TrainReport& 
   if (report.node_count > 1) {
     text += fmt::format("  nodes             {} (this is node {}), samples/s per node {:.0f}\n", report.node_count,
                         report.node_rank, fmt::join(report.node_samples_per_second, ", "));
-    text += fmt::format("  averaging         {} rounds, {:.3f} s (every {} s), each node stepping at lr {}\n",
-                        report.sync_rounds, report.sync_seconds, config.sync_every, node_learning_rate(config, report));
+    text += fmt::format("  averaging         {}, {:.3f} s (every {} s), each node stepping at lr {}\n",
+                        counted(report.sync_rounds, "round"), report.sync_seconds, config.sync_every,
+                        node_learning_rate(config, report));
   }
   if (!config.resume.empty()) {
-    text += fmt::format("  resumed from      {}: {} model, {} and {} samples before this run\n", config.resume,
-                        to_string(config.settings.model),
-                        counted(static_cast<long long>(report.resumed.epochs), "epoch"), report.resumed.samples);
+    text +=
+        fmt::format("  resumed from      {}: {} model, {} and {} before this run\n", config.resume,
+                    to_string(config.settings.model), counted(static_cast<long long>(report.resumed.epochs), "epoch"),
+                    counted(static_cast<long long>(report.resumed.samples), "sample"));
   }
   return text;
 }
@@ -54,12 +57,12 @@ nlohmann::json json_workers(const affinity::Plan& plan, const TrainReport& repor
   nlohmann::json workers = nlohmann::json::array();
   for (const auto& placement : plan.workers) {
     const auto rank = static_cast<std::size_t>(placement.rank);
-    workers.push_back({{"rank", placement.rank},
-                       {"cpus", placement.cpus.to_string()},
-                       {"threads", plan.threads_per_process},
-                       {"samples", report.worker_samples.at(rank)},
-                       {"seconds", report.worker_seconds.at(rank)},
-                       {"samples_per_second", worker_rate(report, rank)}});
+    nlohmann::json row = {{"threads", plan.threads_per_process},
+                          {"samples", report.worker_samples.at(rank)},
+                          {"seconds", report.worker_seconds.at(rank)},
+                          {"samples_per_second", worker_rate(report, rank)}};
+    affinity::add_worker_keys(row, placement);
+    workers.push_back(std::move(row));
   }
   return workers;
 }
@@ -182,9 +185,6 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainConfig& config
                              {"model_checksum", report.model_checksum},
                              {"resumed", json_resumed(config, report)},
                              {"train_samples", train_samples},
-                             {"num_processes", plan.num_processes},
-                             {"threads_per_process", plan.threads_per_process},
-                             {"bind", affinity::to_string(plan.bind)},
                              {"epochs", settings.epochs},
                              {"batch_size", settings.batch_size},
                              {"lr", as_written(settings.learning_rate)},
@@ -192,6 +192,7 @@ nlohmann::json json_report(const affinity::Plan& plan, const TrainConfig& config
                              {"seed", settings.seed},
                              {"workers", json_workers(plan, report)},
                              {"monitor", std::move(monitor)}};
+  affinity::add_plan_keys(document, plan);
   document.update(json_speed(settings.model, report));
   document.update(json_outcome(report));
   return document;

@@ -7,6 +7,8 @@
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/training.hpp"
 #include "util/failure.hpp"
+#include "util/output_file.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::hogwild {
 
@@ -23,12 +25,7 @@ std::vector<RunInput> run_inputs(const TrainConfig& config) {
 
 void check_save_path(const TrainConfig& config) {
   if (config.save_model.empty()) return;
-  const std::filesystem::path path = config.save_model;
-  if (auto fits = check_name_fits(path); !fits.ok()) usage_failure("--save-model: {}", fits.error().message);
-  value_or_fail(check_directory_usable(path, "--save-model"));
-  value_or_fail(check_not_input(path, run_inputs(config)), exit_code::usage_error);
-  value_or_fail(check_replaceable(path, checkpoint_file), exit_code::usage_error);
-  value_or_fail(check_can_create(path, "--save-model"));
+  check_output_file({config.save_model, "--save-model", checkpoint_file, run_inputs(config)});
 }
 
 std::optional<FileLock> lock_save_path(const TrainConfig& config) {
@@ -70,8 +67,8 @@ SignalSave save_on_signal(const TrainConfig& config, const ParameterStore& store
     return {false, true, fmt::format("SIGUSR1: cannot save the model: {}; training goes on", saved.error().message)};
   }
   return {true, false,
-          fmt::format("SIGUSR1: saved the model after {} samples to {}; training goes on", totals.samples,
-                      config.save_model)};
+          fmt::format("SIGUSR1: saved the model after {} to {}; training goes on",
+                      counted(static_cast<long long>(totals.samples), "sample"), config.save_model)};
 }
 
 bool exists_now(const std::string& path) {
@@ -79,12 +76,6 @@ bool exists_now(const std::string& path) {
   return std::filesystem::exists(std::filesystem::symlink_status(path, error));
 }
 
-std::string save_advice(int code) {
-  if (code == ENOSPC || code == EDQUOT) return "free some space there or choose another --save-model path";
-  if (code == EACCES || code == EPERM || code == EROFS) {
-    return "make its directory writable or choose another --save-model path";
-  }
-  return "choose another --save-model path";
-}
+std::string save_advice(int code) { return write_failure_advice(code, "choose another --save-model path"); }
 
 }  // namespace mptrain::hogwild

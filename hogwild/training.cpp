@@ -1,6 +1,7 @@
 #include "hogwild/training.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "hogwild/save.hpp"
 #include "hogwild/shapes.hpp"
 #include "procmgr/group.hpp"
+#include "procmgr/outcome.hpp"
 #include "procmgr/signals.hpp"
 #include "util/failure.hpp"
 #include "util/text.hpp"
@@ -144,6 +146,42 @@ int exit_status(const TrainConfig& config, const TrainReport& report) {
   if (!message.empty()) throw Failure(exit_code::runtime_failure, message);
   if (report.interrupted_by == 0) return exit_code::success;
   return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, report.interrupted_by}.shell_code();
+}
+
+void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase,
+                           const std::function<void(std::string_view)>& note) {
+  if (pending.take_usr1()) {
+    note(
+        fmt::format("mptrain: SIGUSR1 during start-up ({}): there is no model to save yet; training goes on\n", phase));
+  }
+  if (const int signal = pending.stop(); signal != 0) {
+    throw Failure(procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, signal}.shell_code(),
+                  fmt::format("{} during start-up ({}): stopped before training began; nothing was trained or saved",
+                              procmgr::signal_name(signal), phase));
+  }
+}
+
+void record_group(const procmgr::GroupResult& result, const ParameterStore& store, TrainReport& report) {
+  report.interrupted_by = result.forwarded_signal;
+  if (result.failed_rank) {
+    report.failed_rank = result.failed_rank;
+    report.failure_code = result.exit_code();
+    report.failed_worker = procmgr::describe_worker(result.workers.at(static_cast<std::size_t>(*result.failed_rank)));
+    report.failure = procmgr::failure_message(result, "training worker ");
+  }
+  for (int rank = 0; rank < store.worker_count(); ++rank) {
+    report.worker_samples.push_back(store.counters(rank).samples.load(std::memory_order_relaxed));
+    report.worker_seconds.push_back(result.workers.at(static_cast<std::size_t>(rank)).wall_seconds);
+    report.samples += report.worker_samples.back();
+    report.flops += store.counters(rank).flops.load(std::memory_order_relaxed);
+  }
+}
+
+std::string node_options_warning(const std::vector<std::string>& given) {
+  if (given.empty()) return {};
+  return fmt::format("{} {} only across nodes (under mpirun or srun); this run is one node, so {} no effect",
+                     fmt::join(given, " and "), given.size() == 1 ? "applies" : "apply",
+                     given.size() == 1 ? "it has" : "they have");
 }
 
 }  // namespace mptrain::hogwild

@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "hogwild/idx.hpp"
 #include "hogwild/model.hpp"
@@ -15,6 +18,8 @@
 #include "hogwild/report.hpp"
 #include "hogwild/store.hpp"
 #include "hogwild/trainer.hpp"
+#include "procmgr/group.hpp"
+#include "procmgr/signals.hpp"
 
 namespace mptrain::hogwild {
 
@@ -107,5 +112,20 @@ void refuse_diverged(ParameterStore& store, const TrainConfig& config);
 // for a model that could not be saved, else 128 + the signal that stopped
 // training, else 0. Throws the Failure main prints for the first two.
 int exit_status(const TrainConfig& config, const TrainReport& report);
+
+// After start-up phase `phase` ("loading the data"): says through `note`
+// that a SIGUSR1 `pending` held had no model to save yet, and throws the
+// Failure (exit 128 + the signal) of a stop signal it held, as nothing was
+// trained or saved.
+void check_startup_signals(procmgr::PendingSignals& pending, std::string_view phase,
+                           const std::function<void(std::string_view)>& note);
+
+// Records in `report` how the group `result` ended: the signal that stopped
+// it, the worker that failed, and each worker's samples (from `store`) and time.
+void record_group(const procmgr::GroupResult& result, const ParameterStore& store, TrainReport& report);
+
+// The warning that the options `given` (--sync-every, --lr-scaling) do
+// nothing on one node; "" when none was given.
+std::string node_options_warning(const std::vector<std::string>& given);
 
 }  // namespace mptrain::hogwild

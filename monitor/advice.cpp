@@ -66,9 +66,9 @@ std::optional<ChildrenAdvice> children_advice(const std::vector<LaunchedWorker>&
 
 std::string children_note(const ChildrenAdvice& advice) {
   return fmt::format(
-      "mptrain: each worker's program started {} processes that each ran a thread pool; give "
+      "mptrain: each worker's program started {} that each ran a thread pool; give "
       "each its own CPUs and floor(T/K) threads with:\n  {}",
-      advice.children, advice.command);
+      counted(advice.children, "process"), advice.command);
 }
 
 std::vector<std::string> own_command_line(const FsRoot& root) {
@@ -86,7 +86,7 @@ std::string children_refusal(int children, int threads, int usable, int workers)
   if (static_cast<long long>(workers) * children <= usable) {
     more = fmt::format(", -t {} (the usable CPUs leave room for it)", children);
   } else if (fewer >= 1 && fewer < workers) {
-    more = fmt::format(", fewer workers (-n {}) so that each gets {} CPUs", fewer, usable / fewer);
+    more = fmt::format(", fewer workers (-n {}) so that each gets {}", fewer, counted(usable / fewer, "CPU"));
   }
   return fmt::format(
       "--children {}: each worker has {} ({}, {}) and each working child needs one of its own; use "
@@ -98,6 +98,12 @@ std::string gate_message(const Diagnosis& diagnosis, FailOn fail_on, bool ignore
   return fmt::format("the monitor's verdict{} reaches --fail-on {} (it is {}); see its findings above",
                      ignored ? " with its --ignore'd findings left out" : "", name_of(fail_on_names, fail_on, "never"),
                      to_string(diagnosis.verdict));
+}
+
+bool fails(const Diagnosis& diagnosis, const Gate& gate) { return reaches(diagnosis, gate.fail_on, gate.ignored); }
+
+std::string failed_gate_message(const Diagnosis& diagnosis, const Gate& gate) {
+  return gate_message(diagnosis, gate.fail_on, !gate.ignored.empty());
 }
 
 }  // namespace mptrain::monitor

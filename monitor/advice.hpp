@@ -64,4 +64,15 @@ std::string children_refusal(int children, int threads, int usable, int workers)
 // run exits 3, `ignored` when --ignore left findings out.
 std::string gate_message(const Diagnosis& diagnosis, FailOn fail_on, bool ignored);
 
+// The gate a CI script sets on a verdict: --fail-on (exit 3 from a verdict
+// on) and the finding kinds --ignore leaves out.
+struct Gate {
+  FailOn fail_on = FailOn::oversubscribed;
+  std::vector<FindingKind> ignored;
+};
+// Whether `diagnosis` fails `gate` (reaches() with its ignored kinds left out): then the command exits 3.
+bool fails(const Diagnosis& diagnosis, const Gate& gate);
+// gate_message() for `gate`: why a run or diagnosis that fails it exits 3.
+std::string failed_gate_message(const Diagnosis& diagnosis, const Gate& gate);
+
 }  // namespace mptrain::monitor

@@ -187,9 +187,9 @@ std::optional<Finding> check_demand(const Context& c) {
   const bool severe = r >= c.t.max_demand_ratio && *queueing == Verdict::oversubscribed;
   Finding f = finding(FindingKind::demand_above_capacity, severe ? Verdict::oversubscribed : Verdict::warning);
   f.message = fmt::format(
-      "on average {:.1f} working threads wanted a CPU on {} usable CPUs ({:.2f}× capacity), "
+      "on average {:.1f} working threads wanted a CPU on {} ({:.2f}× capacity), "
       "{:.2f} of them queued behind others",
-      c.working, c.n, r, c.queued);
+      c.working, counted(c.n, "usable CPU"), r, c.queued);
   f.fix = fmt::format("bring the threads that want a CPU from {:.0f} down to {}: {}", std::ceil(c.working), c.n,
                       sizing_fix(pool_processes(c), c.n, c.evidence.processes, c.busy_pools, c.launch));
   f.numbers = {{"working_threads_avg", c.working},
@@ -228,9 +228,9 @@ std::optional<Finding> check_thread_pool(const Context& c) {
   Finding f = finding(FindingKind::thread_pool_too_large, *queueing);
   const std::string each = most == least ? fmt::format("{}", most) : fmt::format("{}–{}", least, most);
   const auto processes = pool_processes(c);
-  f.message = fmt::format("{} × {} pool threads = {} threads on {} usable CPUs{}; {:.2f} threads queued on average{}",
-                          counted(m, "process"), each, c.busy_pool_total, c.n, env_note(c, std::max(1, per)), c.queued,
-                          runtimes_note(processes));
+  f.message = fmt::format("{} × {} pool threads = {} threads on {}{}; {:.2f} threads queued on average{}",
+                          counted(m, "process"), each, c.busy_pool_total, counted(c.n, "usable CPU"),
+                          env_note(c, std::max(1, per)), c.queued, runtimes_note(processes));
   f.fix = sizing_fix(processes, c.n, c.evidence.processes, c.busy_pools, c.launch);
   f.numbers = {{"processes", m},     {"threads_per_process_max", most}, {"pool_threads", c.busy_pool_total},
                {"usable_cpus", c.n}, {"threads_per_process_fit", per},  {"queued_threads_avg", c.queued}};
@@ -352,9 +352,9 @@ std::vector<Finding> check_throttling(const Context& c) {
     const int fit = std::max(1, static_cast<int>(std::floor(quota)));
     f.fix = fmt::format(
         "{} want more than the quota allows: run at most {} ({}, or `mptrain run -n 1 -t {}`), or raise the "
-        "quota to {} CPUs ({} µs per {} µs period)",
+        "quota to {} ({} µs per {} µs period)",
         counted(threads, "thread"), counted(fit, "thread"), knob_settings(pool_processes_in_cgroup(c, key), fit), fit,
-        threads, static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
+        counted(threads, "CPU"), static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
         group.quota.period_us);
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},
@@ -423,8 +423,9 @@ std::optional<Finding> check_queueing(const Context& c, const std::vector<Findin
       "oversubscribed from {} with a cause above)",
       c.queued, c.working, c.queued_share(), 100 * slowdown, percent(loss.job), percent(loss.processes),
       percent(loss.low), percent(loss.high), percent(c.t.warn_throughput_loss), percent(c.t.max_throughput_loss));
-  f.fix = causes.empty() ? fmt::format("keep at most {} CPU-bound threads on the {} usable CPUs", c.n, c.n)
-                         : std::string("remove the causes above");
+  f.fix = causes.empty()
+              ? fmt::format("keep at most {} on the {}", counted(c.n, "CPU-bound thread"), counted(c.n, "usable CPU"))
+              : std::string("remove the causes above");
   f.numbers = {{"queued_threads_avg", c.queued},        {"queued_share", c.queued_share()},
                {"estimated_throughput_loss", loss.job}, {"processes_throughput_loss", loss.processes},
                {"wait_seconds", c.evidence.wait_s},     {"cpu_seconds", c.evidence.on_cpu_s}};
@@ -501,11 +502,11 @@ std::optional<Finding> check_idle_capacity(const Context& c) {
   const std::string limits = pool_limits(c);
   Finding f = finding(FindingKind::idle_capacity, Verdict::healthy);
   f.message = fmt::format(
-      "{} × {} busy thread{} on {} usable CPUs: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "
-      "at most {:.2f} in any interval; others used {:.2f} of the rest); the plan for {} usable CPUs is {} × {}",
-      counted(m, "process"), each, most == 1 ? "" : "s", n,
+      "{} × {} busy thread{} on {}: {} keeps {:.1f} CPUs idle (the job wanted {:.2f} CPUs on average, "
+      "at most {:.2f} in any interval; others used {:.2f} of the rest); the plan for {} is {} × {}",
+      counted(m, "process"), each, most == 1 ? "" : "s", counted(n, "usable CPU"),
       limits.empty() ? std::string("its program, not a runtime or a thread-count variable,") : limits, spare, c.working,
-      c.evidence.peak_working, outside, n, counted(m, "process"), counted(per, "thread"));
+      c.evidence.peak_working, outside, counted(n, "usable CPU"), counted(m, "process"), counted(per, "thread"));
   f.fix = widening_fix(processes, most, n, c.evidence.processes);
   f.numbers = {{"processes", m},
                {"busy_threads_max", most},

@@ -10,6 +10,8 @@
 #include <charconv>
 #include <utility>
 
+#include "util/launcher_variables.hpp"
+#include "util/place_variables.h"
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
@@ -115,12 +117,12 @@ ThreadEnv parse_thread_env(std::string_view text) {
     for (std::size_t i = 0; i < thread_count_variables.size(); ++i) {
       if (name == thread_count_variables[i]) env.counts[i] = number(value);
     }
-    if (name == "MPTRAIN_CPUS") env.mptrain_launched = true;
-    if (name == "LOCAL_WORLD_SIZE") env.mptrain_workers = number(value).value_or(0);
-    if (name == "MPTRAIN_PLACE_SLICES" && !value.empty()) {
+    if (name == launcher_variables::mptrain_cpus) env.mptrain_launched = true;
+    if (name == launcher_variables::local_world_size) env.mptrain_workers = number(value).value_or(0);
+    if (name == PLACE_VAR_SLICES && !value.empty()) {
       env.mptrain_children = static_cast<int>(std::count(value.begin(), value.end(), ';')) + 1;
     }
-    if (name == "MPTRAIN_PLACE_KEEP") env.mptrain_keep = value == "1";
+    if (name == PLACE_VAR_KEEP) env.mptrain_keep = value == "1";
   }
   return env;
 }

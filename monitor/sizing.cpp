@@ -137,8 +137,8 @@ std::string_view sizing_call(RuntimeKind kind) {
 // The fix for pools a program sized itself with `call` (a pool of `pool` threads, `limit` set by the
 // variables), for `per` threads each.
 std::string own_sizing_fix(const std::string& call, int pool, const std::string& limit, int per, const Launch& launch) {
-  std::string what = fmt::format("the program sizes its pool itself: {} threads where {}; change its {}(…) to {}({})",
-                                 pool, limit, call, call, std::max(1, per));
+  std::string what = fmt::format("the program sizes its pool itself: {} where {}; change its {}(…) to {}({})",
+                                 counted(pool, "thread"), limit, call, call, std::max(1, per));
   if (!launch.inside_mptrain) {
     return what + ", or start it with `mptrain run`, which caps such calls to each process's CPUs";
   }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "procmgr/spawn.hpp"
+#include "util/place_variables.h"
 #include "util/text.hpp"
 
 namespace mptrain::procmgr {
@@ -222,7 +223,7 @@ std::string command_line(const WorkerSpec& spec, const std::vector<std::string>&
 }
 
 std::vector<std::string> child_slices_of(const WorkerSpec& spec) {
-  constexpr std::string_view name = "MPTRAIN_PLACE_SLICES=";
+  constexpr std::string_view name = PLACE_VAR_SLICES "=";
   for (const auto& entry : spec.env) {
     if (!entry.starts_with(name)) continue;
     std::vector<std::string> slices;

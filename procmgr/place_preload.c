@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "procmgr/place_table.h"
+#include "util/place_variables.h"
 
 #define VISIBLE __attribute__((visibility("default")))
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -1083,22 +1084,22 @@ static int positive_variable(const char* name) {
 __attribute__((constructor)) static void start(void) {
   place_resolve_dlsym();
   real_fork = (pid_t(*)(void))dlsym(RTLD_NEXT, "fork");
-  const char* cpus = getenv("MPTRAIN_PLACE_CPUS");
+  const char* cpus = getenv(PLACE_VAR_CPUS);
   if (cpus == NULL || parse_cpu_list(cpus, &worker_cpus) != 0) return;
-  const char* slices = getenv("MPTRAIN_PLACE_SLICES");
+  const char* slices = getenv(PLACE_VAR_SLICES);
   if (slices != NULL && *slices != '\0' && strlen(slices) < sizeof slices_text) {
     copy_text(slices_text, sizeof slices_text, slices);
     slice_total = 1;
     for (const char* at = slices_text; *at != '\0'; ++at) slice_total += *at == ';';
     if (slice_total > PLACE_MAX_SLICES) slice_total = PLACE_MAX_SLICES;
   }
-  worker_pool = positive_variable("MPTRAIN_PLACE_POOL");
-  child_pool = positive_variable("MPTRAIN_PLACE_THREADS");
-  const char* keep = getenv("MPTRAIN_PLACE_KEEP");
+  worker_pool = positive_variable(PLACE_VAR_POOL);
+  child_pool = positive_variable(PLACE_VAR_THREADS);
+  const char* keep = getenv(PLACE_VAR_KEEP);
   capping = keep == NULL || strcmp(keep, "1") != 0;
-  table = map_table(getenv("MPTRAIN_PLACE_TABLE"));
+  table = map_table(getenv(PLACE_VAR_TABLE));
   placing = 1;
-  const int launcher = positive_variable("MPTRAIN_PLACE_LAUNCHER");
+  const int launcher = positive_variable(PLACE_VAR_LAUNCHER);
   if (launcher != 0 && getppid() == (pid_t)launcher) {
     /* The worker itself (or a program it exec'd in its place): the launcher placed it. */
     is_main = 1;

@@ -32,14 +32,14 @@ std::string slices_text(const std::vector<CpuSet>& slices) {
 
 std::vector<std::string> tree_placement_environment(const TreePlacement& placement) {
   std::vector<std::string> env;
-  env.push_back("MPTRAIN_PLACE_CPUS=" + placement.cpus.to_string());
-  env.push_back(fmt::format("MPTRAIN_PLACE_POOL={}", placement.threads));
-  env.push_back("MPTRAIN_PLACE_TABLE=" + placement.table);
-  env.push_back(fmt::format("MPTRAIN_PLACE_LAUNCHER={}", placement.launcher));
-  if (placement.program_threads == ProgramThreads::keep) env.emplace_back("MPTRAIN_PLACE_KEEP=1");
+  env.push_back(PLACE_VAR_CPUS "=" + placement.cpus.to_string());
+  env.push_back(fmt::format(PLACE_VAR_POOL "={}", placement.threads));
+  env.push_back(PLACE_VAR_TABLE "=" + placement.table);
+  env.push_back(fmt::format(PLACE_VAR_LAUNCHER "={}", placement.launcher));
+  if (placement.program_threads == ProgramThreads::keep) env.emplace_back(PLACE_VAR_KEEP "=1");
   if (placement.slices.empty()) return env;
-  env.push_back("MPTRAIN_PLACE_SLICES=" + slices_text(placement.slices));
-  env.push_back(fmt::format("MPTRAIN_PLACE_THREADS={}", placement.threads_per_child));
+  env.push_back(PLACE_VAR_SLICES "=" + slices_text(placement.slices));
+  env.push_back(fmt::format(PLACE_VAR_THREADS "={}", placement.threads_per_child));
   return env;
 }
 

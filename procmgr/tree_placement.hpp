@@ -11,6 +11,7 @@
 
 #include "util/cpu_set.hpp"
 #include "util/fd.hpp"
+#include "util/place_variables.h"
 #include "util/result.hpp"
 
 namespace mptrain::procmgr {
@@ -39,7 +40,7 @@ enum class ProgramThreads { cap, keep };
 // The variables of tree_placement_environment that name the launching
 // mptrain process (its pid, its table under /proc/PID/fd): meaningless
 // outside that run, so a dry run leaves them out.
-inline const std::vector<std::string> launcher_bound_variables = {"MPTRAIN_PLACE_LAUNCHER", "MPTRAIN_PLACE_TABLE"};
+inline const std::vector<std::string> launcher_bound_variables = {PLACE_VAR_LAUNCHER, PLACE_VAR_TABLE};
 
 // What the placement library is told for one worker.
 struct TreePlacement {

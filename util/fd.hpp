@@ -52,6 +52,11 @@ Result<Pipe> make_pipe(PipeMode mode);
 // naming `what` and errno otherwise.
 Status write_all(int fd, std::string_view data, std::string_view what);
 
+// Makes descriptors 0, 1 and 2 refer to something, so no file opened later
+// takes their number: a closed one is opened read-only on /dev/null, which
+// keeps a write to a closed stdout failing (EBADF) as it would have.
+void reserve_standard_descriptors();
+
 // Raises this process's soft limit on open files (RLIMIT_NOFILE) to its hard
 // limit and returns the soft limit now in force (unchanged where the raise
 // fails; RLIM_INFINITY when unreadable); the soft limit from before the first

@@ -72,4 +72,12 @@ std::optional<std::uint64_t> soft_open_file_limit_before_raise() {
   return before;
 }
 
+void reserve_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", O_RDONLY);  // the lowest free number: `fd`
+    if (opened >= 0 && opened != fd) ::close(opened);
+  }
+}
+
 }  // namespace mptrain

@@ -388,4 +388,11 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   return ok_status();
 }
 
+std::string under_fsroot(std::string_view message) {
+  const char* variable = std::getenv("MPTRAIN_FSROOT");
+  if (variable == nullptr || *variable == '\0') return std::string(message);
+  return fmt::format("MPTRAIN_FSROOT={}: {}; point MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it",
+                     variable, message);
+}
+
 }  // namespace mptrain

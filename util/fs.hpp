@@ -123,4 +123,10 @@ Status check_can_create(const std::filesystem::path& path, std::string_view opti
 // error an earlier file at `path` is left as it was.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content, const FileKind& kind = {});
 
+// `message`, a failed read of /proc or /sys, as said when MPTRAIN_FSROOT
+// chose where it was read: "MPTRAIN_FSROOT=DIR: `message`; point
+// MPTRAIN_FSROOT at a directory holding proc/ and sys/, or unset it"; when
+// it is unset or empty, `message` unchanged.
+std::string under_fsroot(std::string_view message);
+
 }  // namespace mptrain

@@ -66,4 +66,38 @@ std::string parse_error_in_words(std::string_view what, std::string_view command
   return std::string(what);
 }
 
+Status check_option_words(const std::vector<std::string>& args, const OptionLookup& find, std::string_view see) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") break;
+    if (!word.starts_with('-') || word.size() < 2) continue;
+    const auto equals = word.find('=');
+    const std::string name = word.substr(0, equals);
+    if (!word.starts_with("--")) {
+      if (name.size() > 2 && find("-" + name)) {
+        return Error{fmt::format("{}: did you mean -{}? A long option starts with two dashes{}", word, word, see)};
+      }
+      const auto short_option = find(word.substr(0, 2));
+      if (word.size() > 2 && word[2] == '=' && short_option && short_option->min_values > 0) {
+        return Error{fmt::format("{}: a short option takes its value after a space: {} {} (or {}={}){}", word,
+                                 word.substr(0, 2), word.substr(3), short_option->name, word.substr(3), see)};
+      }
+    }
+    const auto option = find(name);
+    if (!option) continue;
+    if (option->max_values == 0) {
+      if (equals != std::string::npos) return Error{fmt::format("{} takes no value: write {}{}", name, name, see)};
+      continue;
+    }
+    if (equals != std::string::npos || i + 1 == args.size()) continue;
+    const std::string& next = args[i + 1];
+    if (next == "--" || (next.starts_with('-') && find(next.substr(0, next.find('='))))) {
+      return Error{fmt::format("{} needs a value ({}) right after it, but the next word is {}{}", word,
+                               option->type_name, next == "--" ? "'--'" : "the option " + next, see)};
+    }
+    ++i;  // the option's value, which may start with '-' ("-5")
+  }
+  return ok_status();
+}
+
 }  // namespace mptrain

@@ -1,10 +1,15 @@
 // CLI11's parse errors said in mptrain's words: pure functions over the
-// text of CLI11's messages, so each rewrite is tested without a command line.
+// text of CLI11's messages, so each rewrite is tested without a command line;
+// and the words of a command line CLI11 would misread, found before it does.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
 
 namespace mptrain {
 
@@ -21,5 +26,23 @@ using OptionNames = std::function<std::string(const std::string& name)>;
 //   "mptrain plan does not take: -n 2";
 // - "--topology excludes --topology-synthetic": "… cannot be given together; …".
 std::string parse_error_in_words(std::string_view what, std::string_view command, const OptionNames& names_of);
+
+// What check_option_words needs to know of an option.
+struct OptionShape {
+  std::string name;       // the name CLI11 gives it first ("--num-processes")
+  int min_values = 0;     // 0: it may go without a value
+  int max_values = 0;     // 0: a flag
+  std::string type_name;  // "INT"
+};
+// The option one of whose names is `name` ("-n", "--json"); nullopt for none.
+using OptionLookup = std::function<std::optional<OptionShape>(const std::string& name)>;
+
+// An Error (ending with `see`) for a word of `args` (the words after the
+// command, up to "--") that CLI11 would misread: a flag given a value
+// ("--json=abc", which CLI11 reads as true or false), an option whose value
+// is missing because the next word is an option ("-n --json"), a short
+// option glued to its value with '=' ("-n=2") and a long option written with
+// one dash ("-num-processes", which CLI11 reads as -n um-processes).
+Status check_option_words(const std::vector<std::string>& args, const OptionLookup& find, std::string_view see);
 
 }  // namespace mptrain

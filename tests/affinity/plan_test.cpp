@@ -57,3 +57,19 @@ TEST_CASE("an XML machine that cannot be read or parsed is an error naming the f
   CHECK_FALSE(xml_machine(std::string(MPTRAIN_TEST_DATA) + "/affinity/broken.xml").ok());
   CHECK_FALSE(xml_machine("/dev/zero").ok());
 }
+
+TEST_CASE("a plan's shape and table read as `mptrain plan` shows them", "[affinity][plan]") {
+  Plan plan;
+  plan.num_processes = 1;
+  plan.threads_per_process = 2;
+  plan.usable_cpus = 2;
+  plan.usable_cpu_list = CpuSet::parse("0-1").value();
+  plan.bind = Bind::core;
+  plan.bind_reason = "the default";
+  plan.workers.push_back({0, CpuSet::parse("0-1").value(), 0, -1, 2});
+  CHECK(workers_by_threads(plan) == "1 worker x 2 threads");
+  const auto table = plan_table(plan);
+  CHECK(table.starts_with("1 worker x 2 threads on N = 2 usable CPUs (0-1), bind core\n  bind: the default\n\n"));
+  CHECK(table.find("   0  0-1                             0          -        2\n") != std::string::npos);
+  CHECK(table.ends_with("\nunused CPUs: -\n"));
+}

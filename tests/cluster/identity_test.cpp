@@ -364,3 +364,14 @@ TEST_CASE("loopback addresses and names are recognised without a lookup", "[clus
     CHECK_FALSE(is_loopback(address));
   }
 }
+
+TEST_CASE("a node's JSON names its ranks, sizes and sources", "[cluster]") {
+  const auto json = node_json(identity_of(open_mpi_rank_1));
+  CHECK(json["rank"] == 1);
+  CHECK(json["count"] == 2);
+  CHECK(json["local_rank"] == 1);
+  CHECK(json["local_size"] == 2);
+  CHECK(json["local_source"] == "Open MPI");
+  CHECK(json["node_list"].is_null());
+  CHECK(json.size() == 7);
+}

@@ -60,3 +60,17 @@ TEST_CASE("a node count's origin names the option or the launcher's variable") {
   CHECK(count_origin(nodes(2, IdentitySource::slurm)) == "Slurm's srun (SLURM_NTASKS=2)");
   CHECK(count_origin(nodes(3, IdentitySource::pytorch_job)) == "PET_NNODES=3 (a Kubernetes PyTorchJob)");
 }
+
+TEST_CASE("agree_rendezvous: without MPI, the endpoint given and no MPI session") {
+  const auto rendezvous = agree_rendezvous(nodes(1), 2, {"node0", 1234});
+  CHECK(rendezvous.mpi == nullptr);
+  CHECK(rendezvous.master_addr == "node0");
+  CHECK(rendezvous.master_port == 1234);
+}
+
+TEST_CASE("built-in training across nodes needs an MPI launcher") {
+  CHECK(training_nodes_refusal(nodes(1)).empty());
+  CHECK(training_nodes_refusal(nodes(2, IdentitySource::open_mpi)).empty());
+  CHECK(training_nodes_refusal(nodes(2)).starts_with(
+      "this mptrain learned of 2 nodes from --nnodes 2, which starts no MPI; built-in training across nodes"));
+}

@@ -186,3 +186,38 @@ TEST_CASE("a worker's stop signals all stop it as SIGTERM does, and it ignores S
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("the group's end is recorded: its signal, its failed worker, each worker's samples and time") {
+  TrainConfig config;
+  Resumed resumed;
+  auto store = initial_store(config, model_layout(ModelKind::logreg), 2, resumed);
+  store.counters(1).samples.store(5);
+  procmgr::GroupResult result;
+  for (int rank = 0; rank < 2; ++rank) {
+    procmgr::WorkerResult worker;
+    worker.rank = rank;
+    worker.pid = 10 + rank;
+    worker.wall_seconds = 1.5;
+    result.workers.push_back(worker);
+  }
+  result.workers[1].status = {procmgr::ExitStatus::Kind::signaled, SIGKILL};
+  result.failed_rank = 1;
+  result.forwarded_signal = SIGTERM;
+  TrainReport report;
+  record_group(result, store, report);
+  CHECK(report.interrupted_by == SIGTERM);
+  CHECK(report.failed_rank == 1);
+  CHECK(report.failure_code == 128 + SIGKILL);
+  CHECK(report.failed_worker == "rank 1 (pid 11) killed by SIGKILL");
+  CHECK(report.worker_samples == std::vector<std::uint64_t>{0, 5});
+  CHECK(report.samples == 5);
+  CHECK(report.worker_seconds == std::vector<double>{1.5, 1.5});
+}
+
+TEST_CASE("the node options (--sync-every, --lr-scaling) on one node are named in one warning") {
+  CHECK(node_options_warning({}).empty());
+  CHECK(node_options_warning({"--sync-every"}) ==
+        "--sync-every applies only across nodes (under mpirun or srun); this run is one node, so it has no effect");
+  CHECK(node_options_warning({"--sync-every", "--lr-scaling"})
+            .starts_with("--sync-every and --lr-scaling apply only across nodes"));
+}

@@ -77,3 +77,21 @@ TEST_CASE("this process's command line is read word by word", "[monitor]") {
   REQUIRE_FALSE(argv.empty());
   CHECK(argv.front().find("test_monitor") != std::string::npos);
 }
+
+TEST_CASE("a gate fails a diagnosis that reaches its level, its ignored kinds left out", "[monitor]") {
+  Diagnosis diagnosis;
+  diagnosis.verdict = Verdict::oversubscribed;
+  CHECK(fails(diagnosis, Gate{FailOn::warning, {}}));
+  CHECK_FALSE(fails(diagnosis, Gate{FailOn::never, {}}));
+  CHECK(failed_gate_message(diagnosis, Gate{FailOn::warning, {}}) == gate_message(diagnosis, FailOn::warning, false));
+  CHECK(failed_gate_message(diagnosis, Gate{FailOn::warning, {FindingKind::outside_load}})
+            .starts_with("the monitor's verdict with its --ignore'd findings left out"));
+}
+
+TEST_CASE("the children note counts the processes in words that fit the count", "[monitor]") {
+  CHECK(children_note({1, "mptrain run --children 1 -- x"})
+            .starts_with("mptrain: each worker's program started 1 process that each ran a thread pool"));
+  CHECK(children_note({3, "mptrain run --children 3 -- x"})
+            .starts_with("mptrain: each worker's program started 3 "
+                         "processes that"));
+}

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -204,5 +206,21 @@ TEST_CASE("an atomic write keeps the owner and group of the file it replaces (as
     CHECK(info.st_uid == 65534);
     CHECK(info.st_gid == 65534);
     CHECK(*read_file(file) == "y");
+  }
+}
+
+TEST_CASE("a failed read names MPTRAIN_FSROOT only when it chose where", "[util]") {
+  const char* before = std::getenv("MPTRAIN_FSROOT");
+  const std::string saved = before == nullptr ? "" : before;
+  ::unsetenv("MPTRAIN_FSROOT");
+  CHECK(under_fsroot("cannot read /proc/stat") == "cannot read /proc/stat");
+  ::setenv("MPTRAIN_FSROOT", "/tmp/root", 1);
+  CHECK(under_fsroot("cannot read /proc/stat") ==
+        "MPTRAIN_FSROOT=/tmp/root: cannot read /proc/stat; point MPTRAIN_FSROOT at a directory holding proc/ and "
+        "sys/, or unset it");
+  if (before == nullptr) {
+    ::unsetenv("MPTRAIN_FSROOT");
+  } else {
+    ::setenv("MPTRAIN_FSROOT", saved.c_str(), 1);
   }
 }

@@ -44,3 +44,32 @@ TEST_CASE("any other message is kept as CLI11 wrote it", "[util][parse_errors]")
   CHECK(in_words("--bind: 'x' is not one of core, numa, package or none") ==
         "--bind: 'x' is not one of core, numa, package or none");
 }
+
+namespace {
+
+// -n takes a value, --json is a flag.
+std::optional<OptionShape> shape_of(const std::string& name) {
+  if (name == "-n" || name == "--num-processes") return OptionShape{"--num-processes", 1, 1, "INT"};
+  if (name == "--json") return OptionShape{"--json", 0, 0, ""};
+  return std::nullopt;
+}
+
+std::string refusal(const std::vector<std::string>& args) {
+  const auto checked = check_option_words(args, shape_of, " (see)");
+  return checked.ok() ? std::string() : checked.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("check_option_words: the words CLI11 would misread") {
+  CHECK(refusal({"-n", "2", "--json", "--", "-n=2"}).empty());
+  CHECK(refusal({"-n", "-5"}).empty());
+  CHECK(refusal({"--json=abc"}) == "--json takes no value: write --json (see)");
+  CHECK(refusal({"-n", "--json"}) ==
+        "-n needs a value (INT) right after it, but the next word is the option --json (see)");
+  CHECK(refusal({"-n", "--"}) == "-n needs a value (INT) right after it, but the next word is '--' (see)");
+  CHECK(refusal({"-n=2"}) == "-n=2: a short option takes its value after a space: -n 2 (or --num-processes=2) (see)");
+  CHECK(refusal({"-num-processes"}) ==
+        "-num-processes: did you mean --num-processes? A long option starts with two "
+        "dashes (see)");
+}
