@@ -3,7 +3,7 @@
 # count that is not a whole number is called that, not "out of range".
 source "$(dirname "$0")/../lib.sh"
 
-commands='the commands are topo, plan, run, doctor and torchrun'
+commands='the commands are topo, plan, run, doctor, torchrun and tune'
 
 run_mptrain frobnicate
 expect_code 2
