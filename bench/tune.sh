@@ -53,18 +53,18 @@ compare() {
       seconds "${words[@]}" "${ARGS_BY_HAND[@]}" >>"$OUT/$name.$i"
     done
   done
-  printf '%-44s %12s %12s  %s\n' "candidate (tune's pick: *)" "tune" "by hand" "hand runs (s)"
+  printf '%-44s %12s %12s  %s\n' "candidate (tune's pick: *)" "tune median" "rate by hand" "hand runs (s)"
   local best=0 picked=0
   for ((i = 0; i < count; i++)); do
     local command median rate tuned
     command=$(jq -r ".candidates[$i].command" "$json")
     median=$(sort -g "$OUT/$name.$i" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
     rate=$(echo "s = $median; $rate_of" | bc -l)
-    tuned=$(jq -r ".candidates[$i].throughput.median // \"-\"" "$json")
+    tuned=$(jq -r "(.candidates[$i].throughput.median // null) as \$m | if \$m == null then \"-\" else (\$m * 1000 | round / 1000 | tostring) end" "$json")
     local mark=" "
     [[ "$command" == "$pick" ]] && { mark="*"; picked=$rate; }
     (($(echo "$rate > $best" | bc -l))) && best=$rate
-    printf '%s %-42s %12.5g %12.5g  %s\n' "$mark" "$(jq -r ".candidates[$i].label" "$json")" \
+    printf '%s %-42s %12s %12.5g  %s\n' "$mark" "$(jq -r ".candidates[$i].label" "$json")" \
       "$tuned" "$rate" "$(tr '\n' ' ' <"$OUT/$name.$i")"
   done
   echo "tune: $(jq -r '.decision' "$json")"

@@ -46,9 +46,46 @@ void take_verdict(CandidateResult& result, const nlohmann::json& report) {
 std::optional<int> children_of(const nlohmann::json& report) {
   if (!report.is_object()) return std::nullopt;
   const auto advice = report.find("children_advice");
-  if (advice == report.end() || !advice->is_object()) return std::nullopt;
-  const auto k = advice->find("children");
-  return k != advice->end() && k->is_number_integer() ? std::optional(k->get<int>()) : std::nullopt;
+  if (advice != report.end() && advice->is_object()) {
+    const auto k = advice->find("children");
+    if (k != advice->end() && k->is_number_integer()) return k->get<int>();
+  }
+  // Pools capped to one thread run no team the advice would count: count the processes other than
+  // the worker that worked, each at least a quarter of the busiest one's CPU time.
+  const auto monitor = report.find("monitor");
+  const auto workers = report.find("workers");
+  if (monitor == report.end() || workers == report.end() || !monitor->contains("processes")) return std::nullopt;
+  std::vector<long long> worker_pids;
+  for (const auto& w : *workers) worker_pids.push_back(w.value("pid", 0LL));
+  std::vector<double> busy;
+  for (const auto& process : (*monitor)["processes"]) {
+    const long long pid = process.value("pid", 0LL);
+    if (std::find(worker_pids.begin(), worker_pids.end(), pid) != worker_pids.end()) continue;
+    busy.push_back(process.value("cpu_seconds", 0.0));
+  }
+  if (busy.empty()) return std::nullopt;
+  const double most = *std::max_element(busy.begin(), busy.end());
+  const auto working = std::count_if(busy.begin(), busy.end(), [&](double cpu) { return most > 0 && cpu * 4 >= most; });
+  const auto per_worker = static_cast<int>((working + static_cast<long>(worker_pids.size()) - 1) /
+                                           static_cast<long>(std::max<std::size_t>(1, worker_pids.size())));
+  return per_worker >= 2 ? std::optional(per_worker) : std::nullopt;
+}
+
+// After the first round, when the budget cannot give every candidate left a
+// second trial: only the best that fit go on (at least two), so that the
+// noise is measured on the contenders.
+void keep_contenders(std::vector<CandidateResult>& results, const SearchSettings& settings, double left,
+                     double per_trial) {
+  std::vector<std::size_t> active;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].dropped && !results[i].failed && !results[i].values.empty()) active.push_back(i);
+  }
+  const std::size_t fit = per_trial > 0 ? static_cast<std::size_t>(std::max(0.0, left / per_trial)) : active.size();
+  if (active.size() <= std::max<std::size_t>(fit, 2)) return;
+  std::sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
+    return speedup(results[a].values.front(), results[b].values.front(), settings.metric.higher_is_better) > 1;
+  });
+  for (std::size_t k = std::max<std::size_t>(fit, 2); k < active.size(); ++k) results[active[k]].dropped = true;
 }
 
 // Makes the candidates again with what the probe found, keeping what was measured.
@@ -220,6 +257,7 @@ SearchOutcome search(const Program& program, CandidateInputs inputs, const Searc
           r.dropped = true;
         }
       }
+      keep_contenders(outcome.candidates, settings, settings.budget - elapsed(), last_seen);
     }
     if (!ran) break;
   }
