@@ -111,7 +111,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));
-  if (diagnosis.verdict != monitor::Verdict::healthy) print_report(tune::measure_hint(o.request.command) + "\n");
+  if (!o.quiet && diagnosis.verdict != monitor::Verdict::healthy) print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
 }
 
@@ -120,9 +120,9 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
 void say_command_failed(const WatchOutcome& outcome, const DoctorOptions& o) {
   const int code = outcome.end.command_code;
   if (!o.request.command.empty() && code != 0 && outcome.end.signal == 0) {
-    const std::string how = code > 128 && code < 128 + 65
-                                ? fmt::format("was killed by {} (exit {})", procmgr::signal_name(code - 128), code)
-                                : fmt::format("exited with code {}", code);
+    const int signal = exit_code::signal_of(code);
+    const std::string how = signal != 0 ? fmt::format("was killed by {} (exit {})", procmgr::signal_name(signal), code)
+                                        : fmt::format("exited with code {}", code);
     print_note(
         fmt::format("mptrain doctor: the watched command {} {}; the doctor exits with its code (the verdict "
                     "above covers the time it ran)\n",

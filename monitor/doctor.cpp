@@ -57,7 +57,7 @@ Status check_one_watchable(const FsRoot& root, pid_t pid) {
 
 int failed_watch_code(const WatchEnd& end, int otherwise) {
   if (end.command_code != 0) return end.command_code;
-  if (end.signal != 0) return 128 + end.signal;
+  if (end.signal != 0) return exit_code::of_signal(end.signal);
   return otherwise;
 }
 

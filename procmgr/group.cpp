@@ -203,7 +203,9 @@ Status Supervisor::prepare() {
   }
   watchdog_.emplace(std::move(*watchdog));
   dev_null_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!dev_null_.valid()) return errno_error("cannot open", "/dev/null");
+  if (!dev_null_.valid()) {
+    return limit_error(errno_error("cannot open", "/dev/null"), "open /dev/null", static_cast<int>(workers_.size()));
+  }
   base_environment_ = without_variables(current_environment(), options_.unset);
   if (options_.output == Output::log_dir) {
     auto lock = lock_log_dir(options_.log_dir);  // before any worker starts: another run may be writing there

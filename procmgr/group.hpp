@@ -16,6 +16,7 @@
 
 #include "procmgr/output.hpp"
 #include "util/cpu_set.hpp"
+#include "util/failure.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
 #include "util/result.hpp"
@@ -31,7 +32,7 @@ struct ExitStatus {
   // True for an exit with code 0.
   bool success() const { return kind == Kind::exited && code == 0; }
   // The shell's view: the exit code, or 128 + signal.
-  int shell_code() const { return kind == Kind::exited ? code : 128 + code; }
+  int shell_code() const { return kind == Kind::exited ? code : exit_code::of_signal(code); }
   // "exited with code 7" or "killed by SIGKILL".
   std::string describe() const;
 };

@@ -17,6 +17,7 @@
 #include "procmgr/run_cgroup.hpp"
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
+#include "util/failure.hpp"
 #include "util/fd.hpp"
 #include "util/pinning.hpp"
 #include "util/text.hpp"
@@ -185,7 +186,7 @@ bool move_fd(int from, int to) {
 void set_up_child(const ChildSetup& setup, const Prepared& prepared) {
   const int fd = prepared.report_fd;
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) fail_child(fd, Step::death_signal);
-  if (::getppid() != prepared.parent) ::_exit(128 + SIGKILL);  // the parent died before prctl
+  if (::getppid() != prepared.parent) ::_exit(exit_code::of_signal(SIGKILL));  // the parent died before prctl
   // Into the run's cgroup before anything can be started (RunCgroup::create checked that joining works).
   join_cgroup(setup.cgroup_join_fd);
   SignalRelay::reset_in_child();

@@ -19,6 +19,10 @@ inline constexpr int success = 0;
 inline constexpr int runtime_failure = 1;  // bad data, I/O, a worker failed to start
 inline constexpr int usage_error = 2;      // bad or conflicting options
 inline constexpr int doctor_found = 3;     // doctor found what --fail-on names
+// The shell's exit code of a process a signal ended: 128 + the signal.
+constexpr int of_signal(int signal) { return 128 + signal; }
+// The signal behind shell exit code `code`, 0 when it is an ordinary exit code.
+constexpr int signal_of(int code) { return code > 128 && code <= 128 + 64 ? code - 128 : 0; }
 }  // namespace exit_code
 
 // A command-level failure: what went wrong and what to do, plus the exit code.

@@ -61,3 +61,13 @@ TEST_CASE("processes SIGKILL did not end are named with their state and the ps c
   CHECK(one.ends_with("it is left running"));
   std::filesystem::remove_all(root);
 }
+
+TEST_CASE("128 + the signal is written once: a shell exit code names its signal, and back") {
+  CHECK(mptrain::exit_code::of_signal(SIGTERM) == 143);
+  CHECK(mptrain::exit_code::signal_of(143) == SIGTERM);
+  CHECK(mptrain::exit_code::signal_of(137) == SIGKILL);
+  CHECK(mptrain::exit_code::signal_of(128) == 0);
+  CHECK(mptrain::exit_code::signal_of(3) == 0);
+  CHECK(mptrain::exit_code::signal_of(255) == 0);
+  CHECK(ExitStatus{ExitStatus::Kind::signaled, SIGINT}.shell_code() == mptrain::exit_code::of_signal(SIGINT));
+}

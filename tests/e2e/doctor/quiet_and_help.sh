@@ -36,6 +36,11 @@ grep -Eq '^monitor verdict: ' "$WORK/err" || { cat "$WORK/err" >&2; fail "run --
 
 # The full report: a fix repeated by a later finding reads "as above".
 run_mptrain doctor -- bash -c "$spin"
+# Twice as many busy loops as CPUs is no healthy job, and such a report points at tune to measure it
+# (not under --quiet, above: verdict and fixes only).
+! grep -q '^verdict: healthy' "$WORK/out" || { cat "$WORK/out" >&2; fail "2N busy loops on N CPUs judged healthy"; }
+grep -q "^to measure which launch is fastest for it: mptrain tune -- bash -c " "$WORK/out" ||
+  { cat "$WORK/out" >&2; fail "the report does not point at mptrain tune -- CMD"; }
 mapfile -t fixes < <(sed -n 's/^      fix: //p' "$WORK/out" | grep -v '^as above$')
 for ((i = 0; i < ${#fixes[@]}; i++)); do
   for ((j = 0; j < i; j++)); do

@@ -40,8 +40,3 @@ cured=$(best "${named[@]}")
 echo "bare $((bare / 1000000)) ms, winner $((cured / 1000000)) ms: ${named[*]:1}"
 ((cured < bare)) || fail "the winner's command took $cured ns, the bare program $bare ns"
 
-# The doctor, watching the program run bare, points at tune to measure it.
-run_mptrain doctor -- "${program[@]}"
-[[ $code == 0 || $code == 3 ]] || { cat "$WORK/err" >&2; fail "doctor exited $code"; }
-grep -q "^to measure which launch is fastest for it: mptrain tune -- $WORK/forked_pools 2 600\$" "$WORK/out" ||
-  { cat "$WORK/out" >&2; fail "the doctor's report does not point at mptrain tune -- CMD"; }
