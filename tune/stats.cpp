@@ -24,11 +24,17 @@ double relative_spread(const Spread& spread) {
   return spread.median != 0 ? (spread.max - spread.min) / std::abs(spread.median) : 0.0;
 }
 
+double robust_spread(const std::vector<double>& values) {
+  const double middle = median(values);
+  std::vector<double> deviations;
+  for (const double v : values) deviations.push_back(std::abs(v - middle));
+  return middle != 0 ? 2 * median(std::move(deviations)) / std::abs(middle) : 0.0;
+}
+
 std::optional<double> round_noise(const std::vector<Measured>& candidates) {
   std::vector<double> spreads;
   for (const auto& candidate : candidates) {
-    if (!candidate.failed && candidate.values.size() >= 2)
-      spreads.push_back(relative_spread(spread_of(candidate.values)));
+    if (!candidate.failed && candidate.values.size() >= 2) spreads.push_back(robust_spread(candidate.values));
   }
   if (spreads.empty()) return std::nullopt;
   return median(std::move(spreads));

@@ -30,8 +30,13 @@ Spread spread_of(const std::vector<double>& values);
 // How far one candidate's rounds differ from each other: (max − min) / median.
 double relative_spread(const Spread& spread);
 
+// How far one candidate's rounds differ, robust to one wild round: twice
+// the median absolute deviation over the median (for two rounds, the range
+// over the mean).
+double robust_spread(const std::vector<double>& values);
+
 // The noise between rounds: the median over candidates measured at least
-// twice of their relative spread; nullopt when none was measured twice.
+// twice of their robust spread; nullopt when none was measured twice.
 std::optional<double> round_noise(const std::vector<Measured>& candidates);
 
 // Whether a first trial of `value` is clearly worse than `best` (both in
