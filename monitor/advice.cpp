@@ -59,9 +59,7 @@ std::optional<ChildrenAdvice> children_advice(const std::vector<LaunchedWorker>&
   if (dashes == argv.end()) return std::nullopt;
   argv.insert(dashes, {"--children", std::to_string(per_worker)});
   argv.front() = "mptrain";
-  std::vector<std::string> quoted;
-  for (const auto& word : argv) quoted.push_back(shell_quote(word));
-  return ChildrenAdvice{per_worker, fmt::format("{}", fmt::join(quoted, " "))};
+  return ChildrenAdvice{per_worker, shell_command(argv)};
 }
 
 std::string children_note(const ChildrenAdvice& advice) {

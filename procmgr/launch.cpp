@@ -217,9 +217,7 @@ std::string command_line(const WorkerSpec& spec, const std::vector<std::string>&
   for (const auto& name : unset) words.insert(words.end(), {"-u", name});
   append(words, first_attempt_variables(spec));
   words.insert(words.end(), command.begin(), command.end());
-  std::vector<std::string> quoted;
-  for (const auto& word : words) quoted.push_back(shell_quote(word));
-  return fmt::format("{}", fmt::join(quoted, " "));
+  return shell_command(words);
 }
 
 std::vector<std::string> child_slices_of(const WorkerSpec& spec) {

@@ -27,12 +27,8 @@ Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const F
 }
 
 std::string measure_hint(const std::vector<std::string>& command) {
-  std::string words;
-  for (const auto& word : command) {
-    words += ' ';
-    words += shell_quote(word);
-  }
-  return fmt::format("to measure which launch is fastest for it: mptrain tune --{}", words.empty() ? " CMD" : words);
+  return fmt::format("to measure which launch is fastest for it: mptrain tune -- {}",
+                     command.empty() ? "CMD" : shell_command(command));
 }
 
 }  // namespace mptrain::tune

@@ -19,12 +19,6 @@ using Clock = std::chrono::steady_clock;
 // tune stops it.
 constexpr int endless_epochs = 1'000'000;
 
-std::string quoted(const std::vector<std::string>& words) {
-  std::vector<std::string> out;
-  for (const auto& word : words) out.push_back(shell_quote(word));
-  return fmt::format("{}", fmt::join(out, " "));
-}
-
 CandidateResult result_of(Candidate candidate) {
   CandidateResult result;
   result.candidate = std::move(candidate);
@@ -149,7 +143,7 @@ TrialCommand trial_command(const Program& program, const Candidate& candidate, c
 }
 
 std::string user_command(const Program& program, const Candidate& candidate) {
-  if (candidate.baseline) return quoted(program.command);
+  if (candidate.baseline) return shell_command(program.command);
   std::vector<std::string> words{"mptrain", "run"};
   words.insert(words.end(), candidate.options.begin(), candidate.options.end());
   words.insert(words.end(), program.training.begin(), program.training.end());
@@ -157,7 +151,7 @@ std::string user_command(const Program& program, const Candidate& candidate) {
     words.emplace_back("--");
     words.insert(words.end(), program.command.begin(), program.command.end());
   }
-  return quoted(words);
+  return shell_command(words);
 }
 
 SearchOutcome search(const Program& program, CandidateInputs inputs, const SearchSettings& settings,

@@ -112,6 +112,15 @@ Result<double> parse_double(std::string_view text) {
   return value;
 }
 
+std::string shell_command(const std::vector<std::string>& words) {
+  std::string line;
+  for (const auto& word : words) {
+    if (!line.empty()) line += ' ';
+    line += shell_quote(word);
+  }
+  return line;
+}
+
 std::string shell_quote(std::string_view word) {
   const auto plain = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -44,4 +44,6 @@ Result<double> parse_double(std::string_view text);
 // `word` as one word for a POSIX shell: unchanged when it holds only
 // characters no shell treats specially, else in single quotes.
 std::string shell_quote(std::string_view word);
+// `words` as one command line for a POSIX shell: each word shell_quote()d, joined by spaces.
+std::string shell_command(const std::vector<std::string>& words);
 }  // namespace mptrain

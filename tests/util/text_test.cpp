@@ -83,3 +83,8 @@ TEST_CASE("a list is joined with commas and a last word", "[util]") {
   CHECK(joined_list({"a", "b"}, "and") == "a and b");
   CHECK(joined_list({"a", "b", "c"}, "or") == "a, b or c");
 }
+
+TEST_CASE("a list of words is one shell command line, each word quoted where it must be") {
+  CHECK(mptrain::shell_command({"python3", "my script.py", "--lr", "0.1"}) == "python3 'my script.py' --lr 0.1");
+  CHECK(mptrain::shell_command({}).empty());
+}
