@@ -76,10 +76,13 @@ Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) 
   decision.runner_up = decision.ranking[1];
   decision.lead = speedup(medians[best], medians[*decision.runner_up], higher_is_better) - 1;
   if (decision.noise) {
+    // Two counts compared can each be one line off: the finest difference
+    // between them is the sum of both resolutions.
     decision.noise =
-        std::max({*decision.noise, candidates[best].resolution, candidates[*decision.runner_up].resolution});
+        std::max(*decision.noise, candidates[best].resolution + candidates[*decision.runner_up].resolution);
   }
-  const double noise = decision.noise.value_or(0);
+  // A lead equal to the noise is within it, whatever the last bit of a quotient says.
+  const double noise = decision.noise.value_or(0) * (1 + 1e-9);
   for (const std::size_t i : decision.ranking) {
     const bool tied = speedup(medians[best], medians[i], higher_is_better) - 1 <= noise;
     if (tied && candidates[i].simplicity < candidates[decision.simplest_tied].simplicity) decision.simplest_tied = i;

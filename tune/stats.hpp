@@ -60,7 +60,7 @@ struct Decision {
 
 // Ranks the candidates by median throughput and names a winner when the
 // best's lead over the runner-up exceeds the noise between rounds (never
-// less than either's resolution) (and the
+// less than the sum of their resolutions) (and the
 // best was measured at least twice); otherwise "no measurable difference"
 // and the simplest candidate whose median is within the noise of the best.
 // `candidates` needs one with a measurement.

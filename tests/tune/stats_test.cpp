@@ -66,7 +66,24 @@ TEST_CASE("the noise is never taken as finer than what the measurement can show"
   a.resolution = b.resolution = 1.0 / 40;
   const Decision d = decide({a, b}, true);
   CHECK_FALSE(d.winner.has_value());
-  CHECK(*d.noise == Approx(1.0 / 40));
+  CHECK(*d.noise == Approx(2.0 / 40));
+}
+
+TEST_CASE("counts a line apart in each of two candidates are no lead, at the edge too") {
+  // 31 and 30 lines in 2 s windows (CI saw it: 15.5 against 15 lines/s).
+  Measured bare{{16, 15.5, 15}, 0};
+  Measured tried{{15, 15}, 2};
+  bare.resolution = 1.0 / 30;
+  tried.resolution = 1.0 / 30;
+  const Decision d = decide({bare, tried}, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(d.simplest_tied == 0);
+  // A lead of 20% against a noise of 20% (both spreads 2 × 1/10) is a tie too.
+  const Decision edge = decide({Measured{{11, 9}, 0}, Measured{{13.2, 10.8}, 1}}, true);
+  CHECK(*edge.noise == Approx(0.2));
+  CHECK(*edge.lead == Approx(0.2));
+  CHECK_FALSE(edge.winner.has_value());
+  CHECK(edge.simplest_tied == 0);
 }
 
 TEST_CASE("one wild round does not make the noise: the spread is robust") {
