@@ -17,8 +17,10 @@
  *   MPTRAIN_PLACE_KEEP      "1" (--keep-program-threads): pools are not capped
  * It writes nothing into any environment but, in the constructor of an
  * exec'd slice holder (before the program runs), OMP_PLACES and
- * OMP_PROC_BIND for its slice; everything a process of the tree must know
- * of another is in the table.
+ * OMP_PROC_BIND for its slice, and in that of a process sharing the
+ * worker's CPUs, the removal of the places the launcher set for the
+ * worker; everything a process of the tree must know of another is in
+ * the table.
  *
  * The rules (mptrain-run(1), "Process trees"):
  *   - the worker's main process keeps the CPUs the launcher gave it;
@@ -448,6 +450,35 @@ static void place_openmp(const cpu_set_t* set) {
   unsetenv("KMP_AFFINITY");
 }
 
+/* Writes the places the launcher gives the worker's OpenMP runtimes ("{0},{1}", procmgr/environment.cpp)
+ * into `out`; 0 when they do not fit. */
+static int worker_places(char* out, size_t size) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &worker_cpus)) continue;
+    const int n = snprintf(out + used, size - used, "%s{%d}", used == 0 ? "" : ",", cpu);
+    if (n < 0 || (size_t)n >= size - used) return 0;
+    used += (size_t)n;
+  }
+  return 1;
+}
+
+/* A process that shares the worker's CPUs with others of the tree (a program the worker started, not a
+ * slice's holder) inherited the worker's OpenMP places: its runtime would bind its first threads to the
+ * first of them, where every such process's would go. Those the launcher set (not the user's own) are
+ * dropped before the program runs, so its threads float over the CPUs; a runtime that read them already
+ * is kept off them by the affinity wrappers below. */
+static void drop_worker_openmp_places(void) {
+  const char* inherited = getenv("OMP_PLACES");
+  char places[8192];
+  if (inherited == NULL || !worker_places(places, sizeof places) || strcmp(inherited, places) != 0) return;
+  unsetenv("OMP_PLACES");
+  unsetenv("OMP_PROC_BIND");
+  const char* kmp = getenv("KMP_AFFINITY");
+  if (kmp != NULL && strncmp(kmp, "granularity=fine,explicit,proclist=[", 36) == 0) unsetenv("KMP_AFFINITY");
+}
+
 /* A forked copy of the tree, placed at fork (`entry`), that exec'd: keeps its placement, unless it brought a
  * mask of its own (`now`, read when `known`); a wrapper or shell (`helper`) gives its slice back. */
 static void keep_forked_placement(struct place_process* entry, int helper, int known, const cpu_set_t* now) {
@@ -479,7 +510,11 @@ static void keep_forked_placement(struct place_process* entry, int helper, int k
   placement_mask(&placed);
   set_affinity(&placed);
   record_placement(&placed);
-  if (holder) place_openmp(&placed);
+  if (holder) {
+    place_openmp(&placed);
+  } else {
+    drop_worker_openmp_places();
+  }
 }
 
 /* A process new to the tree (`self`, started at `start`): claims an entry and is placed under its nearest
@@ -509,6 +544,8 @@ static void place_new_process(pid_t self, uint64_t start, int helper, int known,
     cpu_set_t set;
     placement_mask(&set);
     place_openmp(&set);
+  } else {
+    drop_worker_openmp_places();
   }
 }
 
@@ -988,8 +1025,9 @@ static void warn_own_affinity(int brought) {
 /* The mask an affinity call from `caller` may set: the program's own call wins as it is (and is
  * remembered); an OpenMP runtime's is kept inside this process's placement (its CPUs there, or the
  * whole placement when it names none of them) where the placement is the process's own (the worker,
- * a slice's holder), and is the whole placement where processes share it. */
-static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t* set, cpu_set_t* room,
+ * a slice's holder), and is the whole placement where processes share it. `*size` is the size of `set`
+ * in bytes, and becomes that of the mask returned. */
+static const cpu_set_t* allowed_mask(void* caller, size_t* size, const cpu_set_t* set, cpu_set_t* room,
                                      int* program_call) {
   *program_call = 0;
   const int runtime = called_by_runtime(caller);
@@ -1004,7 +1042,13 @@ static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t*
     return set;
   }
   add_flags(PLACE_RUNTIME_BOUND);
-  if (size < sizeof *room || own_affinity) return set;
+  if (*size > sizeof *room || own_affinity) return set;
+  /* A runtime sizes its masks to the CPUs the machine has (GNU OpenMP: 8 bytes for up to 64 CPUs), often
+   * smaller than a cpu_set_t: read what it gave, and set the room in a whole one. */
+  cpu_set_t asked;
+  CPU_ZERO(&asked);
+  memcpy(&asked, set, *size);
+  *size = sizeof *room;
   cpu_set_t placed;
   placement_mask(&placed);
   if (!is_main && !holder) {
@@ -1013,7 +1057,7 @@ static const cpu_set_t* allowed_mask(void* caller, size_t size, const cpu_set_t*
     *room = placed;
     return room;
   }
-  CPU_AND(room, set, &placed);
+  CPU_AND(room, &asked, &placed);
   if (CPU_COUNT(room) == 0) *room = placed;
   return room;
 }
@@ -1039,8 +1083,9 @@ VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* set) {
   const int self = pid == 0 || pid == getpid();
   if (!self) return real(pid, size, set);
   int program_call;
-  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), size, set, &room, &program_call);
-  if (!program_call) return real(pid, size, mask);
+  size_t room_size = size;
+  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
+  if (!program_call) return real(pid, room_size, mask);
   unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
   const int known = size <= sizeof before && sched_getaffinity(0, size, (cpu_set_t*)before) == 0;
   const int result = real(pid, size, mask);
@@ -1053,11 +1098,29 @@ VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_
   if (real == NULL) real = (int (*)(pthread_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
   cpu_set_t room;
   int program_call;
-  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), size, set, &room, &program_call);
-  if (!program_call) return real(thread, size, mask);
+  size_t room_size = size;
+  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
+  if (!program_call) return real(thread, room_size, mask);
   unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
   const int known = size <= sizeof before && pthread_getaffinity_np(thread, size, (cpu_set_t*)before) == 0;
   const int result = real(thread, size, mask);
+  note_program_call(result, known, (const cpu_set_t*)before, size, set);
+  return result;
+}
+
+/* A thread's mask set before it starts: GNU OpenMP places each thread of a team this way. */
+VISIBLE int pthread_attr_setaffinity_np(pthread_attr_t* attr, size_t size, const cpu_set_t* set) {
+  static int (*real)(pthread_attr_t*, size_t, const cpu_set_t*);
+  if (real == NULL)
+    real = (int (*)(pthread_attr_t*, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_attr_setaffinity_np");
+  cpu_set_t room;
+  int program_call;
+  size_t room_size = size;
+  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
+  if (!program_call) return real(attr, room_size, mask);
+  unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
+  const int known = size <= sizeof before && pthread_getaffinity_np(pthread_self(), size, (cpu_set_t*)before) == 0;
+  const int result = real(attr, size, mask);
   note_program_call(result, known, (const cpu_set_t*)before, size, set);
   return result;
 }
