@@ -1,6 +1,7 @@
 # --children K with PyTorch's own multiprocessing (the seeds' Hogwild
 # example's way): each torch worker gets its own slice of the worker's CPUs
-# and floor(T/K) intra-op threads. Needs python3-torch (not in the setup:
+# and floor(T/K) intra-op threads; without --children, spawned workers share
+# the worker's CPUs (none held on the first). Needs python3-torch (not in the setup:
 # it is large); skips, saying so, without it.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
@@ -24,5 +25,16 @@ mapfile -t slices < <(sed -n 's/^\[0\] child [0-9]* torch [0-9]* allowed //p' "$
 cpus=$("$MPTRAIN" plan -n 1 --json | jq -r '.workers[0].cpus')
 for slice in "${slices[@]}"; do
   [[ $slice != "$cpus" ]] || fail "a torch worker floats over all of rank 0's CPUs ($cpus)"
+done
+
+# Spawned workers (the seeds' program) under a plain run: the parent's runtime bound its main thread
+# to rank 0's first CPU; each spawned worker still runs on all of rank 0's CPUs after its own runtime
+# loaded, not on that one CPU.
+run_mptrain run -n 1 -- "$python" "$program" 2 spawn
+expect_code 0
+mapfile -t spawned < <(sed -n 's/^\[0\] child [0-9]* torch [0-9]* allowed //p' "$WORK/out")
+[[ ${#spawned[@]} == 2 ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "two spawned torch workers did not report"; }
+for allowed in "${spawned[@]}"; do
+  [[ $allowed == "$cpus" ]] || { cat "$WORK/out" >&2; fail "a spawned torch worker runs on CPUs $allowed, not rank 0's $cpus"; }
 done
 exit 0

@@ -1,5 +1,6 @@
-"""torch_children.py K: K torch.multiprocessing workers (the default start
-method, as the seeds' Hogwild example), each doing intra-op-parallel work
+"""torch_children.py K [METHOD]: K torch.multiprocessing workers (the default
+start method, as the seeds' Hogwild example, or METHOD: "spawn", as the
+seeds' program), each doing intra-op-parallel work
 for ~0.5 s and printing "child PID torch THREADS allowed LIST" (torch's
 thread count and its Cpus_allowed_list). Run by tests/e2e/launch/children_torch.sh."""
 import os
@@ -24,4 +25,4 @@ def work(queue):
 if __name__ == "__main__":
     count = int(sys.argv[1])
     torch.ones(64, 64) @ torch.ones(64, 64)  # the runtime starts in the parent, as in the example
-    torch_workers.run(work, count)
+    torch_workers.run(work, count, method=sys.argv[2] if len(sys.argv) > 2 else None)
