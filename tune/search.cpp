@@ -154,109 +154,163 @@ std::string user_command(const Program& program, const Candidate& candidate) {
   return shell_command(words);
 }
 
+namespace {
+
+// One search: its candidates' results, its clock and what the trials so far showed.
+class Search {
+ public:
+  Search(const Program& program, CandidateInputs inputs, const SearchSettings& settings, procmgr::SignalRelay& relay,
+         const TrialObserver& observe)
+      : program_(program), inputs_(std::move(inputs)), settings_(settings), relay_(relay), observe_(observe) {
+    if (auto made = make_candidates(inputs_); made.ok()) {
+      for (auto& candidate : *made) outcome_.candidates.push_back(result_of(std::move(candidate)));
+    }
+    probed_ = inputs_.builtin || inputs_.children.has_value();
+  }
+
+  SearchOutcome run() {
+    for (int round = 0; round < settings_.max_rounds; ++round) {
+      bool ran = false;
+      for (std::size_t i = 0; i < outcome_.candidates.size(); ++i) {
+        const Step step = step_of(i, round);
+        if (step == Step::stop) return finish();
+        ran = ran || step == Step::ran;
+      }
+      if (round == 0) drop_after_first_round();
+      if (!ran) break;
+    }
+    return finish();
+  }
+
+ private:
+  enum class Step { skipped, ran, stop };
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+  bool whole_run() const { return settings_.metric.kind == MetricKind::whole_run; }
+
+  SearchOutcome finish() {
+    outcome_.elapsed = elapsed();
+    return std::move(outcome_);
+  }
+
+  // Candidate `i`'s trial of round `round`, when it is still in and the budget has room for it.
+  Step step_of(std::size_t i, int round) {
+    CandidateResult& result = outcome_.candidates[i];
+    if (result.dropped || result.failed || result.trials > round) return Step::skipped;
+    const double left = settings_.budget - elapsed();
+    const double expected = expected_seconds(result, settings_, longest_seen_, last_seen_);
+    if ((whole_run() && trial_number_ > 0 && expected > left) || (!whole_run() && expected > left) || left <= 0) {
+      if (result.trials == 0) outcome_.skipped.push_back(result.candidate.label());
+      return Step::skipped;
+    }
+    auto reader = MetricReader::make(settings_.metric);
+    if (!reader.ok()) {
+      outcome_.error = reader.error().message;
+      return Step::stop;
+    }
+    const std::string directory = fmt::format("{}/trial-{}", settings_.work_directory, ++trial_number_);
+    ::mkdir(directory.c_str(), 0700);
+    TrialTiming timing = settings_.timing;
+    timing.limit = left;
+    auto trial = run_trial(trial_command(program_, result.candidate, directory), timing, **reader, relay_);
+    if (!trial.ok()) {
+      outcome_.error = trial.error().message;
+      return Step::stop;
+    }
+    outcome_.rounds = round + 1;
+    record(result, *trial, **reader);
+    if (observe_) observe_(result, *trial, trial_number_);
+    if (outcome_.stop_signal != 0 || !outcome_.error.empty()) return Step::stop;
+    probe_children(result, *trial);
+    return Step::ran;
+  }
+
+  // What trial `trial` of `result` measured (`reader`: its output).
+  void record(CandidateResult& result, const TrialResult& trial, const MetricReader& reader) {
+    ++result.trials;
+    longest_seen_ = std::max(longest_seen_, trial.wall_seconds);
+    last_seen_ = trial.wall_seconds;
+    take_verdict(result, trial.report);
+    switch (trial.end) {
+      case TrialEnd::interrupted:
+        outcome_.stop_signal = trial.stop_signal;
+        break;
+      case TrialEnd::failed:
+        result.failed = true;
+        result.exit_code = trial.exit_code;
+        result.failure_lines = trial.last_lines.empty() ? trial.mptrain_lines : trial.last_lines;
+        break;
+      case TrialEnd::ended_early:
+        outcome_.error = fmt::format(
+            "the program ended after {:.1f} s, inside the {:.1f} s warm-up: its trials cannot be windowed; "
+            "tune it with whole-run trials (without --metric and --progress), or a shorter --warmup",
+            trial.seconds, settings_.timing.warmup);
+        outcome_.error_lines = trial.last_lines;
+        break;
+      case TrialEnd::over_limit:
+        break;
+      case TrialEnd::measured:
+        record_measured(result, trial, reader);
+        break;
+    }
+  }
+
+  // A trial that ran its window. A pattern that never matched in the first trial is an error (the
+  // pattern is wrong); once it has matched, a trial that saw nothing in its window is only not counted.
+  void record_measured(CandidateResult& result, const TrialResult& trial, const MetricReader& reader) {
+    if (!whole_run() && !reader.matched() && !matched_before_) {
+      outcome_.error = fmt::format("the pattern '{}' matched nothing the program printed in its first trial",
+                                   settings_.metric.pattern);
+      outcome_.error_lines = trial.last_lines;
+      return;
+    }
+    matched_before_ = matched_before_ || reader.matched();
+    if (trial.throughput) result.values.push_back(*trial.throughput);
+  }
+
+  // The default plan's first trial counts the processes the program starts; the candidates are made again.
+  void probe_children(const CandidateResult& result, const TrialResult& trial) {
+    if (probed_ || result.candidate.baseline || !result.candidate.options.empty()) return;
+    probed_ = true;
+    inputs_.children = children_of(trial.report);
+    if (inputs_.children) remake(outcome_.candidates, inputs_);
+  }
+
+  // Drops what is clearly worse than the best first trial, then keeps the contenders the budget allows.
+  void drop_after_first_round() {
+    std::optional<double> best;
+    for (const auto& r : outcome_.candidates) {
+      if (r.values.empty()) continue;
+      const double v = r.values.front();
+      if (!best || speedup(v, *best, settings_.metric.higher_is_better) > 1) best = v;
+    }
+    for (auto& r : outcome_.candidates) {
+      if (best && !r.values.empty() && clearly_worse(r.values.front(), *best, settings_.metric.higher_is_better)) {
+        r.dropped = true;
+      }
+    }
+    keep_contenders(outcome_.candidates, settings_, settings_.budget - elapsed(), last_seen_);
+  }
+
+  const Program& program_;
+  CandidateInputs inputs_;
+  const SearchSettings& settings_;
+  procmgr::SignalRelay& relay_;
+  const TrialObserver& observe_;
+  SearchOutcome outcome_;
+  const Clock::time_point started_ = Clock::now();
+  double longest_seen_ = 0;
+  double last_seen_ = 0;
+  int trial_number_ = 0;
+  bool probed_ = false;
+  bool matched_before_ = false;
+};
+
+}  // namespace
+
 SearchOutcome search(const Program& program, CandidateInputs inputs, const SearchSettings& settings,
                      procmgr::SignalRelay& relay, const TrialObserver& observe) {
-  SearchOutcome outcome;
-  const auto started = Clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
-  if (auto made = make_candidates(inputs); made.ok()) {
-    for (auto& candidate : *made) outcome.candidates.push_back(result_of(std::move(candidate)));
-  }
-  const bool whole_run = settings.metric.kind == MetricKind::whole_run;
-  double longest_seen = 0;
-  double last_seen = 0;
-  int trial_number = 0;
-  bool probed = inputs.builtin || inputs.children.has_value();
-  for (int round = 0; round < settings.max_rounds; ++round) {
-    bool ran = false;
-    for (std::size_t i = 0; i < outcome.candidates.size(); ++i) {
-      CandidateResult& result = outcome.candidates[i];
-      if (result.dropped || result.failed || result.trials > round) continue;
-      const double left = settings.budget - elapsed();
-      const double expected = expected_seconds(result, settings, longest_seen, last_seen);
-      if ((whole_run && trial_number > 0 && expected > left) || (!whole_run && expected > left) || left <= 0) {
-        if (result.trials == 0) outcome.skipped.push_back(result.candidate.label());
-        continue;
-      }
-      auto reader = MetricReader::make(settings.metric);
-      if (!reader.ok()) {
-        outcome.error = reader.error().message;
-        return outcome;
-      }
-      const std::string directory = fmt::format("{}/trial-{}", settings.work_directory, ++trial_number);
-      ::mkdir(directory.c_str(), 0700);
-      TrialTiming timing = settings.timing;
-      timing.limit = left;
-      auto trial = run_trial(trial_command(program, result.candidate, directory), timing, **reader, relay);
-      if (!trial.ok()) {
-        outcome.error = trial.error().message;
-        return outcome;
-      }
-      ran = true;
-      outcome.rounds = round + 1;
-      ++result.trials;
-      longest_seen = std::max(longest_seen, trial->wall_seconds);
-      last_seen = trial->wall_seconds;
-      take_verdict(result, trial->report);
-      switch (trial->end) {
-        case TrialEnd::interrupted:
-          outcome.stop_signal = trial->stop_signal;
-          break;
-        case TrialEnd::failed:
-          result.failed = true;
-          result.exit_code = trial->exit_code;
-          result.failure_lines = trial->last_lines;
-          if (result.failure_lines.empty()) result.failure_lines = trial->mptrain_lines;
-          break;
-        case TrialEnd::ended_early:
-          outcome.error = fmt::format(
-              "the program ended after {:.1f} s, inside the {:.1f} s warm-up: its trials cannot be windowed; "
-              "tune it with whole-run trials (without --metric and --progress), or a shorter --warmup",
-              trial->seconds, settings.timing.warmup);
-          outcome.error_lines = trial->last_lines;
-          break;
-        case TrialEnd::over_limit:
-          break;
-        case TrialEnd::measured:
-          if (!whole_run && !(*reader)->matched()) {
-            outcome.error = fmt::format("the pattern '{}' matched nothing the program printed in its first trial",
-                                        settings.metric.pattern);
-            outcome.error_lines = trial->last_lines;
-          } else if (trial->throughput) {
-            result.values.push_back(*trial->throughput);
-          }
-          break;
-      }
-      if (observe) observe(result, *trial, trial_number);
-      if (outcome.stop_signal != 0 || !outcome.error.empty()) {
-        outcome.elapsed = elapsed();
-        return outcome;
-      }
-      if (!probed && !result.candidate.baseline && result.candidate.options.empty()) {
-        probed = true;
-        inputs.children = children_of(trial->report);
-        if (inputs.children) remake(outcome.candidates, inputs);
-      }
-    }
-    if (round == 0) {
-      // Drop what is clearly worse than the best first trial.
-      std::optional<double> best;
-      for (const auto& r : outcome.candidates) {
-        if (r.values.empty()) continue;
-        const double v = r.values.front();
-        if (!best || speedup(v, *best, settings.metric.higher_is_better) > 1) best = v;
-      }
-      for (auto& r : outcome.candidates) {
-        if (best && !r.values.empty() && clearly_worse(r.values.front(), *best, settings.metric.higher_is_better)) {
-          r.dropped = true;
-        }
-      }
-      keep_contenders(outcome.candidates, settings, settings.budget - elapsed(), last_seen);
-    }
-    if (!ran) break;
-  }
-  outcome.elapsed = elapsed();
-  return outcome;
+  return Search(program, std::move(inputs), settings, relay, observe).run();
 }
 
 }  // namespace mptrain::tune

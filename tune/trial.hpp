@@ -34,6 +34,19 @@ struct TrialTiming {
   double grace = 15;  // from SIGTERM to SIGKILL of the trial's process
 };
 
+// A windowed trial's measured span, in seconds from the trial's start. The
+// warm-up starts when the program started (`program_started`: when its
+// output showed it; nullopt while it has not), so that a launch slow to
+// start it (a loaded machine, a sanitizer build) does not eat its warm-up;
+// a program not seen to start within `longest_startup` seconds is measured
+// from then.
+inline constexpr double longest_startup = 30;
+struct TrialWindow {
+  double from = 0;
+  double to = 0;
+};
+TrialWindow window_of(const TrialTiming& timing, std::optional<double> program_started);
+
 // How a trial ended.
 enum class TrialEnd {
   measured,     // the window passed (or a whole run ended with code 0)

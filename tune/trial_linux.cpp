@@ -64,15 +64,22 @@ class Tails {
   // Reads what every file gained since the last call into `reader`.
   void read(MetricReader& reader, double seconds) {
     discover();
+    if (!mptrain_ && !tails_.empty() && !started_) started_ = seconds;
     char buffer[65536];
     for (auto& [name, tail] : tails_) {
       for (;;) {
         const ssize_t got = ::read(tail.fd, buffer, sizeof buffer);
         if (got <= 0) break;
+        if (!started_) started_ = seconds;
         reader.feed(tail.stream, tail.source, {buffer, static_cast<std::size_t>(got)}, seconds);
       }
     }
   }
+
+  // When the program started, as far as its output shows: its first output file appeared (the
+  // launcher or the shell made it just before the program ran), or, for the built-in training,
+  // mptrain first printed. nullopt until then.
+  std::optional<double> started() const { return started_; }
 
  private:
   void discover() {
@@ -96,6 +103,7 @@ class Tails {
   std::string directory_;
   bool mptrain_;
   std::map<std::string, Tail> tails_;
+  std::optional<double> started_;
 };
 
 // Starts `command` in a process group of its own, its stdout in
@@ -210,7 +218,7 @@ Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& ti
   auto pid = start(command);
   if (!pid.ok()) return pid.error();
   const bool whole_run = timing.window <= 0;
-  const double end = whole_run ? timing.limit : timing.warmup + timing.window;
+  const auto end = [&] { return whole_run ? timing.limit : window_of(timing, tails.started()).to; };
   int status = 0;
   bool exited = false;
   while (!exited) {
@@ -222,7 +230,7 @@ Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& ti
       break;
     }
     if ((signals.revents & POLLIN) != 0) result.stop_signal = stop_signal_in(relay);
-    if (result.stop_signal != 0 || since(started) >= end) break;
+    if (result.stop_signal != 0 || since(started) >= end()) break;
   }
   result.seconds = since(started);
   if (!exited) status = stop(*pid, timing.grace);
@@ -240,10 +248,10 @@ Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& ti
   } else if (whole_run) {
     result.end = exited ? TrialEnd::measured : TrialEnd::over_limit;
     if (exited) result.throughput = result.seconds;
-  } else if (exited && result.seconds < timing.warmup) {
+  } else if (const TrialWindow window = window_of(timing, tails.started()); exited && result.seconds < window.from) {
     result.end = TrialEnd::ended_early;
   } else {
-    result.throughput = reader.throughput(timing.warmup, std::min(result.seconds, end));
+    result.throughput = reader.throughput(window.from, std::min(result.seconds, window.to));
   }
   return result;
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tune/trial.hpp"
+
 using namespace mptrain::tune;
 
 TEST_CASE("a candidate's trial is `mptrain run OPTIONS --json` with each rank's output in the trial's folder") {
@@ -36,4 +38,24 @@ TEST_CASE("the built-in training's trial reads mptrain's own progress lines and 
   CHECK(command.argv[4] == "--model");
   CHECK(std::find(command.argv.begin(), command.argv.end(), "--") == command.argv.end());
   CHECK(user_command(program, candidate) == "mptrain run --bind none --model mlp");
+}
+
+TEST_CASE("the warm-up starts when the program started, at the latest the longest start-up after the trial's") {
+  TrialTiming timing;
+  timing.warmup = 3;
+  timing.window = 5;
+  // A launch that took 2 s to start the program does not eat its warm-up.
+  const TrialWindow late = window_of(timing, 2.0);
+  CHECK(late.from == Approx(5));
+  CHECK(late.to == Approx(10));
+  // Started at once: the window as the options say.
+  const TrialWindow prompt = window_of(timing, 0.0);
+  CHECK(prompt.from == Approx(3));
+  CHECK(prompt.to == Approx(8));
+  // Not seen to start, or seen only after the longest start-up: measured from then.
+  for (const std::optional<double> started : {std::optional<double>(100.0), std::optional<double>()}) {
+    const TrialWindow stuck = window_of(timing, started);
+    CHECK(stuck.from == Approx(longest_startup + 3));
+    CHECK(stuck.to == Approx(longest_startup + 8));
+  }
 }
