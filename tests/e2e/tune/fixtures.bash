@@ -23,3 +23,15 @@ expect_nothing_left() {
   ps -ef | grep -F "$1" >&2
   fail "processes of '$1' outlived the trials"
 }
+
+# budget_for SECONDS TRIALS: a --budget of SECONDS plus what TRIALS launches of this build cost beyond
+# the program (a sanitizer build starts and stops mptrain for seconds, a release build for milliseconds),
+# so that a test's search runs the same rounds in any build.
+budget_for() {
+  local start end
+  start=$(date +%s%N)
+  "$MPTRAIN" run --quiet -- true >/dev/null 2>&1 || fail "mptrain run -- true failed"
+  "$MPTRAIN" doctor --fail-on never -- true >/dev/null 2>&1 || fail "mptrain doctor -- true failed"
+  end=$(date +%s%N)
+  awk -v s="$1" -v t="$2" -v ns=$((end - start)) 'BEGIN { printf "%d", s + t * ns / 2e9 + 0.999 }'
+}
