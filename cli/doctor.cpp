@@ -111,7 +111,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));
-  if (!o.quiet && diagnosis.verdict != monitor::Verdict::healthy)
+  if (!o.quiet && diagnosis.verdict >= monitor::Verdict::warning)
     print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
 }

@@ -593,6 +593,7 @@ double machine_utilization(const Context& c) {
 namespace {
 
 constexpr std::array verdict_names{Named<Verdict>{Verdict::healthy, "healthy"},
+                                   Named<Verdict>{Verdict::inconclusive, "inconclusive"},
                                    Named<Verdict>{Verdict::warning, "warning"},
                                    Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
 
@@ -644,7 +645,7 @@ bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<Findi
   };
   Verdict verdict = diagnosis.verdict;
   if (!ignored.empty()) {
-    verdict = Verdict::healthy;
+    verdict = diagnosis.verdict == Verdict::inconclusive ? Verdict::inconclusive : Verdict::healthy;
     for (const auto& finding : diagnosis.findings) {
       if (counted(finding)) verdict = std::max(verdict, finding.severity);
     }
@@ -660,6 +661,8 @@ bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<Findi
       return verdict >= Verdict::oversubscribed ||
              std::any_of(diagnosis.findings.begin(), diagnosis.findings.end(),
                          [&](const Finding& f) { return f.kind == FindingKind::idle_capacity && counted(f); });
+    case FailOn::inconclusive:
+      return verdict == Verdict::inconclusive || verdict >= Verdict::oversubscribed;
   }
   return false;
 }
@@ -712,6 +715,7 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   Diagnosis d;
   measure(d, c);
   if (d.evidence.sufficient) d.findings = find_causes(c, subject);
+  if (!d.evidence.sufficient) d.verdict = Verdict::inconclusive;
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   if (!d.evidence.sufficient) {

@@ -23,8 +23,8 @@
 //   wait per slice           = Σ wait ÷ Σ slices; p95 over (thread, interval)
 //   a process's pool         = its threads working over the whole window
 // Below min-cpu-seconds of CPU run (or wanted and denied, or throttled) no
-// ratio is judged: the verdict is healthy with `evidence` saying so, never
-// exit 3 on too little.
+// ratio is judged: the verdict is inconclusive with `evidence` saying so,
+// never healthy and never exit 3 unless --fail-on inconclusive asks.
 //
 // THROUGHPUT LOSS (Work in evidence.hpp), per interval and over the window:
 //   a process's loss  1 − progress ÷ working; a team that meets at barriers
@@ -87,10 +87,12 @@
 
 namespace mptrain::monitor {
 
-// The verdict, ordered by severity.
-enum class Verdict { healthy = 0, warning = 1, oversubscribed = 2 };
+// The verdict, ordered by severity; inconclusive (too little evidence to
+// judge) is no finding's severity and sits below warning, so that
+// `--fail-on warning` does not take it in.
+enum class Verdict { healthy = 0, inconclusive = 1, warning = 2, oversubscribed = 3 };
 
-// "healthy", "warning" or "oversubscribed".
+// "healthy", "inconclusive", "warning" or "oversubscribed".
 std::string_view to_string(Verdict verdict);
 // The Verdict named `text`; an Error listing the names otherwise.
 Result<Verdict> parse_verdict(std::string_view text);
@@ -238,18 +240,21 @@ Result<FindingKind> parse_finding_kind(std::string_view text);
 std::string finding_kinds_list();
 
 // What makes a command exit 3 (`--fail-on`): a verdict of oversubscribed,
-// of warning or worse, an idle_capacity finding (or oversubscribed), never.
-enum class FailOn { oversubscribed, warning, idle, never };
+// of warning or worse, an idle_capacity finding (or oversubscribed), an
+// inconclusive verdict (or oversubscribed), never. warning does not take
+// inconclusive in: too little evidence is no sign of a problem.
+enum class FailOn { oversubscribed, warning, idle, inconclusive, never };
 
 // Its names (`--fail-on`).
-inline constexpr std::array fail_on_names{Named<FailOn>{FailOn::oversubscribed, "oversubscribed"},
-                                          Named<FailOn>{FailOn::warning, "warning"},
-                                          Named<FailOn>{FailOn::idle, "idle"}, Named<FailOn>{FailOn::never, "never"}};
+inline constexpr std::array fail_on_names{
+    Named<FailOn>{FailOn::oversubscribed, "oversubscribed"}, Named<FailOn>{FailOn::warning, "warning"},
+    Named<FailOn>{FailOn::idle, "idle"}, Named<FailOn>{FailOn::inconclusive, "inconclusive"},
+    Named<FailOn>{FailOn::never, "never"}};
 
 // Whether `diagnosis` reaches `fail_on`. With findings of the kinds in
 // `ignored` left out (`--ignore outside_load`: other people's load on a
 // shared runner is not the job's fault), the verdict is the most severe of
-// the findings that remain (healthy when none does).
+// the findings that remain (healthy when none does; inconclusive stays so).
 bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<FindingKind>& ignored = {});
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`;
