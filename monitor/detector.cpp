@@ -592,10 +592,9 @@ double machine_utilization(const Context& c) {
 
 namespace {
 
-constexpr std::array verdict_names{Named<Verdict>{Verdict::healthy, "healthy"},
-                                   Named<Verdict>{Verdict::inconclusive, "inconclusive"},
-                                   Named<Verdict>{Verdict::warning, "warning"},
-                                   Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
+constexpr std::array verdict_names{
+    Named<Verdict>{Verdict::healthy, "healthy"}, Named<Verdict>{Verdict::inconclusive, "inconclusive"},
+    Named<Verdict>{Verdict::warning, "warning"}, Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
 
 constexpr std::array finding_names{
     Named<FindingKind>{FindingKind::demand_above_capacity, "demand_above_capacity"},

@@ -130,12 +130,9 @@ ThreadEnv parse_thread_env(std::string_view text) {
 std::string parse_cmdline(std::string_view text) {
   while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
   if (text.empty()) return "";
-  std::string line;
-  for (const auto word : split(text, '\0')) {
-    if (!line.empty()) line += ' ';
-    line += shell_quote(word);
-  }
-  return line;
+  std::vector<std::string> words;
+  for (const auto word : split(text, '\0')) words.emplace_back(word);
+  return shell_command(words);
 }
 
 Result<std::vector<CpuTimes>> parse_proc_stat(std::string_view text, double ticks_per_second) {

@@ -49,7 +49,7 @@ TEST_CASE("its name parses and prints", "[inconclusive]") {
   CHECK(value_named(fail_on_names, "inconclusive") == FailOn::inconclusive);
 }
 
-TEST_CASE("--fail-on: only inconclusive names it; warning and oversubscribed do not", "[inconclusive]") {
+TEST_CASE("a --fail-on of inconclusive names it, warning and oversubscribed do not", "[inconclusive]") {
   const auto d = barely_ran();
   CHECK(reaches(d, FailOn::inconclusive));
   CHECK_FALSE(reaches(d, FailOn::warning));
@@ -58,10 +58,11 @@ TEST_CASE("--fail-on: only inconclusive names it; warning and oversubscribed do 
   CHECK_FALSE(reaches(d, FailOn::never));
   CHECK(reaches(d, FailOn::inconclusive, {FindingKind::outside_load}));  // --ignore keeps it inconclusive
   CHECK(fails(d, Gate{FailOn::inconclusive, {}}));
-  CHECK(contains(failed_gate_message(d, Gate{FailOn::inconclusive, {}}), "--fail-on inconclusive (it is inconclusive)"));
+  CHECK(
+      contains(failed_gate_message(d, Gate{FailOn::inconclusive, {}}), "--fail-on inconclusive (it is inconclusive)"));
 }
 
-TEST_CASE("--fail-on inconclusive: a healthy verdict passes, an oversubscribed one fails", "[inconclusive]") {
+TEST_CASE("a --fail-on of inconclusive passes a healthy verdict and fails an oversubscribed one", "[inconclusive]") {
   CHECK_FALSE(reaches(two_busy(), FailOn::inconclusive));
   // 3 CPU-bound threads on 2 CPUs.
   const auto over = run(pool(1, 3, 2.0 / 3, 1.0 / 3, 100));
