@@ -55,6 +55,12 @@
 //   queueing               the loss itself: as severe as the worst
 //                          job-caused finding, a warning without one
 //   idle_capacity          IDLE CAPACITY below; severity healthy ("info")
+//   two_openmp_runtimes    a process maps two OpenMP runtimes (findings_users.hpp);
+//                          as severe as the loss, else info
+//   nested_pools           the program's own threads each call a threaded
+//                          runtime; job-caused
+//   allocation_mismatch    a process may use fewer CPUs than its launcher
+//                          gave it; as severe as the loss, else info
 // The verdict is the worst severity among the findings.
 //
 // IDLE CAPACITY. Only for a watched job (Subject::job): M busy processes
@@ -126,6 +132,9 @@ enum class FindingKind {
   outside_load,
   queueing,
   idle_capacity,
+  two_openmp_runtimes,
+  nested_pools,
+  allocation_mismatch,
 };
 
 // "demand_above_capacity", "thread_pool_too_large", … (the JSON `kind`).

@@ -123,6 +123,10 @@ ThreadEnv parse_thread_env(std::string_view text) {
       env.mptrain_children = static_cast<int>(std::count(value.begin(), value.end(), ';')) + 1;
     }
     if (name == PLACE_VAR_KEEP) env.mptrain_keep = value == "1";
+    if (name == launcher_variables::ompi_local_size) env.ompi_local_size = number(value).value_or(0);
+    if (name == launcher_variables::ompi_bound_at_launch) env.ompi_bound_at_launch = value == "1";
+    if (name == launcher_variables::slurm_cpus_per_task) env.slurm_cpus_per_task = number(value).value_or(0);
+    if (name == launcher_variables::srun_cpus_per_task) env.srun_cpus_per_task = number(value).value_or(0);
   }
   return env;
 }
