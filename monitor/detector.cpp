@@ -713,7 +713,7 @@ std::vector<Finding> find_causes(const Context& c, Subject subject) {
   for (auto* check : {check_two_openmp_runtimes, check_nested_pools, check_allocation_mismatch}) {
     for (auto& f : check(job)) findings.push_back(std::move(f));
   }
-  settle_nested(findings);
+  settle_pool_fixes(findings);
   add(check_queueing(c, findings));
   // Idle CPUs are advice for a job with nothing worse (never beside a cause of queueing or throttling),
   // and not where a launcher's binding is what keeps them idle.

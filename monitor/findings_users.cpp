@@ -102,10 +102,12 @@ Finding two_runtimes_finding(const JobView& job, const ProcessEvidence& process,
       process.pid, printable(process.comm), runtimes.size(), fmt::join(each, "; "), pool, counted(allowed, "CPU"));
   const std::string command = command_of(process);
   f.fix = fmt::format(
-      "run all its OpenMP code on one runtime: build the program and its libraries with one compiler's OpenMP "
-      "(gcc -fopenmp, or clang -fopenmp=libgomp), or preload {}, which answers GNU OpenMP's calls too: "
-      "`LD_PRELOAD={} {}`; until then give each pool a share: `OMP_NUM_THREADS={} {}`",
-      preload, preload, command, std::max(1, allowed / static_cast<int>(runtimes.size())), command);
+      "run all its OpenMP code on one runtime, whose one pool both parts reuse: build the program and its "
+      "libraries with one compiler's OpenMP (gcc -fopenmp, or clang -fopenmp=libgomp), or preload {}, which "
+      "answers GNU OpenMP's calls too: `LD_PRELOAD={} {}`; or let an idle pool sleep instead of spinning against "
+      "the other (both runtimes read it): `OMP_WAIT_POLICY=passive {}`; where both parts run at once, give each "
+      "pool a share: `OMP_NUM_THREADS={} {}`",
+      preload, preload, command, command, std::max(1, allowed / static_cast<int>(runtimes.size())), command);
   f.numbers = {{"pid", process.pid},
                {"openmp_runtimes", static_cast<double>(runtimes.size())},
                {"pool_threads", pool},
@@ -264,17 +266,20 @@ std::vector<Finding> check_allocation_mismatch(const JobView& job) {
   return findings;
 }
 
-void settle_nested(std::vector<Finding>& findings) {
-  const auto nested = std::find_if(findings.begin(), findings.end(),
-                                   [](const Finding& f) { return f.kind == FindingKind::nested_pools; });
-  if (nested == findings.end()) return;
-  const std::string fix = nested->fix;
+void settle_pool_fixes(std::vector<Finding>& findings) {
+  const auto explains = [](const Finding& f) {
+    return f.kind == FindingKind::nested_pools ||
+           (f.kind == FindingKind::two_openmp_runtimes && f.severity != Verdict::healthy);
+  };
+  const auto cause = std::find_if(findings.begin(), findings.end(), explains);
+  if (cause == findings.end()) return;
+  const std::string fix = fmt::format("see {}: {}", to_string(cause->kind), cause->fix);
   std::erase_if(findings, [](const Finding& f) {
     return f.kind == FindingKind::thread_pool_too_large && f.numbers.count("processes") != 0 &&
            f.numbers.at("processes") == 1;
   });
   for (auto& f : findings) {
-    if (f.kind == FindingKind::demand_above_capacity) f.fix = "see nested_pools: " + fix;
+    if (f.kind == FindingKind::demand_above_capacity) f.fix = fix;
   }
 }
 

@@ -61,10 +61,12 @@ std::vector<Finding> check_nested_pools(const JobView& job);
 // ⌊N ÷ local size⌋. Severity: the loss's, else info.
 std::vector<Finding> check_allocation_mismatch(const JobView& job);
 
-// With a nested_pools finding among `findings`, a thread_pool_too_large
-// finding of one process is dropped and demand_above_capacity takes the
-// nested fix: sizing that pool to ⌊N/M⌋ would still nest it.
-void settle_nested(std::vector<Finding>& findings);
+// With a nested_pools finding, or a two_openmp_runtimes one that costs
+// throughput, among `findings`: a thread_pool_too_large finding of one
+// process is dropped and demand_above_capacity's fix points at that finding
+// ("see nested_pools: …"): sizing one pool to ⌊N/M⌋ would leave the
+// nesting, or the other runtime's pool, as it is.
+void settle_pool_fixes(std::vector<Finding>& findings);
 
 // Rewrites the idle_capacity finding `idle` when some of the job's
 // processes with pool threads did not want CPU: their pool threads slept

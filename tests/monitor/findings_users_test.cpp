@@ -111,8 +111,15 @@ TEST_CASE("a process mapping GNU and LLVM OpenMP names both libraries and what s
   CHECK(contains(f->message, "GNU OpenMP (libgomp.so.1.0.0) sizes its own from OMP_NUM_THREADS=2"));
   CHECK(contains(f->message, "LLVM OpenMP (libomp.so.5) sizes its own from OMP_NUM_THREADS=2"));
   CHECK(contains(f->fix, "`LD_PRELOAD=libomp.so.5 ./two_rt 3`"));
+  CHECK(contains(f->fix, "`OMP_WAIT_POLICY=passive ./two_rt 3`"));
   CHECK(contains(f->fix, "`OMP_NUM_THREADS=1 ./two_rt 3`"));
+  REQUIRE(f->severity != Verdict::healthy);
   CHECK(f->severity == d.verdict);
+  // One pool of 4 threads it is not: the sizing advice points at the two runtimes.
+  CHECK_FALSE(find(d, FindingKind::thread_pool_too_large).has_value());
+  const auto demand = find(d, FindingKind::demand_above_capacity);
+  REQUIRE(demand.has_value());
+  CHECK(demand->fix.starts_with("see two_openmp_runtimes: "));
   CHECK(to_json(d)["findings"].dump().find("\"kind\":\"two_openmp_runtimes\"") != std::string::npos);
   CHECK_FALSE(find(d, FindingKind::nested_pools).has_value());  // two runtimes say why it runs two pools
 }
