@@ -273,7 +273,7 @@ void settle_pool_fixes(std::vector<Finding>& findings) {
   };
   const auto cause = std::find_if(findings.begin(), findings.end(), explains);
   if (cause == findings.end()) return;
-  const std::string fix = fmt::format("see {}: {}", to_string(cause->kind), cause->fix);
+  const std::string fix = fmt::format("see {} below", to_string(cause->kind));
   std::erase_if(findings, [](const Finding& f) {
     return f.kind == FindingKind::thread_pool_too_large && f.numbers.count("processes") != 0 &&
            f.numbers.at("processes") == 1;

@@ -64,7 +64,7 @@ std::vector<Finding> check_allocation_mismatch(const JobView& job);
 // With a nested_pools finding, or a two_openmp_runtimes one that costs
 // throughput, among `findings`: a thread_pool_too_large finding of one
 // process is dropped and demand_above_capacity's fix points at that finding
-// ("see nested_pools: …"): sizing one pool to ⌊N/M⌋ would leave the
+// ("see nested_pools below"): sizing one pool to ⌊N/M⌋ would leave the
 // nesting, or the other runtime's pool, as it is.
 void settle_pool_fixes(std::vector<Finding>& findings);
 
