@@ -190,7 +190,8 @@ void Sampler::State::discover_trees(const std::vector<pid_t>& all) {
   for (const auto& [pid, ppid] : parents) children[ppid].push_back(pid);
   std::vector<pid_t> pending(roots);
   for (const auto& entry : processes) pending.push_back(entry.first);
-  std::unordered_set<pid_t> visited;
+  // The sampler's own process is no part of a tree it watches (`doctor --pid $$` from a shell).
+  std::unordered_set<pid_t> visited{root.is_real() ? ::getpid() : 0};
   while (!pending.empty()) {
     const pid_t pid = pending.back();
     pending.pop_back();

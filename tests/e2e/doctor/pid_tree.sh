@@ -86,6 +86,11 @@ wait "$parent"
 expect_code 0
 expect_json '[.processes[] | select(.comm == "mptrain_burn")] | length >= 2'
 
+# The doctor is no descendant it watches: --pid of the shell that started it.
+run_mptrain doctor --json --fail-on never --duration 0.5 --interval 0.25 --pid $$
+expect_code 0
+expect_json '[.processes[] | select(.comm == "mptrain")] | length == 0'
+
 # --no-children without --pid is a usage error.
 run_mptrain doctor --no-children --duration 1
 expect_usage_error "--no-children applies to --pid"
