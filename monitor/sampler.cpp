@@ -308,6 +308,10 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   if (!text.ok()) return false;
   auto stat = parse_task_stat(*text);
   if (!stat.ok()) return false;
+  if (process.info.ppid != stat->ppid || process.info.parent_cmdline.empty()) {
+    // Read once per parent: the fix for one program's workers names it even when it is not watched.
+    process.info.parent_cmdline = read_cmdline(root, stat->ppid).value_or("");
+  }
   process.info.ppid = stat->ppid;
   if (!process.info.comm.empty() && process.info.comm != stat->comm) {  // it exec'd
     identify(process.info);

@@ -9,6 +9,7 @@
 
 #include "monitor/doctor.hpp"
 #include "monitor/live.hpp"
+#include "monitor/sizing.hpp"
 
 using namespace mptrain;
 using namespace mptrain::monitor;
@@ -135,4 +136,36 @@ TEST_CASE("a --no-children watch keeps to the given process", "[pid-tree]") {
   const auto d = watch_family(false);
   CHECK(process(d, 300) == nullptr);
   CHECK(process(d, 301) == nullptr);
+}
+
+namespace {
+
+// Worker `pid` of parent 10 (`parent`, not watched) running `cmdline` with a GNU OpenMP pool.
+ProcessEvidence worker(pid_t pid, const std::string& cmdline, const std::string& parent) {
+  ProcessEvidence p;
+  p.pid = pid;
+  p.ppid = 10;
+  p.cmdline = cmdline;
+  p.parent_cmdline = parent;
+  p.runtimes.push_back(Runtime{RuntimeKind::gnu_openmp, "libgomp.so.1"});
+  p.env.counts[0] = 2;  // OMP_NUM_THREADS
+  return p;
+}
+
+// The sizing fix for workers 11 and 12 (watched alone) on 2 CPUs.
+std::string fix_for(const std::string& cmdline_11, const std::string& cmdline_12, const std::string& parent) {
+  std::map<pid_t, ProcessEvidence> all{{11, worker(11, cmdline_11, parent)}, {12, worker(12, cmdline_12, parent)}};
+  return sizing_fix({&all.at(11), &all.at(12)}, 2, all, {{11, 2}, {12, 2}});
+}
+
+}  // namespace
+
+TEST_CASE("workers watched without their parent: forked copies of it still get its --children command", "[pid-tree]") {
+  const auto forked = fix_for("python3 train.py", "python3 train.py", "python3 train.py");
+  CHECK(forked.find("`mptrain run -n 1 --children 2 -- python3 train.py`") != std::string::npos);
+  CHECK(forked.find("mptrain run -n 2 ") == std::string::npos);
+  // Copies of a command a shell started are two programs; different programs of one shell are no workers of it.
+  CHECK(fix_for("python3 train.py", "python3 train.py", "bash run.sh").find("mptrain run -n 2 -- python3 train.py") !=
+        std::string::npos);
+  CHECK(fix_for("python3 a.py", "python3 b.py", "-bash").find("--children") == std::string::npos);
 }

@@ -4,8 +4,8 @@
 # doctor, given only the parent's pid, finds the children (JSON processes,
 # the text's table) and gives the fix for one program's workers: `mptrain
 # run -n 1 --children 2 -- <the parent's own command line>`, never `run -n
-# 2`. Children that come and go are found and kept in the totals;
-# --no-children watches the parent alone.
+# 2`, also when given the workers' pids alone. Children that come and go
+# are found and kept in the totals; --no-children watches the parent alone.
 # ctest: serial
 # ctest: timeout 90
 source "$(dirname "$0")/../lib.sh"
@@ -67,6 +67,16 @@ grep -Fq -- "$fix" "$WORK/out" || { cat "$WORK/out" >&2; fail "the text gives no
 for child in $children; do
   grep -Eq "^ +$child +omp_children " "$WORK/out" || { cat "$WORK/out" >&2; fail "child $child is not in the table"; }
 done
+
+# --pid of the workers alone: forked copies of their parent, they still get its --children command.
+start_family
+pid_options=()
+for child in $children; do pid_options+=(--pid "$child"); done
+doctor --json --fail-on never --duration 2 --interval 0.25 "${pid_options[@]}"
+stop_family
+expect_code 0
+expect_json "[.findings[] | select(.fix | contains(\"$fix\"))] | length >= 1"
+! grep -Eq 'mptrain run -n 2 ' "$WORK/out" || { cat "$WORK/out" >&2; fail "the workers' fix starts two copies"; }
 
 # --no-children: the parent alone (it only waits), none of its children.
 start_family
