@@ -70,11 +70,13 @@
 // CPU-bound threads ran idle-min-cpu-seconds; they carry idle-min-busy-share
 // of R_w; R_w ≤ idle-max-demand-share × N, N − R_w ≥ idle-min-spare-cpus,
 // and no interval above idle-max-peak-share × N; some busy pool < ⌊N/M⌋; no
-// other finding, Q ÷ R_w below warn-queued-share, and others take at most
+// other finding that sets a verdict and no allocation_mismatch, Q ÷ R_w
+// below warn-queued-share, and others take at most
 // idle-max-outside-share of the CPUs the job leaves. The finding names what
 // limits each process (a runtime's thread-count variable, its own knob, or
 // none) and the plan that uses the CPUs: ⌊N/M⌋ threads each, or `mptrain run
-// -n K` ranks.
+// -n K` ranks; where the job's pool threads slept instead (findings_users.hpp,
+// explain_blocked), what they wait on instead of a thread count.
 #pragma once
 
 #include <cstdint>
@@ -143,7 +145,7 @@ std::string_view to_string(FindingKind kind);
 // One cause found, with its numbers and what to do.
 struct Finding {
   FindingKind kind = FindingKind::queueing;
-  Verdict severity = Verdict::warning;  // healthy for advice that sets no verdict (idle_capacity)
+  Verdict severity = Verdict::warning;  // healthy ("info") for one that sets no verdict (idle_capacity, …)
   std::string message;                  // what was measured
   std::string fix;                      // what to do, with numbers
   std::map<std::string, double> numbers;
