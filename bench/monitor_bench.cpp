@@ -134,7 +134,7 @@ void measure_latency() {
   }
   auto [pid, go] = start_child(8, true, cpu);
   monitor::LiveMonitor live(options_for(pid));
-  for (int i = 0; i < 10; ++i) {  // one healthy second first
+  for (int i = 0; i < 10; ++i) {  // one idle second first (inconclusive)
     live.observe({pid});
     std::this_thread::sleep_for(100ms);
   }

@@ -36,9 +36,10 @@ namespace {
 struct DoctorOptions {
   monitor::DoctorRequest request;
   bool json = false;
-  bool quiet = false;    // --quiet: the verdict line and each fix once
-  bool threads = false;  // --threads
-  FailOnOptions gate;    // --fail-on (default oversubscribed), --ignore
+  bool quiet = false;        // --quiet: the verdict line and each fix once
+  bool threads = false;      // --threads
+  bool no_children = false;  // --no-children (request.pid_descendants is its opposite)
+  FailOnOptions gate;        // --fail-on (default oversubscribed), --ignore
 };
 
 // How the watched job ended, with the command's output mptrain could not write (--json).
@@ -111,7 +112,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));
-  if (!o.quiet && diagnosis.verdict != monitor::Verdict::healthy)
+  if (!o.quiet && diagnosis.verdict >= monitor::Verdict::warning)
     print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
 }
@@ -179,8 +180,12 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_option("--duration", o->request.duration_s, "Seconds to sample the machine or --pid processes")
       ->transform(bounded(fmt::format("above 0 and at most {}", monitor::max_duration_s),
                           [](double seconds) { return seconds > 0 && seconds <= monitor::max_duration_s; }));
-  command->add_option("--pid", o->request.pids, "Watch this process and its threads (repeatable)")
+  command
+      ->add_option("--pid", o->request.pids,
+                   "Watch this process, its threads and its descendants as they come and go (repeatable)")
       ->transform(whole_number(1));
+  command->add_flag("--no-children", o->no_children,
+                    "With --pid: watch the given processes and their threads only, not the processes they start");
   command
       ->add_option("--interval", o->request.interval_s, "Sampling interval in seconds, or with a unit: 0.5, 250ms, 1s")
       ->type_name("DURATION")
@@ -209,6 +214,7 @@ void add_doctor_command(CLI::App& app, Runner& runner) {
   command->add_flag("--help-thresholds", *help_thresholds, "Print the threshold options of the model and exit");
   add_command_words(*command, o->request.command, "Command and arguments to run and watch, after --");
   command->callback([&runner, o, help_thresholds] {
+    o->request.pid_descendants = !o->no_children;
     runner = *help_thresholds ? Runner([] {
       print_report(monitor::thresholds_help());
       return exit_code::success;

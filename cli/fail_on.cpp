@@ -7,7 +7,8 @@ namespace mptrain::cli {
 void add_fail_on_options(CLI::App& command, FailOnOptions& gate, const char* group) {
   auto* fail_on = add_word_option(command, "--fail-on", gate.fail_on, monitor::fail_on_names,
                                   "Exit 3 from this verdict on: oversubscribed, warning or never; idle: on an "
-                                  "idle_capacity finding or oversubscribed")
+                                  "idle_capacity finding or oversubscribed; inconclusive: on too little evidence or "
+                                  "oversubscribed")
                       ->type_name("VERDICT");
   const auto ignore = [&gate](const std::vector<std::string>& names) {
     for (const auto& name : names) {

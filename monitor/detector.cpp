@@ -8,6 +8,7 @@
 #include <cmath>
 #include <span>
 
+#include "monitor/findings_users.hpp"
 #include "monitor/sizing.hpp"
 #include "util/names.hpp"
 #include "util/text.hpp"
@@ -460,6 +461,9 @@ double outside_cpus(const Context& c) {
 
 int job_cpus(const Context& c) { return job_cpus(c.evidence, c.n); }
 
+// What findings_users.hpp's checks read of `c`.
+JobView job_view(const Context& c) { return JobView{c.evidence, c.t, c.n, c.pools, c.busy_pools, c.severity}; }
+
 // True when the job is CPU-bound, wants far fewer than the `n` CPUs it may
 // use over the whole window and nobody else wants the rest (every condition
 // but the pools').
@@ -516,6 +520,7 @@ std::optional<Finding> check_idle_capacity(const Context& c) {
                {"idle_cpus", spare},
                {"outside_load_cpus", outside},
                {"threads_per_process_fit", per}};
+  explain_blocked(job_view(c), f);
   return f;
 }
 
@@ -592,9 +597,9 @@ double machine_utilization(const Context& c) {
 
 namespace {
 
-constexpr std::array verdict_names{Named<Verdict>{Verdict::healthy, "healthy"},
-                                   Named<Verdict>{Verdict::warning, "warning"},
-                                   Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
+constexpr std::array verdict_names{
+    Named<Verdict>{Verdict::healthy, "healthy"}, Named<Verdict>{Verdict::inconclusive, "inconclusive"},
+    Named<Verdict>{Verdict::warning, "warning"}, Named<Verdict>{Verdict::oversubscribed, "oversubscribed"}};
 
 constexpr std::array finding_names{
     Named<FindingKind>{FindingKind::demand_above_capacity, "demand_above_capacity"},
@@ -604,6 +609,9 @@ constexpr std::array finding_names{
     Named<FindingKind>{FindingKind::outside_load, "outside_load"},
     Named<FindingKind>{FindingKind::queueing, "queueing"},
     Named<FindingKind>{FindingKind::idle_capacity, "idle_capacity"},
+    Named<FindingKind>{FindingKind::two_openmp_runtimes, "two_openmp_runtimes"},
+    Named<FindingKind>{FindingKind::nested_pools, "nested_pools"},
+    Named<FindingKind>{FindingKind::allocation_mismatch, "allocation_mismatch"},
 };
 
 }  // namespace
@@ -644,7 +652,7 @@ bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<Findi
   };
   Verdict verdict = diagnosis.verdict;
   if (!ignored.empty()) {
-    verdict = Verdict::healthy;
+    verdict = diagnosis.verdict == Verdict::inconclusive ? Verdict::inconclusive : Verdict::healthy;
     for (const auto& finding : diagnosis.findings) {
       if (counted(finding)) verdict = std::max(verdict, finding.severity);
     }
@@ -660,6 +668,8 @@ bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<Findi
       return verdict >= Verdict::oversubscribed ||
              std::any_of(diagnosis.findings.begin(), diagnosis.findings.end(),
                          [&](const Finding& f) { return f.kind == FindingKind::idle_capacity && counted(f); });
+    case FailOn::inconclusive:
+      return verdict == Verdict::inconclusive || verdict >= Verdict::oversubscribed;
   }
   return false;
 }
@@ -699,9 +709,18 @@ std::vector<Finding> find_causes(const Context& c, Subject subject) {
   add(check_overlap(c));
   for (auto& f : check_throttling(c)) findings.push_back(std::move(f));
   add(check_outside_load(c));
+  const JobView job = job_view(c);
+  for (auto* check : {check_two_openmp_runtimes, check_nested_pools, check_allocation_mismatch}) {
+    for (auto& f : check(job)) findings.push_back(std::move(f));
+  }
+  settle_pool_fixes(findings);
   add(check_queueing(c, findings));
-  // Idle CPUs are advice for a job with nothing worse: never beside a cause of queueing or throttling.
-  if (subject == Subject::job && findings.empty()) add(check_idle_capacity(c));
+  // Idle CPUs are advice for a job with nothing worse (never beside a cause of queueing or throttling),
+  // and not where a launcher's binding is what keeps them idle.
+  const bool advice_only = std::all_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.severity == Verdict::healthy && f.kind != FindingKind::allocation_mismatch;
+  });
+  if (subject == Subject::job && advice_only) add(check_idle_capacity(c));
   return findings;
 }
 
@@ -712,6 +731,7 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   Diagnosis d;
   measure(d, c);
   if (d.evidence.sufficient) d.findings = find_causes(c, subject);
+  if (!d.evidence.sufficient) d.verdict = Verdict::inconclusive;
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   if (!d.evidence.sufficient) {

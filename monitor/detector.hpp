@@ -23,8 +23,8 @@
 //   wait per slice           = Σ wait ÷ Σ slices; p95 over (thread, interval)
 //   a process's pool         = its threads working over the whole window
 // Below min-cpu-seconds of CPU run (or wanted and denied, or throttled) no
-// ratio is judged: the verdict is healthy with `evidence` saying so, never
-// exit 3 on too little.
+// ratio is judged: the verdict is inconclusive with `evidence` saying so,
+// never healthy and never exit 3 unless --fail-on inconclusive asks.
 //
 // THROUGHPUT LOSS (Work in evidence.hpp), per interval and over the window:
 //   a process's loss  1 − progress ÷ working; a team that meets at barriers
@@ -55,6 +55,12 @@
 //   queueing               the loss itself: as severe as the worst
 //                          job-caused finding, a warning without one
 //   idle_capacity          IDLE CAPACITY below; severity healthy ("info")
+//   two_openmp_runtimes    a process maps two OpenMP runtimes (findings_users.hpp);
+//                          as severe as the loss, else info
+//   nested_pools           the program's own threads each call a threaded
+//                          runtime; job-caused
+//   allocation_mismatch    a process may use fewer CPUs than its launcher
+//                          gave it; as severe as the loss, else info
 // The verdict is the worst severity among the findings.
 //
 // IDLE CAPACITY. Only for a watched job (Subject::job): M busy processes
@@ -64,11 +70,13 @@
 // CPU-bound threads ran idle-min-cpu-seconds; they carry idle-min-busy-share
 // of R_w; R_w ≤ idle-max-demand-share × N, N − R_w ≥ idle-min-spare-cpus,
 // and no interval above idle-max-peak-share × N; some busy pool < ⌊N/M⌋; no
-// other finding, Q ÷ R_w below warn-queued-share, and others take at most
+// other finding that sets a verdict and no allocation_mismatch, Q ÷ R_w
+// below warn-queued-share, and others take at most
 // idle-max-outside-share of the CPUs the job leaves. The finding names what
 // limits each process (a runtime's thread-count variable, its own knob, or
 // none) and the plan that uses the CPUs: ⌊N/M⌋ threads each, or `mptrain run
-// -n K` ranks.
+// -n K` ranks; where the job's pool threads slept instead (findings_users.hpp,
+// explain_blocked), what they wait on instead of a thread count.
 #pragma once
 
 #include <cstdint>
@@ -87,10 +95,12 @@
 
 namespace mptrain::monitor {
 
-// The verdict, ordered by severity.
-enum class Verdict { healthy = 0, warning = 1, oversubscribed = 2 };
+// The verdict, ordered by severity; inconclusive (too little evidence to
+// judge) is no finding's severity and sits below warning, so that
+// `--fail-on warning` does not take it in.
+enum class Verdict { healthy = 0, inconclusive = 1, warning = 2, oversubscribed = 3 };
 
-// "healthy", "warning" or "oversubscribed".
+// "healthy", "inconclusive", "warning" or "oversubscribed".
 std::string_view to_string(Verdict verdict);
 // The Verdict named `text`; an Error listing the names otherwise.
 Result<Verdict> parse_verdict(std::string_view text);
@@ -124,6 +134,9 @@ enum class FindingKind {
   outside_load,
   queueing,
   idle_capacity,
+  two_openmp_runtimes,
+  nested_pools,
+  allocation_mismatch,
 };
 
 // "demand_above_capacity", "thread_pool_too_large", … (the JSON `kind`).
@@ -132,7 +145,7 @@ std::string_view to_string(FindingKind kind);
 // One cause found, with its numbers and what to do.
 struct Finding {
   FindingKind kind = FindingKind::queueing;
-  Verdict severity = Verdict::warning;  // healthy for advice that sets no verdict (idle_capacity)
+  Verdict severity = Verdict::warning;  // healthy ("info") for one that sets no verdict (idle_capacity, …)
   std::string message;                  // what was measured
   std::string fix;                      // what to do, with numbers
   std::map<std::string, double> numbers;
@@ -238,18 +251,21 @@ Result<FindingKind> parse_finding_kind(std::string_view text);
 std::string finding_kinds_list();
 
 // What makes a command exit 3 (`--fail-on`): a verdict of oversubscribed,
-// of warning or worse, an idle_capacity finding (or oversubscribed), never.
-enum class FailOn { oversubscribed, warning, idle, never };
+// of warning or worse, an idle_capacity finding (or oversubscribed), an
+// inconclusive verdict (or oversubscribed), never. warning does not take
+// inconclusive in: too little evidence is no sign of a problem.
+enum class FailOn { oversubscribed, warning, idle, inconclusive, never };
 
 // Its names (`--fail-on`).
-inline constexpr std::array fail_on_names{Named<FailOn>{FailOn::oversubscribed, "oversubscribed"},
-                                          Named<FailOn>{FailOn::warning, "warning"},
-                                          Named<FailOn>{FailOn::idle, "idle"}, Named<FailOn>{FailOn::never, "never"}};
+inline constexpr std::array fail_on_names{
+    Named<FailOn>{FailOn::oversubscribed, "oversubscribed"}, Named<FailOn>{FailOn::warning, "warning"},
+    Named<FailOn>{FailOn::idle, "idle"}, Named<FailOn>{FailOn::inconclusive, "inconclusive"},
+    Named<FailOn>{FailOn::never, "never"}};
 
 // Whether `diagnosis` reaches `fail_on`. With findings of the kinds in
 // `ignored` left out (`--ignore outside_load`: other people's load on a
 // shared runner is not the job's fault), the verdict is the most severe of
-// the findings that remain (healthy when none does).
+// the findings that remain (healthy when none does; inconclusive stays so).
 bool reaches(const Diagnosis& diagnosis, FailOn fail_on, const std::vector<FindingKind>& ignored = {});
 
 // Diagnoses `evidence` for a job that may use `capacity`, with `thresholds`;

@@ -77,13 +77,17 @@ Status check_targets(const std::vector<int>& pids, const std::vector<std::string
 
 Status check_request(const DoctorRequest& request, const std::function<bool(const std::string&)>& names_program) {
   if (auto targets = check_targets(request.pids, request.command, names_program); !targets.ok()) return targets;
+  if (auto tree = check_no_children(request.pids, request.pid_descendants); !tree.ok()) return tree;
   if (auto thresholds = check_thresholds(request.thresholds); !thresholds.ok()) return thresholds;
   return check_every(request.every_s, request.interval_s);
 }
 
 MonitorOptions monitor_options(const DoctorRequest& request, const Capacity& capacity, const FsRoot& root) {
   MonitorOptions m;
-  m.scope = !request.command.empty() ? Scope::trees : request.pids.empty() ? Scope::machine : Scope::processes;
+  m.scope = !request.command.empty()  ? Scope::trees
+            : request.pids.empty()    ? Scope::machine
+            : request.pid_descendants ? Scope::trees
+                                      : Scope::processes;
   for (int pid : request.pids) m.pids.push_back(static_cast<pid_t>(pid));
   m.interval = std::chrono::milliseconds(std::lround(request.interval_s * 1000));
   m.root = root;
@@ -97,6 +101,13 @@ std::string processes_gone_note(std::size_t processes, double elapsed_s, double 
   return fmt::format(
       "mptrain doctor: {} exited after {:.1f} s of the {:g} s asked for; the report covers the time {} ran\n",
       one ? "the watched process" : "every watched process", elapsed_s, duration_s, one ? "it" : "they");
+}
+
+Status check_no_children(const std::vector<int>& pids, bool pid_descendants) {
+  if (pid_descendants || !pids.empty()) return ok_status();
+  return Error{
+      "--no-children applies to --pid: a command after -- is always watched with its descendants, and the "
+      "whole machine has no tree; give --pid P"};
 }
 
 Status check_every(double every_s, double interval_s) {

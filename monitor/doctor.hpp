@@ -37,8 +37,9 @@ inline constexpr std::chrono::seconds max_interval{60};
 // What `mptrain doctor` was asked to watch, and how: its options but the
 // gate (--fail-on) and the report's form (--json, --quiet, --threads).
 struct DoctorRequest {
-  double duration_s = 3;  // --duration (the machine, --pid)
-  std::vector<int> pids;  // --pid
+  double duration_s = 3;        // --duration (the machine, --pid)
+  std::vector<int> pids;        // --pid
+  bool pid_descendants = true;  // --pid watches its descendants too (false: --no-children)
   double interval_s = std::chrono::duration<double>(default_interval).count();
   double every_s = 0;                // 0: no --every lines
   std::string trace;                 // "": no --trace file
@@ -48,12 +49,14 @@ struct DoctorRequest {
 };
 
 // Ok when `request`'s options make sense together: check_targets (with
-// `names_program`), check_thresholds and check_every, in this order; the
-// first Error (a usage error) otherwise.
+// `names_program`), check_no_children, check_thresholds and check_every, in
+// this order; the first Error (a usage error) otherwise.
 Status check_request(const DoctorRequest& request, const std::function<bool(const std::string&)>& names_program);
 
-// The LiveMonitor's options for `request`: the scope its targets make, its
-// pids, interval and thresholds, `capacity` and `root`.
+// The LiveMonitor's options for `request`: the scope its targets make (a
+// command's tree; the --pid processes' trees, or the processes alone with
+// --no-children; else the machine), its pids, interval and thresholds,
+// `capacity` and `root`.
 MonitorOptions monitor_options(const DoctorRequest& request, const Capacity& capacity, const FsRoot& root);
 
 // The note when every process of a --pid watch (`processes` of them)
@@ -83,6 +86,11 @@ int doctor_exit_code(const WatchEnd& end, bool gate_reached);
 // in PATH: the user meant the process. An Error (a usage error) otherwise.
 Status check_targets(const std::vector<int>& pids, const std::vector<std::string>& command,
                      const std::function<bool(const std::string&)>& names_program);
+
+// Ok unless --no-children (`pid_descendants` false) is given without
+// `pids`: a command is always watched with its descendants, and the machine
+// has no tree. An Error (a usage error) otherwise.
+Status check_no_children(const std::vector<int>& pids, bool pid_descendants);
 
 // Ok when `every_s` (0: no --every) is at least `interval_s`: each line
 // needs at least one interval; an Error (a usage error) otherwise.

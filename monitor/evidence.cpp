@@ -145,6 +145,7 @@ ProcessEvidence process_identity(const ProcessSample& sample) {
   process.comm = sample.comm;
   process.ppid = sample.ppid;
   process.cmdline = sample.cmdline;
+  process.parent_cmdline = sample.parent_cmdline;
   process.env = sample.env;
   process.cgroup = sample.cgroup;
   process.runtimes = sample.runtimes;
@@ -289,11 +290,12 @@ void merge_thread(ThreadEvidence& into, const ThreadEvidence& more) {
 // Adds `more`, a later window of the same process, to `into`. The latest
 // identity wins: a process that exec'd is reported as what it became.
 void merge_process(ProcessEvidence& into, const ProcessEvidence& more) {
-  [[maybe_unused]] auto& [pid, ppid, comm, cmdline, env, cgroup, runtimes, max_threads, on_cpu_s, wait_s, queued_s,
-                          work, voluntary_switches, nonvoluntary_switches] = into;
+  [[maybe_unused]] auto& [pid, ppid, comm, cmdline, parent_cmdline, env, cgroup, runtimes, max_threads, on_cpu_s,
+                          wait_s, queued_s, work, voluntary_switches, nonvoluntary_switches] = into;
   ppid = more.ppid;
   comm = more.comm;
   cmdline = more.cmdline;
+  parent_cmdline = more.parent_cmdline;
   env = more.env;
   cgroup = more.cgroup;
   runtimes = more.runtimes;

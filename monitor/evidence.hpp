@@ -137,6 +137,7 @@ struct ProcessEvidence {
   pid_t ppid = 0;
   std::string comm;
   std::string cmdline;
+  std::string parent_cmdline;  // its parent's command line, watched or not ("" when unknown)
   ThreadEnv env;
   std::string cgroup;
   std::vector<Runtime> runtimes;

@@ -64,7 +64,7 @@ class LiveMonitor {
   // True when every watched process has gone (after a sample).
   bool all_gone() const { return sampler_.all_gone(); }
 
-  // The verdict over the recent window (healthy before two samples).
+  // The verdict over the recent window (inconclusive before two samples).
   Verdict current_verdict() const;
   // The diagnosis of the recent window.
   Diagnosis recent() const;

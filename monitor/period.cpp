@@ -41,7 +41,7 @@ std::string period_line(const Diagnosis& d, double since_start_s) {
       100 * d.cpu_utilization, d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second,
       d.loss ? fmt::format("{:.0f}%", 100 * d.loss->decides) : std::string("-"), top_finding(d));
   if (!d.evidence.sufficient) {
-    line += d.verdict == Verdict::healthy ? "  (not measured: too little evidence)" : "  (too little evidence)";
+    line += "  (too little evidence)";
   }
   return line;
 }

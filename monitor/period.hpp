@@ -39,9 +39,8 @@ class Periods {
 // The `--every` line for the `diagnosis` of a period ending `since_start_s`
 // seconds after the first sample, without a newline, for example
 // "[   3.0 s] oversubscribed  runnable 3.98  waiting 1.97  wait/slice 11.2 ms
-// cpu 100%  switches 4/s vol 251/s invol  top demand_above_capacity"; a
-// period with too little evidence ends in "  (too little evidence)", a
-// healthy one in "  (not measured: too little evidence)".
+// cpu 100%  switches 4/s vol 251/s invol  top demand_above_capacity"; an
+// inconclusive period (too little evidence) ends in "  (too little evidence)".
 std::string period_line(const Diagnosis& diagnosis, double since_start_s);
 
 }  // namespace mptrain::monitor

@@ -123,6 +123,10 @@ ThreadEnv parse_thread_env(std::string_view text) {
       env.mptrain_children = static_cast<int>(std::count(value.begin(), value.end(), ';')) + 1;
     }
     if (name == PLACE_VAR_KEEP) env.mptrain_keep = value == "1";
+    if (name == launcher_variables::ompi_local_size) env.ompi_local_size = number(value).value_or(0);
+    if (name == launcher_variables::ompi_bound_at_launch) env.ompi_bound_at_launch = value == "1";
+    if (name == launcher_variables::slurm_cpus_per_task) env.slurm_cpus_per_task = number(value).value_or(0);
+    if (name == launcher_variables::srun_cpus_per_task) env.srun_cpus_per_task = number(value).value_or(0);
   }
   return env;
 }
@@ -130,12 +134,9 @@ ThreadEnv parse_thread_env(std::string_view text) {
 std::string parse_cmdline(std::string_view text) {
   while (!text.empty() && text.back() == '\0') text.remove_suffix(1);
   if (text.empty()) return "";
-  std::string line;
-  for (const auto word : split(text, '\0')) {
-    if (!line.empty()) line += ' ';
-    line += shell_quote(word);
-  }
-  return line;
+  std::vector<std::string> words;
+  for (const auto word : split(text, '\0')) words.emplace_back(word);
+  return shell_command(words);
 }
 
 Result<std::vector<CpuTimes>> parse_proc_stat(std::string_view text, double ticks_per_second) {

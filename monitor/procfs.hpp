@@ -54,6 +54,14 @@ struct ThreadEnv {
   int mptrain_workers = 0;
   int mptrain_children = 0;
   bool mptrain_keep = false;
+  // What a launcher gave the job (allocation_mismatch): Open MPI's ranks on this node
+  // (OMPI_COMM_WORLD_LOCAL_SIZE) and whether it bound this rank at launch
+  // (OMPI_MCA_orte_bound_at_launch=1); Slurm's CPUs per task (SLURM_CPUS_PER_TASK) and
+  // those srun was told to give the step (SRUN_CPUS_PER_TASK); 0: not set.
+  int ompi_local_size = 0;
+  bool ompi_bound_at_launch = false;
+  int slurm_cpus_per_task = 0;
+  int srun_cpus_per_task = 0;
 };
 
 // One CPU's line of /proc/stat, in seconds.

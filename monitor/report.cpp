@@ -157,8 +157,8 @@ bool repeats_earlier_fix(const Diagnosis& d, std::size_t index) {
 }
 
 std::string to_quiet_text(const Diagnosis& d) {
-  const bool unmeasured = d.verdict == Verdict::healthy && !d.evidence.sufficient;
-  std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict), unmeasured ? " (not measured)" : "");
+  const bool unmeasured = d.verdict == Verdict::inconclusive;
+  std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict), unmeasured ? " (too little evidence)" : "");
   for (std::size_t i = 0; i < d.findings.size(); ++i) {
     if (!repeats_earlier_fix(d, i)) out += fmt::format("  fix: {}\n", d.findings[i].fix);
   }
@@ -166,10 +166,10 @@ std::string to_quiet_text(const Diagnosis& d) {
 }
 
 std::string to_text(const Diagnosis& d, int max_processes) {
-  // "healthy" leads the line (scripts grep it); one not measured says so on the same line.
-  const bool unmeasured = d.verdict == Verdict::healthy && !d.evidence.sufficient;
+  // The verdict leads the line (scripts grep it); an inconclusive one says why on the same line.
+  const bool unmeasured = d.verdict == Verdict::inconclusive;
   std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict),
-                                unmeasured ? " (not measured: too little evidence, see \"evidence\" below)" : "");
+                                unmeasured ? " (too little evidence, see \"evidence\" below)" : "");
   out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
                      d.capacity.usable_cpu_list.to_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));

@@ -12,15 +12,15 @@ namespace mptrain::monitor {
 
 // The diagnosis as JSON: verdict, usable_cpus, runnable_threads_avg,
 // run_delay_ratio, nonvoluntary_switches_per_second, cpu_utilization,
-// intervals and measured (false when no whole interval was sampled: the
-// verdict then rests on no evidence),
+// intervals and measured (false when too little ran to judge: the verdict
+// is then inconclusive),
 // findings [{kind, severity ("info" for one that sets no verdict: idle_capacity), message, fix, numbers}], processes
 // [{pid, comm, threads, run_delay_ratio, …}] and the rest of Diagnosis's figures.
 nlohmann::json to_json(const Diagnosis& diagnosis);
 // The diagnosis as a human report (several lines, newline-terminated);
 // at most `max_processes` processes are listed. Its first line is "verdict:
-// VERDICT", followed on that line by "(not measured: too little evidence,
-// see "evidence" below)" when a healthy verdict rests on too little evidence.
+// VERDICT", followed on that line by "(too little evidence, see "evidence"
+// below)" when the verdict is inconclusive.
 std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
 // `--quiet`: the verdict line and each fix once ("  fix: …"), nothing else.
 std::string to_quiet_text(const Diagnosis& diagnosis);

@@ -60,7 +60,8 @@ std::string RunMonitor::live_verdict() const { return std::string(to_string(live
 
 VerdictChange RunMonitor::verdict_change() {
   const auto recent = live_.recent();
-  if (recent.verdict == shown_) return {};
+  // A quiet spell (too little evidence) changes nothing: the last verdict judged stands.
+  if (recent.verdict == shown_ || recent.verdict == Verdict::inconclusive) return {};
   shown_ = recent.verdict;
   const auto* finding = worst_finding(recent);
   if (finding == nullptr) return {fmt::format("monitor: the workers are {} again", to_string(shown_)), true};

@@ -44,10 +44,11 @@ class RunMonitor {
 
   // Samples the trees rooted at `pids` when an interval has passed (call from on_tick).
   void observe(const std::vector<pid_t>& pids);
-  // The verdict over the last seconds, e.g. "healthy" (for a progress line).
+  // The verdict over the last seconds, e.g. "healthy", "inconclusive" before enough ran (for a progress line).
   std::string live_verdict() const;
   // The newest verdict that differs from the one before it, as a line to
-  // print, or an empty message when it has not changed since the last call.
+  // print, or an empty message when it has not changed since the last call
+  // or is inconclusive (a quiet spell leaves the last verdict standing).
   VerdictChange verdict_change();
   // The whole run's diagnosis.
   Diagnosis diagnosis() const { return live_.diagnosis(); }

@@ -36,6 +36,7 @@ struct ProcessSample {
   pid_t ppid = 0;
   std::string comm;
   std::string cmdline;            // argv, shell-quoted and space-joined (may be empty)
+  std::string parent_cmdline;     // its parent's, the same way ("" when unknown)
   ThreadEnv env;                  // thread-count variables from environ (where readable)
   std::string cgroup;             // CgroupLocation::key() of its CPU cgroup ("" when unknown)
   std::vector<Runtime> runtimes;  // threading runtimes it maps (empty when none or unreadable)

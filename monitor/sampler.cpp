@@ -190,7 +190,8 @@ void Sampler::State::discover_trees(const std::vector<pid_t>& all) {
   for (const auto& [pid, ppid] : parents) children[ppid].push_back(pid);
   std::vector<pid_t> pending(roots);
   for (const auto& entry : processes) pending.push_back(entry.first);
-  std::unordered_set<pid_t> visited;
+  // The sampler's own process is no part of a tree it watches (`doctor --pid $$` from a shell).
+  std::unordered_set<pid_t> visited{root.is_real() ? ::getpid() : 0};
   while (!pending.empty()) {
     const pid_t pid = pending.back();
     pending.pop_back();
@@ -307,6 +308,10 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   if (!text.ok()) return false;
   auto stat = parse_task_stat(*text);
   if (!stat.ok()) return false;
+  if (process.info.ppid != stat->ppid || process.info.parent_cmdline.empty()) {
+    // Read once per parent: the fix for one program's workers names it even when it is not watched.
+    process.info.parent_cmdline = read_cmdline(root, stat->ppid).value_or("");
+  }
   process.info.ppid = stat->ppid;
   if (!process.info.comm.empty() && process.info.comm != stat->comm) {  // it exec'd
     identify(process.info);

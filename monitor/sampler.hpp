@@ -17,7 +17,7 @@ namespace mptrain::monitor {
 enum class Scope {
   machine,    // every process (but the sampler's own)
   processes,  // the given pids and their threads
-  trees,      // the given pids, their threads and all their descendants
+  trees,      // the given pids, their threads and all their descendants (never the sampler's own process)
 };
 
 // Which files are read for a thread: schedstat every sample; stat and status

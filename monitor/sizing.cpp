@@ -57,22 +57,26 @@ std::string command_of(const std::vector<const ProcessEvidence*>& processes,
 }
 
 // The program that started every one of `processes` as its own workers —
-// their common parent, watched in `all` and not one of them, whose children
-// are its forked copies (its command line) or its own spawned workers
-// (command lines that differ: multiprocessing's spawn_main(…)) — or nullptr.
-// Copies of one other command (a script or xargs starting `python3
-// train.py` N times) are not its workers: they are N programs.
-const ProcessEvidence* starting_program(const std::vector<const ProcessEvidence*>& processes,
-                                        const std::map<pid_t, ProcessEvidence>& all) {
-  if (processes.size() < 2 || !all_same(processes, &ProcessEvidence::ppid)) return nullptr;
+// their common parent, not one of them, whose children are its forked
+// copies (its command line) or its own spawned workers (command lines that
+// differ: multiprocessing's spawn_main(…)) — as its command line: from `all`
+// when it is watched; else, as its children saw it (`--pid` of the workers
+// alone), only when they are its forked copies (programs a shell started
+// differ from it too); "" for none. Copies of one other command (a script or
+// xargs starting `python3 train.py` N times) are not its workers: they are N programs.
+std::string starting_program(const std::vector<const ProcessEvidence*>& processes,
+                             const std::map<pid_t, ProcessEvidence>& all) {
+  if (processes.size() < 2 || !all_same(processes, &ProcessEvidence::ppid)) return "";
   const pid_t parent = processes.front()->ppid;
   const auto is_parent = [parent](const ProcessEvidence* p) { return p->pid == parent; };
-  if (std::any_of(processes.begin(), processes.end(), is_parent)) return nullptr;
+  if (std::any_of(processes.begin(), processes.end(), is_parent)) return "";
   const auto found = all.find(parent);
-  if (found == all.end() || found->second.cmdline.empty()) return nullptr;
-  const bool copies_of_other =
-      all_same(processes, &ProcessEvidence::cmdline) && processes.front()->cmdline != found->second.cmdline;
-  return copies_of_other ? nullptr : &found->second;
+  const bool watched = found != all.end();
+  const std::string program = watched ? found->second.cmdline : processes.front()->parent_cmdline;
+  if (program.empty()) return "";
+  const bool copies = all_same(processes, &ProcessEvidence::cmdline);
+  if (copies && processes.front()->cmdline != program) return "";  // copies of another command
+  return copies || watched ? program : "";
 }
 
 bool maps(const std::vector<Runtime>& runtimes, RuntimeKind kind) {
@@ -197,18 +201,18 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
                                 ? fmt::format(" (and torch.set_num_threads({}) where the program sets its own)", per)
                                 : "";
   if (m == 1) return fmt::format("run it with {}: `{} {}`{}", counted(per, "thread"), env, command, torch);
-  const auto* program = starting_program(processes, all);
-  if (launch.inside_mptrain && (program != nullptr ? launch.children == m : launch.workers == m)) {
+  const std::string program = starting_program(processes, all);
+  if (launch.inside_mptrain && (!program.empty() ? launch.children == m : launch.workers == m)) {
     // The run already is the launch mptrain would advise: only the knobs are left to name.
     return fmt::format("run each with {}: `{}` in its environment{}", counted(per, "thread"), env, torch);
   }
-  if (program != nullptr) {
+  if (!program.empty()) {
     // One program started them: it is one worker of mptrain's with m children, not m copies.
     return fmt::format(
         "run it with {}: `{} {}`{}, or start it with `mptrain run -n 1 --children {} -- {}`, which gives each of "
         "the {} it starts {} and {} of its own",
-        counted(per, "thread"), env, printable(program->cmdline), torch, m, printable(program->cmdline),
-        counted(m, "process"), counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
+        counted(per, "thread"), env, printable(program), torch, m, printable(program), counted(m, "process"),
+        counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
   }
   return fmt::format(
       "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "

@@ -78,6 +78,10 @@ constexpr std::array threshold_rows{
     ThresholdRow{"idle-max-outside-share", &T::idle_max_outside_share, 0.5,
                  "Most of the CPUs the job leaves that others may use for an idle_capacity finding",
                  "beyond half, the CPUs the job leaves are not idle"},
+    ThresholdRow{"idle-max-sleep-share", &T::idle_max_sleep_share, 0.5,
+                 "Share of the time a process's pool threads may sleep (S or D) for idle_capacity to advise more "
+                 "threads",
+                 "asleep most of the window, they wait on a pipe, a queue or I/O, and more threads would wait too"},
 };
 
 }  // namespace

@@ -43,6 +43,7 @@ struct Thresholds {
   double idle_min_busy_share;
   double idle_max_peak_share;
   double idle_max_outside_share;
+  double idle_max_sleep_share;
 };
 
 // One threshold: the doctor option that sets it (without "--"), the member,

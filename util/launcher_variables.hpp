@@ -37,6 +37,8 @@ inline constexpr std::string_view ompi_rank = "OMPI_COMM_WORLD_RANK";
 inline constexpr std::string_view ompi_size = "OMPI_COMM_WORLD_SIZE";
 inline constexpr std::string_view ompi_local_rank = "OMPI_COMM_WORLD_LOCAL_RANK";
 inline constexpr std::string_view ompi_local_size = "OMPI_COMM_WORLD_LOCAL_SIZE";
+// Set to 1 for a rank Open MPI 4 bound at launch (to one core when it starts two ranks or fewer).
+inline constexpr std::string_view ompi_bound_at_launch = "OMPI_MCA_orte_bound_at_launch";
 // The Hydra mpiexec of MPICH and Intel MPI (PMI), and any PMIx launcher.
 inline constexpr std::string_view pmi_rank = "PMI_RANK";
 inline constexpr std::string_view pmi_size = "PMI_SIZE";
@@ -58,6 +60,9 @@ inline constexpr std::string_view slurm_tasks_per_node = "SLURM_TASKS_PER_NODE";
 inline constexpr std::string_view slurm_ntasks_per_node = "SLURM_NTASKS_PER_NODE";
 inline constexpr std::string_view slurm_job_nodelist = "SLURM_JOB_NODELIST";
 inline constexpr std::string_view slurm_nodelist = "SLURM_NODELIST";
+// The CPUs per task a job asked for (sbatch -c), and the ones srun gives a step (Slurm 22.05 on: srun -c only).
+inline constexpr std::string_view slurm_cpus_per_task = "SLURM_CPUS_PER_TASK";
+inline constexpr std::string_view srun_cpus_per_task = "SRUN_CPUS_PER_TASK";
 
 // torchrun reads option --NAME from PET_NAME (a Kubernetes PyTorchJob sets them).
 inline constexpr std::string_view pet_prefix = "PET_";

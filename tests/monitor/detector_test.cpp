@@ -71,20 +71,21 @@ TEST_CASE("queueing behind CPU hogs: 3 spinners on 2 CPUs are oversubscribed", "
   CHECK(contains(queueing->message, "about 50% longer"));
 }
 
-TEST_CASE("too little evidence: a job that barely ran is healthy with a note, whatever its ratios", "[monitor]") {
+TEST_CASE("too little evidence: a job that barely ran is inconclusive with a note, whatever its ratios", "[monitor]") {
   // 8 threads, 1 ms on CPU and 5 ms queued (5 ms per slice) per second: 0.016 CPU-seconds in 2 s.
   const Machine m = pool(1, 8, 0.001, 0.005, 1);
   const auto d = run(m);
   CHECK_FALSE(d.evidence.sufficient);
   CHECK(contains(d.evidence.note, "0.016 CPU-seconds"));
   CHECK(d.run_delay_ratio == Approx(5).epsilon(0.02));
-  CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.verdict == Verdict::inconclusive);
   CHECK(d.findings.empty());
   const auto json = to_json(d);
+  CHECK(json["verdict"] == "inconclusive");
   CHECK(json["measured"] == false);
   CHECK(json["evidence"].get<std::string>() == d.evidence.note);
   CHECK(contains(to_text(d), "evidence:               too little:"));
-  CHECK(to_text(d).find("verdict: healthy (not measured: too little evidence, see \"evidence\" below)\n") == 0);
+  CHECK(to_text(d).find("verdict: inconclusive (too little evidence, see \"evidence\" below)\n") == 0);
 }
 
 TEST_CASE("barrier-synchronised pools: 2 processes x 2 threads that sleep at barriers are found", "[monitor]") {
@@ -305,7 +306,7 @@ TEST_CASE("min-cpu-seconds gates every judgement at its edge", "[monitor]") {
   t.min_cpu_seconds = 5.9;
   CHECK(run(m, t).verdict == Verdict::oversubscribed);
   t.min_cpu_seconds = 6.1;
-  CHECK(run(m, t).verdict == Verdict::healthy);
+  CHECK(run(m, t).verdict == Verdict::inconclusive);
   CHECK_FALSE(run(m, t).evidence.sufficient);
 }
 
@@ -466,9 +467,9 @@ TEST_CASE("a thread born during an interval counts from birth but an old one dis
   CHECK(e.threads.count(3) == 0);
 }
 
-TEST_CASE("fewer than two snapshots give an empty, healthy diagnosis with no evidence", "[monitor]") {
+TEST_CASE("fewer than two snapshots give an empty, inconclusive diagnosis with no evidence", "[monitor]") {
   const auto d = diagnose(accumulate({}, queue_rule({})), Capacity{2, CpuSet::range(0, 1), {}});
-  CHECK(d.verdict == Verdict::healthy);
+  CHECK(d.verdict == Verdict::inconclusive);
   CHECK_FALSE(d.evidence.sufficient);
   CHECK(d.run_delay_ratio == 0);
   CHECK_FALSE(d.cpu_pressure.has_value());

@@ -79,7 +79,7 @@ TEST_CASE("period_line: the verdict, the figures and the top finding on one line
 
 TEST_CASE("period_line: no finding reads '-', too little evidence is said", "[period]") {
   Diagnosis d;
+  d.verdict = Verdict::inconclusive;
   const auto line = period_line(d, 0.5);
-  CHECK(
-      std::regex_search(line, std::regex(R"(^\[ +0\.5 s\] healthy .* top -  \(not measured: too little evidence\)$)")));
+  CHECK(std::regex_search(line, std::regex(R"(^\[ +0\.5 s\] inconclusive .* top -  \(too little evidence\)$)")));
 }

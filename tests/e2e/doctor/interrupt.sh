@@ -32,7 +32,7 @@ stop_doctor() {
 # expect_one_json_document: stdout is exactly one JSON document with a verdict.
 expect_one_json_document() {
   [[ $(jq -s 'length' "$WORK/out") == 1 ]] || { cat "$WORK/out" >&2; fail "not exactly one JSON document"; }
-  expect_json '.verdict | IN("healthy", "warning", "oversubscribed")'
+  expect_json '.verdict | IN("healthy", "inconclusive", "warning", "oversubscribed")'
 }
 # expect_text_report: stdout holds the text report.
 expect_text_report() {

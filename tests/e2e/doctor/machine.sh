@@ -8,7 +8,7 @@ for key in verdict usable_cpus runnable_threads_avg run_delay_ratio nonvoluntary
   cpu_utilization findings processes; do
   expect_json "has(\"$key\")"
 done
-expect_json '.verdict | IN("healthy", "warning", "oversubscribed")'
+expect_json '.verdict | IN("healthy", "inconclusive", "warning", "oversubscribed")'
 expect_json '.intervals >= 3'
 expect_json '.processes | all(has("pid") and has("comm") and has("threads") and has("run_delay_ratio"))'
 expect_json '.findings | all(has("kind") and has("message"))'

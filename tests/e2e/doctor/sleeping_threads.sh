@@ -1,5 +1,6 @@
-# A Python service whose threads mostly sleep is healthy: wake-up latency is
-# no evidence of oversubscription. The last landing said oversubscribed
+# A Python service whose threads mostly sleep is healthy (inconclusive when
+# it ran too little to judge): wake-up latency is no evidence of
+# oversubscription. The last landing said oversubscribed
 # (exit 3) for 8 such threads (~1.5% of a CPU, 2 of 2 runs) and for 64
 # (~9%, run-delay ratio 3.35).
 # ctest: serial
@@ -12,7 +13,7 @@ source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
 for threads in 8 64; do
   for interval in 0.5 0.25; do
     run_mptrain doctor --json --interval "$interval" -- "$PY" "$WORKLOADS/sleepy_threads.py" "$threads" 10 100 3
-    expect_json '.verdict == "healthy"'
+    expect_json '(.verdict == "healthy" and .measured) or (.verdict == "inconclusive" and (.measured | not))'
     expect_code 0
     # Their wake-ups are not working threads: (almost) nothing queued, no pool.
     expect_json '.queued_threads_avg < 0.05 and ([.processes[].pool_threads] | add) <= 1'
@@ -20,4 +21,4 @@ for threads in 8 64; do
 done
 # 8 threads use ~1.5% of a CPU: too little to judge, and said so.
 run_mptrain doctor --json -- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 100 3
-expect_json '.measured == false and (.evidence | test("CPU-seconds"))'
+expect_json '.verdict == "inconclusive" and .measured == false and (.evidence | test("CPU-seconds"))'

@@ -1,0 +1,39 @@
+# The program's own threads each calling a threaded runtime: 3 pthreads
+# each run a GNU OpenMP loop with a team of OMP_NUM_THREADS=2, on 2 CPUs
+# (taskset: whatever the machine). The doctor says nested_pools, naming the
+# runtime, its pool of 2 and the threads that worked, with the runtime's
+# knob at 1 (or threadpoolctl) as the fix, in JSON and text; one pool sized
+# to floor(N/M) is not its advice. With the knob at 1 there is no nesting.
+# ctest: serial
+# ctest: timeout 60
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/doctor_lib.bash"
+gcc -O1 -fopenmp -pthread "$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/programs/threads_calling_openmp.c" \
+  -o "$WORK/threads_calling_openmp" || fail "cannot build the program (scripts/setup.sh installs gcc)"
+two=$(taskset -c -p $$ | sed 's/.*: //' | tr ',' '\n' |
+  awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }' | head -2 | paste -sd,)
+# doctor ARGS...: mptrain doctor ARGS on the two CPUs (N = 2), as run_mptrain.
+doctor() {
+  taskset -c "$two" "$MPTRAIN" doctor "$@" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+}
+program=("$WORK/threads_calling_openmp" 3 2)
+
+OMP_NUM_THREADS=2 doctor --json --fail-on never --interval 0.25 -- "${program[@]}"
+expect_code 0
+expect_finding nested_pools
+expect_json '.findings[] | select(.kind == "nested_pools") | .message |
+  test("[0-9]+ threads worked where the pool of GNU OpenMP \\(libgomp[^)]*\\) holds 2 \\(OMP_NUM_THREADS=2\\)")'
+expect_json ".findings[] | select(.kind == \"nested_pools\") | .fix | contains(\"OMP_NUM_THREADS=1 ${program[*]}\") and contains(\"threadpoolctl\")"
+expect_json '[.findings[] | select(.kind == "thread_pool_too_large")] | length == 0'
+
+OMP_NUM_THREADS=2 doctor --fail-on never --interval 0.25 -- "${program[@]}"
+expect_code 0
+grep -Eq '^  \[(warning|oversubscribed)\] nested_pools: pid [0-9]+ \(threads_calling\): ' "$WORK/out" ||
+  { cat "$WORK/out" >&2; fail "no nested_pools line in the text"; }
+
+# The knob at 1: the program's own 3 threads, no pool inside them.
+OMP_NUM_THREADS=1 doctor --json --fail-on never --interval 0.25 -- "${program[@]}"
+expect_code 0
+! findings | grep -qx nested_pools || { cat "$WORK/out" >&2; fail "nested_pools with the knob at 1"; }
+echo PASS
