@@ -54,7 +54,8 @@ fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
 # Run: one line per run in $results,
-# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P".
+# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
+# low=L high=H" (L and H: the ends of the job's estimated range, THE RANGE in mptrain-doctor(1)).
 for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
@@ -70,8 +71,10 @@ for ((rep = 1; rep <= reps; rep++)); do
       "$report" 2>/dev/null || echo -)
     estimate=$(jq -r '.estimated_throughput_loss // "-"' "$report" 2>/dev/null || echo -)
     processes=$(jq -r '.throughput_loss.processes // "-"' "$report" 2>/dev/null || echo -)
+    range=$(jq -r '(.estimated_throughput_loss_range // ["-", "-"]) | "low=\(.[0]) high=\(.[1])"' "$report" 2>/dev/null ||
+      echo "low=- high=-")
     seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes" >>"$results"
+    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes $range" >>"$results"
   done <<<"$runs"
 done
 
@@ -82,7 +85,8 @@ awk '
   { split($3, e, "="); split($4, g, "="); split($5, x, "="); split($6, idle, "[=/]")
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
     expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
-    split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "=")
+    split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "="); split($13, lo, "="); split($14, hi, "=")
+    if (lo[2] != "-" && hi[2] != "-") { range_low[$1, $2] += lo[2]; range_high[$1, $2] += hi[2]; ranges[$1, $2]++ }
     if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
     if (est[2] != "-") {
       estimated[$1, $2] += est[2]; estimates[$1, $2]++; processes[$1, $2] += pr[2]
@@ -116,23 +120,33 @@ awk '
     if (idle_expected) printf "Idle capacity: found in %d of %d runs that expect it; ", idle_found, idle_expected
     printf "%d of %d other runs got an idle_capacity finding (must be 0).\n", idle_unexpected, idle_other
     if (m) {
-      print ""
-      print "| case | throughput naive | throughput fixed | loss measured | loss estimated, naive (min–max) | within 15 points | processes\x27 loss, naive | queued share, naive | estimated, fixed |"
-      print "|---|---|---|---|---|---|---|---|---|"
+      # The loss table: per class (case), the loss measured naive against fixed beside the
+      # point estimate of the doctor and its range (means over the reps), and a leave-one-class-out fit of the one
+      # constant a point inside the range would need (alpha: where in the range the loss lies, fitted by
+      # least squares on the other classes and used to predict this one).
       for (i = 1; i <= m; i++) { c = cases[i]
-        if (!worked[c, "naive"] || !worked[c, "fixed"]) continue
+        if (!worked[c, "naive"] || !worked[c, "fixed"] || expected[c " | naive"] == "healthy" || !ranges[c, "naive"]) continue
         tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
-        measured_loss = (tf > 0 ? 1 - tn / tf : 0)
-        en = estimates[c, "naive"] ? estimated[c, "naive"] / estimates[c, "naive"] : -1
-        ef = estimates[c, "fixed"] ? estimated[c, "fixed"] / estimates[c, "fixed"] : -1
-        if (expected[c " | naive"] == "healthy") within = "not compared: idle CPUs, not queueing"
-        else if (en < 0) within = "no estimate"
-        else { d = en - measured_loss; within = ((d < 0 ? -d : d) <= 0.15 ? "yes" : "NO"); compared++; near += (within == "yes") }
-        printf "| %s | %.4g | %.4g | %.0f%% | %s | %s | %s | %.0f%% | %s |\n", c, tn, tf, 100 * measured_loss,
-          (en < 0 ? "-" : sprintf("%.0f%% (%.0f–%.0f%%)", 100 * en, 100 * low[c, "naive"], 100 * high[c, "naive"])),
-          within, (en < 0 ? "-" : sprintf("%.0f%%", 100 * processes[c, "naive"] / estimates[c, "naive"])),
-          100 * queued[c, "naive"] / worked[c, "naive"], (ef < 0 ? "-" : sprintf("%.0f%%", 100 * ef)) }
-      if (compared) printf "\nEstimated within 15 points of measured: %d of %d cases compared.\n", near, compared
+        k++; cls[k] = c; meas[k] = (tf > 0 ? 1 - tn / tf : 0); tput_n[k] = tn; tput_f[k] = tf
+        pt[k] = estimated[c, "naive"] / estimates[c, "naive"]
+        lw[k] = range_low[c, "naive"] / ranges[c, "naive"]; hg[k] = range_high[c, "naive"] / ranges[c, "naive"]
+        qs[k] = queued[c, "naive"] / worked[c, "naive"] }
+      print ""
+      print "| class | throughput naive | throughput fixed | loss measured | point estimate | range (low–high) | point within 15 | measured in range | alpha (others) | predicted (alpha) | error | queued share |"
+      print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+      for (i = 1; i <= k; i++) {
+        sxy = 0; sxx = 0
+        for (j = 1; j <= k; j++) if (j != i) { w = hg[j] - lw[j]; sxy += (meas[j] - lw[j]) * w; sxx += w * w }
+        alpha = (sxx > 0 ? sxy / sxx : 0); alpha = (alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha))
+        pred = lw[i] + alpha * (hg[i] - lw[i]); err = pred - meas[i]
+        dp = pt[i] - meas[i]; near_point = ((dp < 0 ? -dp : dp) <= 0.15)
+        inside = (meas[i] >= lw[i] - 0.005 && meas[i] <= hg[i] + 0.005)
+        near_pred = ((err < 0 ? -err : err) <= 0.15)
+        held += (near_point || inside); by_pred += near_pred
+        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f–%.0f%% | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% |\n", cls[i], tput_n[i], tput_f[i],
+          100 * meas[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], (near_point ? "yes" : "NO"), (inside ? "yes" : "NO"),
+          alpha, 100 * pred, 100 * err, 100 * qs[i] }
+      if (k) printf "\nEvery class by the doctor\x27s own rule (measured inside the range, or the point within 15 points): %d of %d. Predicted within 15 points by the point that one fitted constant gives, each class left out of its fit: %d of %d.\n", held, k, by_pred, k
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"
