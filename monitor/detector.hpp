@@ -42,7 +42,7 @@
 // wait for each other (how often a team meets at barriers, whether a queued
 // member held the others up). Each process's loss is bounded by two cases
 // (Work in evidence.hpp): `apart`, its threads never wait for each other,
-// and a process loses only CPU it was denied beyond what N CPUs give it;
+// and a process loses the share it was denied of min(wanted, N CPUs);
 // `together`, they move only while all of them run. A runtime known to
 // meet at barriers (meets_at_barriers) makes `together` the point, others
 // `apart`; the range is [apart, together] for the job and per process, and

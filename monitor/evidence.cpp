@@ -74,7 +74,7 @@ struct Member {
 // next barrier — when they are preempted more often than they sleep
 // (nonvoluntary switches ≥ voluntary) their CPU time is lost with it;
 // waiters that sleep give their CPU to others, who use it. Apart, the
-// process loses only the CPU it was denied beyond min(wanted, N × dt).
+// process loses the share of min(wanted, N × dt) it was denied.
 Work process_work(const std::vector<Member>& members, bool team, double dt, const QueueRule& rule) {
   Work work;
   double on = 0, together = 1;
@@ -88,7 +88,8 @@ Work process_work(const std::vector<Member>& members, bool team, double dt, cons
     nonvoluntary += m.nonvoluntary_switches;
   }
   const double reachable = rule.usable_cpus > 0 ? std::min(work.wanted_s, rule.usable_cpus * dt) : work.wanted_s;
-  work.apart_progress_s = work.working_s - std::max(0.0, reachable - on);
+  const double denied = reachable > 0 ? std::max(0.0, reachable - on) / reachable : 0;  // share of what it could get
+  work.apart_progress_s = work.working_s * (1 - denied);
   work.apart_useful_s = on;
   const bool several = members.size() >= 2;
   work.together_progress_s = several ? work.working_s * together : work.apart_progress_s;

@@ -71,10 +71,10 @@ struct QueueRule {
 //   useful    the CPU time that did work: the same choice of the two
 // and the two bounds the scheduling evidence cannot choose between for
 // threads of one process whose runtime does not say (THE RANGE):
-//   apart     the threads never wait for each other: progress is working
-//             less the CPU the process was denied beyond what N CPUs give
-//             it (its own threads beyond N queue behind each other at no
-//             cost to it); all its CPU time is useful
+//   apart     the threads never wait for each other: the process loses
+//             the share it was denied of the CPU it could have had,
+//             min(wanted, N × dt) (its own threads beyond N queue behind
+//             each other at no cost to it); all its CPU time is useful
 //   together  they move only while all of them run (a barrier at every
 //             step): progress is working × Π (1 − queued ÷ working) over
 //             them, and a spinning team's CPU time while a member is

@@ -323,3 +323,19 @@ TEST_CASE("a long watch keeps its whole span in a bounded series", "[monitor]") 
   CHECK(others == Approx(500.0));
   CHECK(summed == Approx(working));
 }
+
+TEST_CASE("apart, a process loses the share of the CPUs it could have had that it was denied", "[monitor]") {
+  // One process of 6 spinners pinned to CPU 0 of 2: it could have had 2 CPUs and ran on 1.
+  Machine pinned;
+  for (pid_t t = 0; t < 6; ++t) pinned.threads.push_back({1, 10 + t, 0, 1.0 / 6, 5.0 / 6, "0", 100});
+  pinned.cpu_busy = {1, 0};
+  const auto d = run(pinned);
+  CHECK(d.loss->processes_range.low == Approx(0.5).epsilon(0.01));
+  CHECK(d.verdict == Verdict::oversubscribed);
+  // The same 6 spinners free on both CPUs use all the process could have: nothing lost apart, a warning.
+  Machine free = pool(1, 6, 1.0 / 3, 2.0 / 3, 100);
+  const auto spread = run(free);
+  CHECK(spread.loss->processes_range.low == Approx(0).margin(0.01));
+  CHECK(spread.loss->processes_range.high > 0.9);
+  CHECK(spread.verdict == Verdict::warning);
+}
