@@ -14,7 +14,13 @@
 # (queued_threads_avg ÷ working_threads_avg). A case whose naive variant is
 # expected healthy (idle_openmp_pool: a pool below the plan) loses its
 # throughput to CPUs left idle, not to queueing: the estimate, which is
-# oversubscription's cost, is not compared there.
+# oversubscription's cost, is not compared there. Then the leave-one-class-
+# out table (each case a class): the loss measured beside the job's point
+# estimate and its range (estimated_throughput_loss_range, THE RANGE in
+# mptrain-doctor(1)), whether the measured loss lies inside the range or
+# within 15 points of the point (the doctor's rule), and the point that the
+# one constant a point inside the range would need (alpha: low + alpha ×
+# (high − low)) gives when fitted by least squares on every other class.
 #   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load] [--save DIR]
 # --save DIR keeps each run's doctor JSON (DIR/CASE.VARIANT.REP.json) and
 # its result line (DIR/results.txt): the data to calibrate a loss estimate on.
@@ -60,7 +66,7 @@ for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
     report=${save:-$reports}/$name.$variant.$rep.json
-    out=$(tests/corpus/run.sh "$name" "$variant" --json-out "$report") || true
+    out=$(tests/corpus/run.sh "$name" "$variant" --json-out "$report" </dev/null) || true  # mpirun reads stdin
     echo "$out" | sed "s/^/rep $rep: /" >&2
     line=${out%%$'\n'*}
     if [[ $line == *" SKIP: "* ]]; then
