@@ -670,9 +670,9 @@ Result<Verdict> parse_verdict(std::string_view text) {
   return Error{"unknown verdict '" + std::string(text) + "'; use " + names_list(verdict_names)};
 }
 
-QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus, const CpuSet& cpus) {
+QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus) {
   return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand, thresholds.working_cpu_share,
-                   usable_cpus, cpus.cpus()};
+                   usable_cpus};
 }
 
 std::string_view to_string(FindingKind kind) { return name_of(finding_names, kind, "queueing"); }

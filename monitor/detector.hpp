@@ -252,9 +252,8 @@ struct Diagnosis {
 };
 
 // The rule that tells queueing from wake-up latency under `thresholds`, for
-// building Evidence of a job on `usable_cpus` CPUs (N; 0: unknown), those
-// of `cpus` (empty: every CPU).
-QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus = 0, const CpuSet& cpus = {});
+// building Evidence of a job on `usable_cpus` CPUs (N; 0: unknown).
+QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus = 0);
 
 // The severity `finding` shows (text and JSON): its verdict's name, or "info" for one that sets no verdict.
 std::string_view severity_name(const Finding& finding);

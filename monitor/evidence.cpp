@@ -74,9 +74,8 @@ struct Member {
 // next barrier — when they are preempted more often than they sleep
 // (nonvoluntary switches ≥ voluntary) their CPU time is lost with it;
 // waiters that sleep give their CPU to others, who use it. Apart, the
-// process loses the share it was denied of min(wanted, N × dt − `others`),
-// `others` the CPU time other load used on the job's CPUs.
-Work process_work(const std::vector<Member>& members, bool team, double dt, double others, const QueueRule& rule) {
+// process loses the share of min(wanted, N × dt) it was denied.
+Work process_work(const std::vector<Member>& members, bool team, double dt, const QueueRule& rule) {
   Work work;
   double on = 0, together = 1;
   std::uint64_t voluntary = 0, nonvoluntary = 0;
@@ -88,8 +87,7 @@ Work process_work(const std::vector<Member>& members, bool team, double dt, doub
     voluntary += m.voluntary_switches;
     nonvoluntary += m.nonvoluntary_switches;
   }
-  const double left = std::max(0.0, rule.usable_cpus * dt - others);
-  const double reachable = rule.usable_cpus > 0 ? std::min(work.wanted_s, left) : work.wanted_s;
+  const double reachable = rule.usable_cpus > 0 ? std::min(work.wanted_s, rule.usable_cpus * dt) : work.wanted_s;
   const double denied = reachable > 0 ? std::max(0.0, reachable - on) / reachable : 0;  // share of what it could get
   work.apart_progress_s = work.working_s * (1 - denied);
   work.apart_useful_s = on;
@@ -188,18 +186,6 @@ void add_machine(Evidence& evidence, const MachineSample& before, const MachineS
   }
 }
 
-// The CPU time load other than the watched threads used on the job's CPUs
-// (rule.job_cpus; every CPU seen when empty) in the interval of `e`.
-double others_on_job_cpus(const Evidence& e, const QueueRule& rule) {
-  double others = 0;
-  for (const auto& [cpu, times] : e.cpus) {
-    const bool job_cpu =
-        rule.job_cpus.empty() || std::find(rule.job_cpus.begin(), rule.job_cpus.end(), cpu) != rule.job_cpus.end();
-    if (job_cpu) others += times.busy_s - times.job_on_s;
-  }
-  return std::max(0.0, others);
-}
-
 }  // namespace
 
 void SliceWaitHistogram::add(double per_slice_s) {
@@ -262,23 +248,19 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   evidence.duration_s = dt;
   evidence.intervals = 1;
   const auto previous = index_threads(before);
-  std::vector<std::pair<ProcessEvidence*, std::vector<Member>>> working;  // each process's working threads
   for (const auto& sample : after.processes) {
     auto& process = evidence.processes[sample.pid] = process_identity(sample);
-    auto& [p, members] = working.emplace_back(&process, std::vector<Member>{});
+    std::vector<Member> members;
     for (const auto& thread : sample.threads) {
       const auto it = previous.find(thread.tid);
       const auto d = thread_delta(thread, it == previous.end() ? nullptr : it->second, dt);
       if (!d) continue;
       if (auto member = add_thread(evidence, process, *d, dt, rule)) members.push_back(*member);
     }
+    process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule);
+    evidence.work.add(process.work);
   }
   add_machine(evidence, before.machine, after.machine);
-  const double others = others_on_job_cpus(evidence, rule);
-  for (auto& [process, members] : working) {
-    process->work = process_work(members, meets_at_barriers(process->runtimes), dt, others, rule);
-    evidence.work.add(process->work);
-  }
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
   double busy = 0;
   for (const auto& [cpu, times] : evidence.cpus) busy += times.busy_s;

@@ -48,11 +48,10 @@ class SliceWaitHistogram {
 // a wake-up) or when it was CPU-bound (its wait is CPU it lacks even in short
 // slices, as OpenBLAS's yielding workers show).
 struct QueueRule {
-  double wait_per_slice_s;    // a slice that waited this long queued behind another (queue-wait-per-slice-ms)
-  double cpu_bound_demand;    // wanting a CPU this share of the time is CPU-bound (cpu-bound-demand)
-  double working_cpu_share;   // running this share of the time is working, not sleeping (working-cpu-share)
-  int usable_cpus = 0;        // N: a process's threads beyond it queue behind each other (0: unknown, no cap)
-  std::vector<int> job_cpus;  // the CPUs N counts, where others' load leaves the job less (empty: every CPU)
+  double wait_per_slice_s;   // a slice that waited this long queued behind another (queue-wait-per-slice-ms)
+  double cpu_bound_demand;   // wanting a CPU this share of the time is CPU-bound (cpu-bound-demand)
+  double working_cpu_share;  // running this share of the time is working, not sleeping (working-cpu-share)
+  int usable_cpus = 0;       // N: a process's threads beyond it queue behind each other (0: unknown, no cap)
 
   // The working-thread test, for an interval or a whole window: it ran at
   // least working_cpu_share of it, or wanted a CPU at least cpu_bound_demand of it.
@@ -74,10 +73,8 @@ struct QueueRule {
 // threads of one process whose runtime does not say (THE RANGE):
 //   apart     the threads never wait for each other: the process loses
 //             the share it was denied of the CPU it could have had,
-//             min(wanted, N × dt − what other load used on the job's
-//             CPUs) (its own threads beyond that queue behind each other
-//             at no cost to it, and others' load is outside_load's); all
-//             its CPU time is useful
+//             min(wanted, N × dt) (its own threads beyond N queue behind
+//             each other at no cost to it); all its CPU time is useful
 //   together  they move only while all of them run (a barrier at every
 //             step): progress is working × Π (1 − queued ÷ working) over
 //             them, and a spinning team's CPU time while a member is
