@@ -22,6 +22,7 @@
 # one constant a point inside the range would need (alpha: low + alpha ×
 # (high − low)) gives when fitted by least squares on every other class.
 #   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load] [--save DIR]
+#   bench/doctor_corpus.sh --report FILE...   (the report of saved runs: the results.txt of --save DIRs, joined)
 # --save DIR keeps each run's doctor JSON (DIR/CASE.VARIANT.REP.json) and
 # its result line (DIR/results.txt): the data to calibrate a loss estimate on.
 # --outside-load keeps one CPU about half busy for the whole benchmark with a
@@ -33,24 +34,32 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 source bench/corpus_cases.bash
 source tests/corpus/lib.bash
-reps=20 cases= outside=no save=
+reps=20 cases= outside=no save= saved=()
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --report) shift; saved=("$@"); break ;;
     --reps) reps=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --outside-load) outside=yes; shift ;;
     --save) save=$2; shift 2 ;;
-    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load] [--save DIR]" >&2; exit 2 ;;
+    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load] [--save DIR] | --report FILE..." >&2; exit 2 ;;
   esac
 done
 runs=$(corpus_runs "$cases")
 results=$(mktemp)
+if ((${#saved[@]})); then
+  cat "${saved[@]}" >"$results" || exit 2
+  reps=$(awk '{ n[$1 " " $2]++ } END { for (k in n) if (n[k] > m) m = n[k]; print m + 0 }' "$results")
+  outside=saved
+fi
 skipped=$(mktemp)
 reports=$(mktemp -d)
 [[ -z $save ]] || mkdir -p "$save" || { echo "doctor_corpus.sh: cannot make $save" >&2; exit 2; }
 trap 'stop_duty; rm -rf "$results" "$skipped" "$reports"' EXIT
 
-if [[ $outside == yes ]]; then
+if [[ $outside == saved ]]; then
+  mode="the saved runs of ${saved[*]}"
+elif [[ $outside == yes ]]; then
   mode="outside load: CPU $(last_cpu) kept ~50% busy by a burner not under the doctor"
   start_duty 50 "$(last_cpu)"
   export CORPUS_OUTSIDE_LOAD=1
@@ -62,7 +71,7 @@ echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrai
 # Run: one line per run in $results,
 # "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
 # low=L high=H" (L and H: the ends of the job's estimated range, THE RANGE in mptrain-doctor(1)).
-for ((rep = 1; rep <= reps; rep++)); do
+for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
     report=${save:-$reports}/$name.$variant.$rep.json
