@@ -27,7 +27,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ((rep = 1; rep <= reps; rep++)); do
   while read -r name variant; do
     json="$dir/$name.$variant.$rep.json"
-    tests/corpus/run.sh "$name" "$variant" --json-out "$json" >&2 || true
+    tests/corpus/run.sh "$name" "$variant" --json-out "$json" </dev/null >&2 || true  # mpirun reads stdin
     [[ -s $json ]] || continue  # skipped
     # The four processes with the most CPU time, then a count of the others.
     jq -r --arg c "$name" --arg v "$variant" --arg r "$rep" '

@@ -14,8 +14,15 @@
 # (queued_threads_avg ÷ working_threads_avg). A case whose naive variant is
 # expected healthy (idle_openmp_pool: a pool below the plan) loses its
 # throughput to CPUs left idle, not to queueing: the estimate, which is
-# oversubscription's cost, is not compared there.
+# oversubscription's cost, is not compared there. Then the leave-one-class-
+# out table (each case a class): the loss measured beside the job's point
+# estimate and its range (estimated_throughput_loss_range, THE RANGE in
+# mptrain-doctor(1)), whether the measured loss lies inside the range or
+# within 15 points of the point (the doctor's rule), and the point that the
+# one constant a point inside the range would need (alpha: low + alpha ×
+# (high − low)) gives when fitted by least squares on every other class.
 #   MPTRAIN=build/mptrain bench/doctor_corpus.sh [--reps 20] [--cases a,b] [--outside-load] [--save DIR]
+#   bench/doctor_corpus.sh --report FILE...   (the report of saved runs: the results.txt of --save DIRs, joined)
 # --save DIR keeps each run's doctor JSON (DIR/CASE.VARIANT.REP.json) and
 # its result line (DIR/results.txt): the data to calibrate a loss estimate on.
 # --outside-load keeps one CPU about half busy for the whole benchmark with a
@@ -27,24 +34,32 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 source bench/corpus_cases.bash
 source tests/corpus/lib.bash
-reps=20 cases= outside=no save=
+reps=20 cases= outside=no save= saved=()
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --report) shift; saved=("$@"); break ;;
     --reps) reps=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
     --outside-load) outside=yes; shift ;;
     --save) save=$2; shift 2 ;;
-    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load] [--save DIR]" >&2; exit 2 ;;
+    *) echo "usage: doctor_corpus.sh [--reps N] [--cases a,b] [--outside-load] [--save DIR] | --report FILE..." >&2; exit 2 ;;
   esac
 done
 runs=$(corpus_runs "$cases")
 results=$(mktemp)
+if ((${#saved[@]})); then
+  cat "${saved[@]}" >"$results" || exit 2
+  reps=$(awk '{ n[$1 " " $2]++ } END { for (k in n) if (n[k] > m) m = n[k]; print m + 0 }' "$results")
+  outside=saved
+fi
 skipped=$(mktemp)
 reports=$(mktemp -d)
 [[ -z $save ]] || mkdir -p "$save" || { echo "doctor_corpus.sh: cannot make $save" >&2; exit 2; }
 trap 'stop_duty; rm -rf "$results" "$skipped" "$reports"' EXIT
 
-if [[ $outside == yes ]]; then
+if [[ $outside == saved ]]; then
+  mode="the saved runs of ${saved[*]}"
+elif [[ $outside == yes ]]; then
   mode="outside load: CPU $(last_cpu) kept ~50% busy by a burner not under the doctor"
   start_duty 50 "$(last_cpu)"
   export CORPUS_OUTSIDE_LOAD=1
@@ -54,12 +69,13 @@ fi
 echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrain}" --version 2>/dev/null | head -1)" >&2
 
 # Run: one line per run in $results,
-# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P".
-for ((rep = 1; rep <= reps; rep++)); do
+# "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
+# low=L high=H" (L and H: the ends of the job's estimated range, THE RANGE in mptrain-doctor(1)).
+for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
     report=${save:-$reports}/$name.$variant.$rep.json
-    out=$(tests/corpus/run.sh "$name" "$variant" --json-out "$report") || true
+    out=$(tests/corpus/run.sh "$name" "$variant" --json-out "$report" </dev/null) || true  # mpirun reads stdin
     echo "$out" | sed "s/^/rep $rep: /" >&2
     line=${out%%$'\n'*}
     if [[ $line == *" SKIP: "* ]]; then
@@ -70,8 +86,10 @@ for ((rep = 1; rep <= reps; rep++)); do
       "$report" 2>/dev/null || echo -)
     estimate=$(jq -r '.estimated_throughput_loss // "-"' "$report" 2>/dev/null || echo -)
     processes=$(jq -r '.throughput_loss.processes // "-"' "$report" 2>/dev/null || echo -)
+    range=$(jq -r '(.estimated_throughput_loss_range // ["-", "-"]) | "low=\(.[0]) high=\(.[1])"' "$report" 2>/dev/null ||
+      echo "low=- high=-")
     seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes" >>"$results"
+    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes $range" >>"$results"
   done <<<"$runs"
 done
 
@@ -82,7 +100,8 @@ awk '
   { split($3, e, "="); split($4, g, "="); split($5, x, "="); split($6, idle, "[=/]")
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
     expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
-    split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "=")
+    split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "="); split($13, lo, "="); split($14, hi, "=")
+    if (lo[2] != "-" && hi[2] != "-") { range_low[$1, $2] += lo[2]; range_high[$1, $2] += hi[2]; ranges[$1, $2]++ }
     if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
     if (est[2] != "-") {
       estimated[$1, $2] += est[2]; estimates[$1, $2]++; processes[$1, $2] += pr[2]
@@ -116,23 +135,33 @@ awk '
     if (idle_expected) printf "Idle capacity: found in %d of %d runs that expect it; ", idle_found, idle_expected
     printf "%d of %d other runs got an idle_capacity finding (must be 0).\n", idle_unexpected, idle_other
     if (m) {
-      print ""
-      print "| case | throughput naive | throughput fixed | loss measured | loss estimated, naive (min–max) | within 15 points | processes\x27 loss, naive | queued share, naive | estimated, fixed |"
-      print "|---|---|---|---|---|---|---|---|---|"
+      # The loss table: per class (case), the loss measured naive against fixed beside the
+      # point estimate of the doctor and its range (means over the reps), and a leave-one-class-out fit of the one
+      # constant a point inside the range would need (alpha: where in the range the loss lies, fitted by
+      # least squares on the other classes and used to predict this one).
       for (i = 1; i <= m; i++) { c = cases[i]
-        if (!worked[c, "naive"] || !worked[c, "fixed"]) continue
+        if (!worked[c, "naive"] || !worked[c, "fixed"] || expected[c " | naive"] == "healthy" || !ranges[c, "naive"]) continue
         tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
-        measured_loss = (tf > 0 ? 1 - tn / tf : 0)
-        en = estimates[c, "naive"] ? estimated[c, "naive"] / estimates[c, "naive"] : -1
-        ef = estimates[c, "fixed"] ? estimated[c, "fixed"] / estimates[c, "fixed"] : -1
-        if (expected[c " | naive"] == "healthy") within = "not compared: idle CPUs, not queueing"
-        else if (en < 0) within = "no estimate"
-        else { d = en - measured_loss; within = ((d < 0 ? -d : d) <= 0.15 ? "yes" : "NO"); compared++; near += (within == "yes") }
-        printf "| %s | %.4g | %.4g | %.0f%% | %s | %s | %s | %.0f%% | %s |\n", c, tn, tf, 100 * measured_loss,
-          (en < 0 ? "-" : sprintf("%.0f%% (%.0f–%.0f%%)", 100 * en, 100 * low[c, "naive"], 100 * high[c, "naive"])),
-          within, (en < 0 ? "-" : sprintf("%.0f%%", 100 * processes[c, "naive"] / estimates[c, "naive"])),
-          100 * queued[c, "naive"] / worked[c, "naive"], (ef < 0 ? "-" : sprintf("%.0f%%", 100 * ef)) }
-      if (compared) printf "\nEstimated within 15 points of measured: %d of %d cases compared.\n", near, compared
+        k++; cls[k] = c; meas[k] = (tf > 0 ? 1 - tn / tf : 0); tput_n[k] = tn; tput_f[k] = tf
+        pt[k] = estimated[c, "naive"] / estimates[c, "naive"]
+        lw[k] = range_low[c, "naive"] / ranges[c, "naive"]; hg[k] = range_high[c, "naive"] / ranges[c, "naive"]
+        qs[k] = queued[c, "naive"] / worked[c, "naive"] }
+      print ""
+      print "| class | throughput naive | throughput fixed | loss measured | point estimate | range (low–high) | point within 15 | measured in range | alpha (others) | predicted (alpha) | error | queued share |"
+      print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+      for (i = 1; i <= k; i++) {
+        sxy = 0; sxx = 0
+        for (j = 1; j <= k; j++) if (j != i) { w = hg[j] - lw[j]; sxy += (meas[j] - lw[j]) * w; sxx += w * w }
+        alpha = (sxx > 0 ? sxy / sxx : 0); alpha = (alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha))
+        pred = lw[i] + alpha * (hg[i] - lw[i]); err = pred - meas[i]
+        dp = pt[i] - meas[i]; near_point = ((dp < 0 ? -dp : dp) <= 0.15)
+        inside = (meas[i] >= lw[i] - 0.005 && meas[i] <= hg[i] + 0.005)
+        near_pred = ((err < 0 ? -err : err) <= 0.15)
+        held += (near_point || inside); by_pred += near_pred
+        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f–%.0f%% | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% |\n", cls[i], tput_n[i], tput_f[i],
+          100 * meas[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], (near_point ? "yes" : "NO"), (inside ? "yes" : "NO"),
+          alpha, 100 * pred, 100 * err, 100 * qs[i] }
+      if (k) printf "\nEvery class by the doctor\x27s own rule (measured inside the range, or the point within 15 points): %d of %d. Predicted within 15 points by the point that one fitted constant gives, each class left out of its fit: %d of %d.\n", held, k, by_pred, k
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"

@@ -108,7 +108,15 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   const std::string signal = signal_number != 0 ? procmgr::signal_name(signal_number) : std::string();
   if (o.json) {
     const auto code = o.request.command.empty() ? std::nullopt : std::optional(outcome.end.command_code);
-    return print_json(monitor::doctor_json(diagnosis, signal, code, o.threads));
+    auto document = monitor::doctor_json(diagnosis, signal, code, o.threads);
+    // A range its evidence leaves open across a threshold offers the measurement that would close it.
+    if (diagnosis.loss && !diagnosis.loss->unpinned.empty()) {
+      document["throughput_loss"]["measure_with"] =
+          o.request.command.empty() && !diagnosis.loss->unpinned_cmdline.empty()
+              ? "mptrain tune -- " + diagnosis.loss->unpinned_cmdline
+              : tune::tune_command(o.request.command);
+    }
+    return print_json(document);
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
   print_report(o.quiet ? monitor::to_quiet_text(diagnosis) : monitor::to_text(diagnosis));

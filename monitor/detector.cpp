@@ -53,11 +53,14 @@ Finding finding(FindingKind kind, Verdict severity) {
   return f;
 }
 
-// The severity a job-caused finding earns from the throughput the job loses
-// (nullopt: too little to cost anything).
-std::optional<Verdict> loss_severity(double loss, const Thresholds& t) {
-  if (loss < t.warn_throughput_loss) return std::nullopt;
-  return loss >= t.max_throughput_loss ? Verdict::oversubscribed : Verdict::warning;
+// The severity a job-caused finding earns from the range of the throughput
+// the job loses (THE RANGE): oversubscribed when even its low end reaches
+// max_throughput_loss, a warning when its high end reaches
+// warn_throughput_loss; nullopt: too little to cost anything at either end.
+std::optional<Verdict> loss_severity(const LossRange& loss, const Thresholds& t) {
+  if (loss.low >= t.max_throughput_loss) return Verdict::oversubscribed;
+  if (loss.high >= t.warn_throughput_loss) return Verdict::warning;
+  return std::nullopt;
 }
 
 double outside_cpus(const Context& c);
@@ -88,6 +91,19 @@ double deciding_loss(const Work& work, double duration, int cpus, double others)
   return std::max(job_loss(work, duration, cpus, others), lost(work.progress_s, work.working_s));
 }
 
+// A process's or job's own loss between its bounds (THE RANGE): apart, together.
+LossRange progress_range(const Work& work) {
+  return {lost(work.apart_progress_s, work.working_s), lost(work.together_progress_s, work.working_s)};
+}
+
+// The job's loss between its bounds, as job_loss.
+LossRange job_range(const Work& work, double duration, int cpus, double others) {
+  Work apart = work, together = work;
+  apart.useful_s = work.apart_useful_s;
+  together.useful_s = work.together_useful_s;
+  return {job_loss(apart, duration, cpus, others), job_loss(together, duration, cpus, others)};
+}
+
 // The `q` quantile of `values` (sorted in place); 0 when empty.
 double quantile(std::vector<double>& values, double q) {
   if (values.empty()) return 0;
@@ -102,6 +118,10 @@ LossEstimate estimate_loss(const Evidence& e, const Thresholds& t, int cpus, dou
   loss.job = job_loss(e.work, e.duration_s, cpus, others);
   loss.processes = lost(e.work.progress_s, e.work.working_s);
   loss.decides = deciding_loss(e.work, e.duration_s, cpus, others);
+  loss.job_range = job_range(e.work, e.duration_s, cpus, others);
+  loss.processes_range = progress_range(e.work);
+  loss.decides_range = {std::max(loss.job_range.low, loss.processes_range.low),
+                        std::max(loss.job_range.high, loss.processes_range.high)};
   std::vector<double> intervals;
   for (const auto& entry : e.work_series.entries()) {
     if (entry.work.working_s <= 0) continue;
@@ -126,6 +146,39 @@ Launch launch_of(const Evidence& e) {
     if (env.mptrain_launched) return Launch{true, env.mptrain_workers, env.mptrain_children, env.mptrain_keep};
   }
   return {};
+}
+
+// True when the two ends of `range` reach different verdicts under `t`.
+bool straddles(const LossRange& range, const Thresholds& t) {
+  const auto crosses = [&range](double threshold) { return range.low < threshold && range.high >= threshold; };
+  return crosses(t.warn_throughput_loss) || crosses(t.max_throughput_loss);
+}
+
+// Fills c.loss.unpinned when the range's ends decide differently: which
+// processes' threads may or may not wait for each other, and what would tell.
+void open_range(Context& c) {
+  LossEstimate& loss = c.loss;
+  if (!straddles(loss.decides_range, c.t)) return;
+  std::vector<std::pair<double, const ProcessEvidence*>> open;  // by how much each leaves open
+  for (const auto& [pid, p] : c.evidence.processes) {
+    const LossRange r = progress_range(p.work);
+    if (r.high - r.low >= 0.01) open.emplace_back((r.high - r.low) * p.work.working_s, &p);
+  }
+  std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < open.size() && i < 3; ++i) {
+    names.push_back(fmt::format("pid {} ({})", open[i].second->pid, open[i].second->comm));
+  }
+  if (open.size() > 3) names.push_back(fmt::format("{} more", open.size() - 3));
+  const std::string who =
+      names.empty() ? std::string("the job's processes") : fmt::format("{}", fmt::join(names, ", "));
+  loss.unpinned = fmt::format(
+      "the kernel's accounting does not show how often the threads of {} wait for each other (how often a team "
+      "meets at barriers, whether a queued thread holds the others up): the loss lies between {} (they work apart) "
+      "and {} (they move only together), across a threshold; the job's throughput measured with fewer threads "
+      "would narrow it",
+      who, percent(loss.decides_range.low), percent(loss.decides_range.high));
+  if (!open.empty()) loss.unpinned_cmdline = open.front().second->cmdline;
 }
 
 Context make_context(const Evidence& e, const Capacity& capacity, const Thresholds& t) {
@@ -153,7 +206,8 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.usable = CpuSet(seen);
   }
   c.loss = estimate_loss(e, t, job_cpus(e, c.n), outside_cpus(c) * c.duration);
-  c.severity = loss_severity(c.loss.decides, t);
+  c.severity = loss_severity(c.loss.decides_range, t);
+  open_range(c);
   if (!c.launch.inside_mptrain) c.launch = launch_of(e);
   return c;
 }
@@ -552,6 +606,7 @@ std::vector<ProcessSummary> summarize_processes(const Context& c) {
     }
     s.wait_per_slice_ms = 1e3 * ratio(p.wait_s, static_cast<double>(slices));
     s.estimated_throughput_loss = lost(p.work.progress_s, p.work.working_s);
+    s.estimated_throughput_loss_range = progress_range(p.work);
     s.team = meets_at_barriers(p.runtimes);
     out.push_back(std::move(s));
   }
@@ -623,9 +678,9 @@ Result<Verdict> parse_verdict(std::string_view text) {
   return Error{"unknown verdict '" + std::string(text) + "'; use " + names_list(verdict_names)};
 }
 
-QueueRule queue_rule(const Thresholds& thresholds) {
-  return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand,
-                   thresholds.working_cpu_share};
+QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus) {
+  return QueueRule{thresholds.queue_wait_per_slice_ms * 1e-3, thresholds.cpu_bound_demand, thresholds.working_cpu_share,
+                   usable_cpus};
 }
 
 std::string_view to_string(FindingKind kind) { return name_of(finding_names, kind, "queueing"); }
@@ -735,7 +790,10 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(c);
   if (!d.evidence.sufficient) {
-    for (auto& process : d.processes) process.estimated_throughput_loss.reset();  // no ratio means anything
+    for (auto& process : d.processes) {  // no ratio means anything
+      process.estimated_throughput_loss.reset();
+      process.estimated_throughput_loss_range.reset();
+    }
   }
   d.cgroups = summarize_cgroups(c);
   d.threads = summarize_threads(c);

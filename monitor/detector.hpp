@@ -34,8 +34,23 @@
 //       by the smallest cgroup quota, wanted = on CPU + queued, others = the
 //       CPU other load used on the usable CPUs (outside_load's, not the job's).
 // The verdict follows the larger of the job's loss and the processes' (weighted
-// by what they wanted), against warn-throughput-loss and max-throughput-loss;
-// the report gives its 10th-90th percentile spread and its margin.
+// by what they wanted), against warn-throughput-loss and max-throughput-loss
+// at the ends of its range (THE RANGE); the report gives the point's
+// 10th-90th percentile spread over the intervals and its margin.
+//
+// THE RANGE. The accounting does not show how often threads of one process
+// wait for each other (how often a team meets at barriers, whether a queued
+// member held the others up). Each process's loss is bounded by two cases
+// (Work in evidence.hpp): `apart`, its threads never wait for each other,
+// and a process loses the share it was denied of min(wanted, N CPUs);
+// `together`, they move only while all of them run. A runtime known to
+// meet at barriers (meets_at_barriers) makes `together` the point, others
+// `apart`; the range is [apart, together] for the job and per process, and
+// the larger of job and processes at each end decides: oversubscribed
+// needs the low end at max-throughput-loss, a warning the high end at
+// warn-throughput-loss. Where the two ends decide differently the report
+// says so and what would narrow it: the job's throughput measured with
+// fewer threads (`mptrain tune`).
 //
 // FINDINGS (FindingKind; a job-caused one is oversubscribed from
 // max-throughput-loss, a warning from warn-throughput-loss, absent below):
@@ -151,14 +166,26 @@ struct Finding {
   std::map<std::string, double> numbers;
 };
 
+// A loss the evidence bounds but does not pin (THE RANGE above): `low`
+// where the threads work apart, `high` where they move only together.
+struct LossRange {
+  double low = 0;
+  double high = 0;
+};
+
 // The throughput the job loses (THROUGHPUT LOSS above).
 struct LossEstimate {
-  double job = 0;        // estimated_throughput_loss: against the CPUs the job may use
-  double processes = 0;  // the processes' own loss, weighted by the CPU they wanted
-  double decides = 0;    // the larger of the two: what the verdict follows
-  double low = 0;        // `decides` over the sampling intervals: 10th percentile, at most `decides`
-  double high = 0;       // … and 90th, at least `decides`
-  double margin = 0;     // `decides` less the nearest threshold (negative below it)
+  double job = 0;                // estimated_throughput_loss: against the CPUs the job may use
+  double processes = 0;          // the processes' own loss, weighted by the CPU they wanted
+  double decides = 0;            // the larger of the two: the point estimate
+  double low = 0;                // `decides` over the sampling intervals: 10th percentile, at most `decides`
+  double high = 0;               // … and 90th, at least `decides`
+  double margin = 0;             // `decides` less the nearest threshold (negative below it)
+  LossRange job_range;           // `job` between its bounds (THE RANGE)
+  LossRange processes_range;     // `processes` between its bounds
+  LossRange decides_range;       // the larger of each end: oversubscribed from its low end, warning from its high end
+  std::string unpinned;          // "" when the range decides the same at both ends; else what would narrow it
+  std::string unpinned_cmdline;  // the command line of the process that leaves it open the most ("" when pinned)
 };
 
 // One watched process in the report.
@@ -173,9 +200,10 @@ struct ProcessSummary {
   double wait_seconds = 0;
   double run_delay_ratio = 0;
   double wait_per_slice_ms = 0;
-  std::optional<double> estimated_throughput_loss;  // its own progress lost (nullopt: not measured)
-  bool team = false;                                // its pool meets at barriers (meets_at_barriers)
-  std::string cpus_allowed;                         // of its busiest thread
+  std::optional<double> estimated_throughput_loss;           // its own progress lost (nullopt: not measured)
+  std::optional<LossRange> estimated_throughput_loss_range;  // … between its bounds (THE RANGE; nullopt: not measured)
+  bool team = false;                                         // its pool meets at barriers (meets_at_barriers)
+  std::string cpus_allowed;                                  // of its busiest thread
   ThreadEnv env;
   std::vector<Runtime> runtimes;
 };
@@ -236,8 +264,9 @@ struct Diagnosis {
   std::vector<ThreadSummary> threads;     // every thread that ran, busiest first
 };
 
-// The rule that tells queueing from wake-up latency under `thresholds`, for building Evidence.
-QueueRule queue_rule(const Thresholds& thresholds);
+// The rule that tells queueing from wake-up latency under `thresholds`, for
+// building Evidence of a job on `usable_cpus` CPUs (N; 0: unknown).
+QueueRule queue_rule(const Thresholds& thresholds, int usable_cpus = 0);
 
 // The severity `finding` shows (text and JSON): its verdict's name, or "info" for one that sets no verdict.
 std::string_view severity_name(const Finding& finding);

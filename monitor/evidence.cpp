@@ -64,33 +64,38 @@ struct Member {
   std::uint64_t nonvoluntary_switches = 0;
 };
 
-// What the working threads `members` of one process got done in an interval
-// (Work); `team`: its pool meets at barriers (meets_at_barriers). A team of
-// two or more moves on only while all its members run: with each member
+// What the working threads `members` of one process got done in an
+// interval of `dt` s under `rule` (Work, with its two bounds); `team`: its
+// pool meets at barriers (meets_at_barriers), so the point is the
+// `together` bound, otherwise the `apart` one. Together, with each member
 // running a share 1 − queued ÷ working of the time it wanted, all of them
-// run together about the product of those shares (they are queued
-// independently, behind other processes' threads), and while one is queued
-// the others spin at the next barrier — when they are preempted more often
-// than they sleep (nonvoluntary switches ≥ voluntary) their CPU time is lost
-// with it; waiters that sleep give their CPU to others, who use it.
-Work process_work(const std::vector<Member>& members, bool team) {
+// run together about the product of those shares (queued independently,
+// behind other threads), and while one is queued the others spin at the
+// next barrier — when they are preempted more often than they sleep
+// (nonvoluntary switches ≥ voluntary) their CPU time is lost with it;
+// waiters that sleep give their CPU to others, who use it. Apart, the
+// process loses the share of min(wanted, N × dt) it was denied.
+Work process_work(const std::vector<Member>& members, bool team, double dt, const QueueRule& rule) {
   Work work;
   double on = 0, together = 1;
   std::uint64_t voluntary = 0, nonvoluntary = 0;
   for (const auto& m : members) {
     work.working_s += m.working_s;
     work.wanted_s += m.on_s + m.queued_s;
-    work.progress_s += m.working_s - m.queued_s;
     on += m.on_s;
     together *= m.working_s > 0 ? 1 - m.queued_s / m.working_s : 1;
     voluntary += m.voluntary_switches;
     nonvoluntary += m.nonvoluntary_switches;
   }
-  work.useful_s = on;
-  if (team && members.size() >= 2) {
-    work.progress_s = work.working_s * together;
-    if (nonvoluntary >= voluntary) work.useful_s = on * together;
-  }
+  const double reachable = rule.usable_cpus > 0 ? std::min(work.wanted_s, rule.usable_cpus * dt) : work.wanted_s;
+  const double denied = reachable > 0 ? std::max(0.0, reachable - on) / reachable : 0;  // share of what it could get
+  work.apart_progress_s = work.working_s * (1 - denied);
+  work.apart_useful_s = on;
+  const bool several = members.size() >= 2;
+  work.together_progress_s = several ? work.working_s * together : work.apart_progress_s;
+  work.together_useful_s = several && nonvoluntary >= voluntary ? on * together : on;
+  work.progress_s = team ? work.together_progress_s : work.apart_progress_s;
+  work.useful_s = team ? work.together_useful_s : work.apart_useful_s;
   return work;
 }
 
@@ -253,7 +258,7 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
       if (!d) continue;
       if (auto member = add_thread(evidence, process, *d, dt, rule)) members.push_back(*member);
     }
-    process.work = process_work(members, meets_at_barriers(process.runtimes));
+    process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule);
     evidence.work.add(process.work);
   }
   add_machine(evidence, before.machine, after.machine);

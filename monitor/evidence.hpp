@@ -51,6 +51,7 @@ struct QueueRule {
   double wait_per_slice_s;   // a slice that waited this long queued behind another (queue-wait-per-slice-ms)
   double cpu_bound_demand;   // wanting a CPU this share of the time is CPU-bound (cpu-bound-demand)
   double working_cpu_share;  // running this share of the time is working, not sleeping (working-cpu-share)
+  int usable_cpus = 0;       // N: a process's threads beyond it queue behind each other (0: unknown, no cap)
 
   // The working-thread test, for an interval or a whole window: it ran at
   // least working_cpu_share of it, or wanted a CPU at least cpu_bound_demand of it.
@@ -65,24 +66,40 @@ struct QueueRule {
 //   wanted    Σ on CPU + queued wait: the CPU they wanted (a wake-up's
 //             short wait is latency, not CPU wanted)
 //   progress  the part of `working` that moved their work on, as if they
-//             had run unimpeded (working less queued for threads that work
-//             alone; working × Π (1 − queued ÷ working) over a team that
-//             meets at barriers, which moves only while all its members run)
-//   useful    the CPU time that did work: all of it, less a spinning team's
-//             time on CPU while a member was queued (its waiters spin)
+//             had run unimpeded: the `apart` figure for threads that work
+//             alone, the `together` one for a team that meets at barriers
+//   useful    the CPU time that did work: the same choice of the two
+// and the two bounds the scheduling evidence cannot choose between for
+// threads of one process whose runtime does not say (THE RANGE):
+//   apart     the threads never wait for each other: the process loses
+//             the share it was denied of the CPU it could have had,
+//             min(wanted, N × dt) (its own threads beyond N queue behind
+//             each other at no cost to it); all its CPU time is useful
+//   together  they move only while all of them run (a barrier at every
+//             step): progress is working × Π (1 − queued ÷ working) over
+//             them, and a spinning team's CPU time while a member is
+//             queued is no work (useful: on CPU × the same product)
 struct Work {
   double working_s = 0;
   double wanted_s = 0;
   double progress_s = 0;
   double useful_s = 0;
+  double apart_progress_s = 0;
+  double apart_useful_s = 0;
+  double together_progress_s = 0;
+  double together_useful_s = 0;
 
   // Adds `more`; the binding names every member, so a new one does not compile until added here.
   void add(const Work& more) {
-    auto& [working, wanted, progress, useful] = *this;
+    auto& [working, wanted, progress, useful, apart_progress, apart_useful, together_progress, together_useful] = *this;
     working += more.working_s;
     wanted += more.wanted_s;
     progress += more.progress_s;
     useful += more.useful_s;
+    apart_progress += more.apart_progress_s;
+    apart_useful += more.apart_useful_s;
+    together_progress += more.together_progress_s;
+    together_useful += more.together_useful_s;
   }
 };
 

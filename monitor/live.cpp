@@ -21,7 +21,7 @@ void LiveMonitor::observe(const std::vector<pid_t>& roots) {
 void LiveMonitor::sample_now() {
   Snapshot now = sampler_.sample();
   if (last_) {
-    Evidence interval = between(*last_, now, queue_rule(options_.thresholds));
+    Evidence interval = between(*last_, now, queue_rule(options_.thresholds, options_.capacity.usable_cpus));
     merge(total_, interval);
     recent_.push_back(std::move(interval));  // the newest, kept last while the oldest leave
     double span = 0;

@@ -18,11 +18,25 @@ nlohmann::json rounded(const std::optional<double>& value) {
   return value ? nlohmann::json(rounded(*value)) : nlohmann::json(nullptr);
 }
 
+// A range as [low, high], or null.
+nlohmann::json range_json(const std::optional<LossRange>& range) {
+  if (!range) return nullptr;
+  return nlohmann::json::array({rounded(range->low), rounded(range->high)});
+}
+
 // The estimate's object, or null when too little was measured.
 nlohmann::json loss_json(const std::optional<LossEstimate>& loss) {
   if (!loss) return nullptr;
-  return {{"job", rounded(loss->job)}, {"processes", rounded(loss->processes)}, {"decides", rounded(loss->decides)},
-          {"low", rounded(loss->low)}, {"high", rounded(loss->high)},           {"margin", rounded(loss->margin)}};
+  return {{"job", rounded(loss->job)},
+          {"processes", rounded(loss->processes)},
+          {"decides", rounded(loss->decides)},
+          {"low", rounded(loss->low)},
+          {"high", rounded(loss->high)},
+          {"margin", rounded(loss->margin)},
+          {"job_range", range_json(loss->job_range)},
+          {"processes_range", range_json(loss->processes_range)},
+          {"decides_range", range_json(loss->decides_range)},
+          {"unpinned", loss->unpinned.empty() ? nlohmann::json(nullptr) : nlohmann::json(loss->unpinned)}};
 }
 
 nlohmann::json env_json(const ThreadEnv& env) {
@@ -70,6 +84,7 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"run_delay_ratio", rounded(p.run_delay_ratio)},
           {"wait_per_slice_ms", rounded(p.wait_per_slice_ms)},
           {"estimated_throughput_loss", rounded(p.estimated_throughput_loss)},
+          {"estimated_throughput_loss_range", range_json(p.estimated_throughput_loss_range)},
           {"team", p.team},
           {"cpus_allowed", p.cpus_allowed},
           {"thread_env", env_json(p.env)},
@@ -113,6 +128,17 @@ std::string loss_line(const std::optional<LossEstimate>& loss) {
       loss->margin);
 }
 
+// The range's line of the text report, and what would narrow it when its ends decide differently.
+std::string range_line(const std::optional<LossEstimate>& loss) {
+  if (!loss) return "";
+  std::string out = fmt::format(
+      "  loss range (est.):      {}–{} (threads working apart … moving only together); oversubscribed needs the "
+      "low end, a warning the high end\n",
+      percent(loss->decides_range.low), percent(loss->decides_range.high));
+  if (!loss->unpinned.empty()) out += fmt::format("  not pinned:             {}\n", loss->unpinned);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Diagnosis& d) {
@@ -135,6 +161,7 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"queued_threads_avg", rounded(d.queued_threads_avg)},
       {"working_threads_avg", rounded(d.working_threads_avg)},
       {"estimated_throughput_loss", d.loss ? nlohmann::json(rounded(d.loss->job)) : nlohmann::json(nullptr)},
+      {"estimated_throughput_loss_range", d.loss ? range_json(d.loss->job_range) : nlohmann::json(nullptr)},
       {"throughput_loss", loss_json(d.loss)},
       {"run_delay_ratio", rounded(d.run_delay_ratio)},
       {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
@@ -181,6 +208,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      d.wait_per_slice_ms_p95);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
   out += loss_line(d.loss);
+  out += range_line(d.loss);
   out += fmt::format("  context switches:       {:.0f}/s voluntary, {:.0f}/s involuntary\n",
                      d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
   out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",

@@ -26,9 +26,12 @@ Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const F
   return inputs;
 }
 
+std::string tune_command(const std::vector<std::string>& command) {
+  return "mptrain tune -- " + (command.empty() ? std::string("CMD") : shell_command(command));
+}
+
 std::string measure_hint(const std::vector<std::string>& command) {
-  return fmt::format("to measure which launch is fastest for it: mptrain tune -- {}",
-                     command.empty() ? "CMD" : shell_command(command));
+  return "to measure which launch is fastest for it: " + tune_command(command);
 }
 
 }  // namespace mptrain::tune

@@ -21,5 +21,7 @@ Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const F
 // which launch is fastest, `mptrain tune -- CMD` (the command shell-quoted;
 // "CMD" when it is not known).
 std::string measure_hint(const std::vector<std::string>& command);
+// `mptrain tune -- CMD` for `command` (shell-quoted; "CMD" when empty), the command of measure_hint.
+std::string tune_command(const std::vector<std::string>& command);
 
 }  // namespace mptrain::tune

@@ -52,6 +52,22 @@ compiled() {
   echo "$out"
 }
 
+# compiled_two_runtimes: the path of workloads/two_runtimes.c built with
+# gcc -fopenmp (GNU OpenMP) and linked to workloads/llvm_chunks.c built as a
+# library with clang -fopenmp (LLVM OpenMP), rebuilt whenever a source is newer.
+compiled_two_runtimes() {
+  local out="$BIN/two_runtimes" lib="$BIN/libllvm_chunks.so"
+  if [[ ! -x "$out" || "$WORKLOADS/two_runtimes.c" -nt "$out" || "$WORKLOADS/llvm_chunks.c" -nt "$out" ]]; then
+    mkdir -p "$BIN"
+    clang -O2 -fopenmp -shared -fPIC -o "$lib.$$" "$WORKLOADS/llvm_chunks.c" >&2 || return 1
+    mv -f "$lib.$$" "$lib"
+    cc -O2 -pthread -fopenmp -o "$out.$$" "$WORKLOADS/two_runtimes.c" -L"$BIN" -lllvm_chunks -Wl,-rpath,"$BIN" >&2 ||
+      return 1
+    mv -f "$out.$$" "$out"
+  fi
+  echo "$out"
+}
+
 # busy_share SECONDS SCALE FORMAT: the share of all CPUs' time spent working
 # over the next SECONDS (from /proc/stat), times SCALE, printed with the awk
 # printf FORMAT.

@@ -17,7 +17,13 @@ namespace {
 using namespace mptrain::monitor::synthetic;
 
 // 3 CPU-bound threads on 2 CPUs: each runs 2/3 and queues 1/3 of the time, 3.3 ms per slice.
-Machine three_spinners() { return pool(1, 3, 2.0 / 3, 1.0 / 3, 100); }
+// 3 one-thread spinning processes on 2 CPUs, each queued a third of the time.
+Machine three_spinners() {
+  Machine m;
+  for (pid_t p = 1; p <= 3; ++p) m.threads.push_back({p, p * 100, p % 2, 2.0 / 3, 1.0 / 3, "0-1", 100});
+  m.cpu_busy = {1, 1};
+  return m;
+}
 
 }  // namespace
 
@@ -483,7 +489,12 @@ TEST_CASE("the JSON report has the contract's keys", "[monitor]") {
                           "cpu_utilization", "measured", "evidence", "findings", "processes"}) {
     CHECK(json.contains(key));
   }
-  CHECK(json["verdict"] == "oversubscribed");
+  // One process of 4 threads on 2 CPUs, no runtime known: apart, its threads lose nothing (it may not have
+  // more than 2 CPUs); together, most of their time. The range's low end is no oversubscription: a warning.
+  CHECK(json["verdict"] == "warning");
+  CHECK(json["estimated_throughput_loss_range"].size() == 2);
+  CHECK(json["throughput_loss"]["decides_range"].size() == 2);
+  CHECK(json["processes"][0]["estimated_throughput_loss_range"].size() == 2);
   CHECK(json["measured"] == true);
   CHECK(json["evidence"].is_null());
   CHECK(json["wait_per_slice_ms"]["mean"] == Approx(5.0));
@@ -495,7 +506,7 @@ TEST_CASE("the JSON report has the contract's keys", "[monitor]") {
   CHECK(json["processes"][0]["pool_threads"] == 4);
   CHECK(threads_json(d).size() == 4);
   CHECK(contains(threads_table(d), "WAIT/SLICE"));
-  CHECK(to_text(d).find("verdict: oversubscribed") == 0);
+  CHECK(to_text(d).find("verdict: warning") == 0);
 }
 
 TEST_CASE("verdict and finding kind names round-trip", "[monitor]") {

@@ -207,8 +207,11 @@ TEST_CASE("the spread takes in the window's own figure when a few busy intervals
 }
 
 TEST_CASE("warn- and max-throughput-loss set the severity at their edges", "[monitor]") {
-  // 3 spinners on 2 CPUs (one process, no runtime): each loses a third.
-  const Machine m = pool(1, 3, 2.0 / 3, 1.0 / 3, 100);
+  // 3 one-thread spinners on 2 CPUs: each loses a third, and lone threads pin the range to the point.
+  Machine m;
+  for (pid_t p = 1; p <= 3; ++p) m.threads.push_back({p, p * 10, p % 2, 2.0 / 3, 1.0 / 3, "0-1", 100});
+  m.cpu_busy = {1, 1};
+  REQUIRE(run(m).loss->decides_range.low == Approx(run(m).loss->decides_range.high));
   Thresholds t;
   t.max_throughput_loss = 0.32;
   CHECK(run(m, t).verdict == Verdict::oversubscribed);
@@ -217,6 +220,88 @@ TEST_CASE("warn- and max-throughput-loss set the severity at their edges", "[mon
   t.warn_throughput_loss = 0.34;
   CHECK(run(m, t).verdict == Verdict::healthy);
   CHECK(run(m, t).findings.empty());
+}
+
+TEST_CASE("the range: threads working apart bound the loss from below, moving together from above", "[monitor]") {
+  // 2 torch processes × 2 spinning threads on 2 CPUs, each thread on CPU half the time and queued 0.45 of it.
+  const auto d = run(two_thread_processes(2, 0.5, 0.45, 100, 1, 100, {gomp, torch}));
+  REQUIRE(d.loss.has_value());
+  const double together = (0.5 / 0.95) * (0.5 / 0.95);
+  // Apart, each process wanted 1.9 CPUs (within N = 2) and ran 1.0: it lost 0.9 of 1.9.
+  CHECK(d.loss->processes_range.low == Approx(0.9 / 1.9).epsilon(0.01));
+  CHECK(d.loss->processes_range.high == Approx(1 - together).epsilon(0.01));
+  // The job: apart, both CPUs did work; together, the spinners' CPU while a teammate queued did none.
+  CHECK(d.loss->job_range.low == Approx(0).margin(0.01));
+  CHECK(d.loss->job_range.high == Approx(1 - together).epsilon(0.01));
+  CHECK(d.loss->decides_range.low == Approx(0.9 / 1.9).epsilon(0.01));
+  // A barrier runtime makes `together` the point: it lies at the range's high end.
+  CHECK(d.loss->decides == Approx(d.loss->decides_range.high).epsilon(0.01));
+  CHECK(d.verdict == Verdict::oversubscribed);  // sure: even the low end is past max-throughput-loss
+  CHECK(d.loss->unpinned.empty());              // both ends decide the same
+  const auto json = to_json(d);
+  CHECK(json["estimated_throughput_loss_range"][0].get<double>() == Approx(d.loss->job_range.low).margin(1e-4));
+  CHECK(json["estimated_throughput_loss_range"][1].get<double>() == Approx(d.loss->job_range.high).margin(1e-4));
+  CHECK(json["throughput_loss"]["decides_range"][0].get<double>() == Approx(0.9 / 1.9).epsilon(0.01));
+  CHECK(json["throughput_loss"]["unpinned"].is_null());
+  CHECK(json["processes"][0]["estimated_throughput_loss_range"][0].get<double>() == Approx(0.9 / 1.9).epsilon(0.01));
+  CHECK(json["processes"][0]["estimated_throughput_loss_range"][1].get<double>() == Approx(1 - together).epsilon(0.01));
+}
+
+TEST_CASE("two OpenMP runtimes' threads in one process on 2 CPUs: a wide range is a warning, not exit 3", "[monitor]") {
+  // One process, 4 spinning threads (a GNU and an LLVM team of 2) each on CPU half the time, queued the rest.
+  Machine m = pool(7, 4, 0.5, 0.5, 100);
+  m.runtimes[7] = {gomp, {RuntimeKind::llvm_openmp, "libomp.so.5"}};
+  m.cmdline[7] = "./two_runtimes 3";
+  const auto d = run(m);
+  REQUIRE(d.loss.has_value());
+  // Together, all 4 run at once 1/16 of the time: the 94% the point says; apart, the process may use only
+  // 2 CPUs and used them: nothing lost.
+  CHECK(d.loss->decides == Approx(1 - 1.0 / 16).epsilon(0.01));
+  CHECK(d.loss->decides_range.low == Approx(0).margin(0.01));
+  CHECK(d.loss->decides_range.high == Approx(1 - 1.0 / 16).epsilon(0.01));
+  CHECK(d.verdict == Verdict::warning);
+  CHECK_FALSE(reaches(d, FailOn::oversubscribed));
+  // The report says what the accounting does not show and what would narrow it.
+  CHECK(contains(d.loss->unpinned, "pid 7"));
+  CHECK(contains(d.loss->unpinned, "measured with fewer threads"));
+  CHECK(d.loss->unpinned_cmdline == "./two_runtimes 3");
+  const auto json = to_json(d);
+  CHECK(json["throughput_loss"]["unpinned"].get<std::string>() == d.loss->unpinned);
+  CHECK(contains(to_text(d), "loss range (est.):      0%–94%"));
+  CHECK(contains(to_text(d), "not pinned:"));
+}
+
+TEST_CASE("the decision at the range's ends: oversubscribed from its low end, a warning from its high end",
+          "[monitor]") {
+  // 2 numpy-like processes × 2 yielding threads on 2 CPUs, no barrier runtime: each process runs at half its
+  // speed (low end 0.5); had its threads met at barriers, three quarters (high end 0.75).
+  const Machine m = two_thread_processes(2, 0.5, 0.5, 2000, 0, 2000, {openblas});
+  const LossRange range = run(m).loss->decides_range;
+  REQUIRE(range.low == Approx(0.5).epsilon(0.01));
+  REQUIRE(range.high == Approx(0.75).epsilon(0.01));
+  Thresholds t;
+  t.max_throughput_loss = range.low;  // low end at the threshold: oversubscribed
+  CHECK(run(m, t).verdict == Verdict::oversubscribed);
+  t.max_throughput_loss = range.low + 0.001;  // just below it: not sure, a warning
+  CHECK(run(m, t).verdict == Verdict::warning);
+  CHECK_FALSE(run(m, t).loss->unpinned.empty());  // the ends decide differently: the report says why
+  t.max_throughput_loss = 0.99;
+  t.warn_throughput_loss = range.high;  // high end at the warning threshold: a warning
+  CHECK(run(m, t).verdict == Verdict::warning);
+  t.warn_throughput_loss = range.high + 0.001;  // just above the high end: no cost at either end
+  CHECK(run(m, t).verdict == Verdict::healthy);
+  CHECK(run(m, t).findings.empty());
+  CHECK(run(m, t).loss->unpinned.empty());
+}
+
+TEST_CASE("lone threads pin the range: 16 one-thread compiles on 2 CPUs", "[monitor]") {
+  Machine m;
+  for (pid_t p = 1; p <= 16; ++p) m.threads.push_back({p, p * 10, p % 2, 0.125, 0.875, "0-1", 40});
+  m.cpu_busy = {1, 1};
+  const auto d = run(m);
+  CHECK(d.loss->decides_range.low == Approx(d.loss->decides_range.high));
+  CHECK(d.loss->decides_range.low == Approx(0.875).epsilon(0.01));
+  CHECK(d.loss->unpinned.empty());
 }
 
 TEST_CASE("a long watch keeps its whole span in a bounded series", "[monitor]") {
@@ -237,4 +322,20 @@ TEST_CASE("a long watch keeps its whole span in a bounded series", "[monitor]") 
   CHECK(duration == Approx(1000.0));
   CHECK(others == Approx(500.0));
   CHECK(summed == Approx(working));
+}
+
+TEST_CASE("apart, a process loses the share of the CPUs it could have had that it was denied", "[monitor]") {
+  // One process of 6 spinners pinned to CPU 0 of 2: it could have had 2 CPUs and ran on 1.
+  Machine pinned;
+  for (pid_t t = 0; t < 6; ++t) pinned.threads.push_back({1, 10 + t, 0, 1.0 / 6, 5.0 / 6, "0", 100});
+  pinned.cpu_busy = {1, 0};
+  const auto d = run(pinned);
+  CHECK(d.loss->processes_range.low == Approx(0.5).epsilon(0.01));
+  CHECK(d.verdict == Verdict::oversubscribed);
+  // The same 6 spinners free on both CPUs use all the process could have: nothing lost apart, a warning.
+  Machine free = pool(1, 6, 1.0 / 3, 2.0 / 3, 100);
+  const auto spread = run(free);
+  CHECK(spread.loss->processes_range.low == Approx(0).margin(0.01));
+  CHECK(spread.loss->processes_range.high > 0.9);
+  CHECK(spread.verdict == Verdict::warning);
 }

@@ -100,7 +100,7 @@ inline std::vector<Snapshot> series(const Machine& m) {
 // The diagnosis of `m` on its CPUs (cpu_busy's count of them, at least 2 usable).
 inline Diagnosis run(const Machine& m, const Thresholds& t = {}) {
   const int n = std::max(2, static_cast<int>(m.cpu_busy.size()));
-  return diagnose(accumulate(series(m), queue_rule(t)), Capacity{n, CpuSet::range(0, n - 1), {}}, t);
+  return diagnose(accumulate(series(m), queue_rule(t, n)), Capacity{n, CpuSet::range(0, n - 1), {}}, t);
 }
 
 // A copy of the finding of `kind` in `d` (a copy, so a temporary diagnosis can be asked), or nullopt.
