@@ -30,7 +30,12 @@
  *     slice of its nearest placed ancestor, or floats over the worker's
  *     CPUs; a slice is free again when its holder has exited;
  *   - without slices, a process that inherited a CPU an OpenMP runtime
- *     bound its parent's thread to gets the worker's CPUs;
+ *     bound its parent's thread to gets the worker's CPUs; the working
+ *     process a shell or wrapper runs in the worker's place stands for the
+ *     worker (keeps its OpenMP places, its runtime binds as the worker's);
+ *     any other process a working process started shares the worker's
+ *     CPUs: it loses the places the launcher set, and its runtimes'
+ *     bindings float over the CPUs;
  *   - a program that set its own affinity (its own sched_setaffinity or
  *     pthread_setaffinity_np, or a mask it brought across exec such as
  *     taskset's or numactl's) keeps it, and so do the processes it
@@ -94,6 +99,7 @@ static struct place_table* table; /* the worker's tree table; NULL: unreachable 
 
 /* ---- This process ---- */
 static int is_main = 0;                  /* the worker's own process */
+static int stands_in = 0;                /* the working process a wrapper started in the worker's place */
 static struct place_process* self_entry; /* its entry in the table; NULL: none */
 static int current_slice = -1;           /* the slice it runs in; -1: the worker's CPUs */
 static int holder = 0;                   /* 1: it holds current_slice */
@@ -357,6 +363,7 @@ static void place_in_tree(pid_t self, uint64_t start, int parent_slice, int may_
 
 static void after_fork_in_child(void) {
   is_main = 0;
+  stands_in = 0;
   self_entry = NULL;
   if (!placing) return;
   const pid_t self = (pid_t)syscall(SYS_getpid);
@@ -479,6 +486,22 @@ static void drop_worker_openmp_places(void) {
   if (kmp != NULL && strncmp(kmp, "granularity=fine,explicit,proclist=[", 36) == 0) unsetenv("KMP_AFFINITY");
 }
 
+/* A process on the worker's CPUs (no slice's holder) under `parent`, its nearest placed ancestor: a
+ * wrapper the worker's main process runs (sh -c, timeout) passes the worker's place on, and the working
+ * process such wrappers start stands for the worker (its runtime binds as the worker's would); so does
+ * one under no known ancestor (a dry run's line run by hand). Any other shares the CPUs with the rest
+ * of the tree, and loses the worker's OpenMP places. */
+static void in_worker_place(const struct place_process* parent, int helper) {
+  const int passed_on = parent == NULL || (parent->flags & PLACE_PASSES_ON) != 0;
+  if (passed_on && helper) {
+    add_flags(PLACE_PASSES_ON);
+  } else if (passed_on && slice_total == 0) {
+    stands_in = 1;
+  } else {
+    drop_worker_openmp_places();
+  }
+}
+
 /* A forked copy of the tree, placed at fork (`entry`), that exec'd: keeps its placement, unless it brought a
  * mask of its own (`now`, read when `known`); a wrapper or shell (`helper`) gives its slice back. */
 static void keep_forked_placement(struct place_process* entry, int helper, int known, const cpu_set_t* now) {
@@ -513,7 +536,7 @@ static void keep_forked_placement(struct place_process* entry, int helper, int k
   if (holder) {
     place_openmp(&placed);
   } else {
-    drop_worker_openmp_places();
+    in_worker_place(ancestor_entry(), helper);
   }
 }
 
@@ -545,7 +568,7 @@ static void place_new_process(pid_t self, uint64_t start, int helper, int known,
     placement_mask(&set);
     place_openmp(&set);
   } else {
-    drop_worker_openmp_places();
+    in_worker_place(parent, helper);
   }
 }
 
@@ -1051,7 +1074,7 @@ static const cpu_set_t* allowed_mask(void* caller, size_t* size, const cpu_set_t
   *size = sizeof *room;
   cpu_set_t placed;
   placement_mask(&placed);
-  if (!is_main && !holder) {
+  if (!is_main && !stands_in && !holder) {
     /* Its CPUs are shared with other processes of the tree, whose runtimes would bind to the same first
      * places: its threads float over them. */
     *room = placed;
@@ -1170,7 +1193,7 @@ __attribute__((constructor)) static void start(void) {
     const uint64_t begun = start_time(0);
     self_entry = find_entry(self, begun);
     if (self_entry == NULL) self_entry = claim_entry(self, begun);
-    add_flags(PLACE_MAIN);
+    add_flags(is_helper() ? PLACE_MAIN | PLACE_PASSES_ON : PLACE_MAIN);
     current_slice = -1;
     record_placement(&worker_cpus);
     return;

@@ -16,11 +16,14 @@
 
 /* What an entry's process is, or did. */
 enum place_flag {
-  PLACE_MAIN = 1,          /* the worker's own process (the launcher's child) */
-  PLACE_HOLDER = 2,        /* holds slice `slice` (a working child) */
-  PLACE_OWN_AFFINITY = 4,  /* set a CPU affinity of its own: left where it is, pools uncapped */
-  PLACE_HELPER = 8,        /* a shell, wrapper or Python helper: holds no slice */
-  PLACE_RUNTIME_BOUND = 16 /* an OpenMP runtime bound its threads (a child may inherit one PU) */
+  PLACE_MAIN = 1,           /* the worker's own process (the launcher's child) */
+  PLACE_HOLDER = 2,         /* holds slice `slice` (a working child) */
+  PLACE_OWN_AFFINITY = 4,   /* set a CPU affinity of its own: left where it is, pools uncapped */
+  PLACE_HELPER = 8,         /* a shell, wrapper or Python helper: holds no slice */
+  PLACE_RUNTIME_BOUND = 16, /* an OpenMP runtime bound its threads (a child may inherit one PU) */
+  PLACE_PASSES_ON = 32      /* the worker's main process, or a wrapper below it, that only runs another
+                               program (sh -c, timeout, env): the working process it starts stands for
+                               the worker */
 };
 
 /* One process of the tree, written by that process. */

@@ -30,6 +30,13 @@ grep -qx "\[0\] parent after $first" "$WORK/out" || { cat "$WORK/out" >&2; fail 
 grep -qx "\[0\] child before $cpus" "$WORK/out" || { cat "$WORK/out" >&2; fail "the spawned child did not get rank 0's CPUs"; }
 grep -qx "\[0\] child after $cpus" "$WORK/out" || { cat "$WORK/out" >&2; fail "the spawned child's runtime bound it to one CPU"; }
 
+# The same program under a shell and timeout (wrappers that only run it): it still stands for the
+# worker, its runtime binding its main thread to the first place; what it spawns floats again.
+run_mptrain run -n 1 -t 2 -- sh -c 'timeout 120 "$0" "$1"; true' "$python" "$PROGRAMS/gomp_spawn.py"
+expect_code 0
+grep -qx "\[0\] parent after $first" "$WORK/out" || { cat "$WORK/out" >&2; fail "under wrappers, the program lost the worker's OpenMP places"; }
+grep -qx "\[0\] child after $cpus" "$WORK/out" || { cat "$WORK/out" >&2; fail "under wrappers, the spawned child's runtime bound it to one CPU"; }
+
 run_mptrain run -n 1 -t 2 --descendants leave -- "$WORK/omp_spawn"
 expect_code 0
 grep -qx "\[0\] child allowed $first" "$WORK/out" || { cat "$WORK/out" >&2; fail "--descendants leave: the child did not keep CPU $first"; }
