@@ -64,8 +64,11 @@ TEST_CASE("a --fail-on of inconclusive names it, warning and oversubscribed do n
 
 TEST_CASE("a --fail-on of inconclusive passes a healthy verdict and fails an oversubscribed one", "[inconclusive]") {
   CHECK_FALSE(reaches(two_busy(), FailOn::inconclusive));
-  // 3 CPU-bound threads on 2 CPUs.
-  const auto over = run(pool(1, 3, 2.0 / 3, 1.0 / 3, 100));
+  // 3 CPU-bound single-thread processes on 2 CPUs.
+  Machine spinners;
+  for (pid_t p = 1; p <= 3; ++p) spinners.threads.push_back({p, p * 100, p % 2, 2.0 / 3, 1.0 / 3, "0-1", 100});
+  spinners.cpu_busy = {1, 1};
+  const auto over = run(spinners);
   REQUIRE(over.verdict == Verdict::oversubscribed);
   CHECK(reaches(over, FailOn::inconclusive));
 }
