@@ -104,6 +104,8 @@ Result<HwlocTopology> new_topology() {
   hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   // Only CPU-side objects matter to the planner.
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  // Instruction caches too, which hwloc leaves out by default: `topo` shows every cache.
+  hwloc_topology_set_icache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
   return topology;
 }
 
