@@ -543,13 +543,17 @@ void add_unused_kind_notes(const Pool& pool, Plan& plan) {
 
 // The notes on what `plan`, placed on `pool`, leaves unused, reserves, or could not avoid.
 void add_placement_notes(const Pool& pool, Plan& plan) {
-  if (plan.reserve > 0) {
-    CpuSet reserved;
-    for (const auto& worker : plan.workers) reserved = reserved.unite(worker.reserved);
+  CpuSet reserved;
+  for (const auto& worker : plan.workers) reserved = reserved.unite(worker.reserved);
+  if (plan.reserve > 0 && reserved.empty()) {
+    plan.notes.push_back(fmt::format("--reserve {}: {} per worker, and no PU is reserved: each worker has one",
+                                     plan.reserve, counted(plan.threads_per_process, "compute thread")));
+  } else if (plan.reserve > 0) {
     plan.notes.push_back(
-        fmt::format("--reserve {}: {} per worker; CPUs {} are reserved for the communication "
-                    "library's threads",
-                    plan.reserve, counted(plan.threads_per_process, "compute thread"), reserved.to_short_string()));
+        fmt::format("--reserve {}: {} per worker; {} reserved for the communication library's "
+                    "threads: {}",
+                    plan.reserve, counted(plan.threads_per_process, "compute thread"), counted(reserved.size(), "CPU"),
+                    reserved.to_short_string()));
   }
   std::vector<Positions> sets;
   for (const auto& worker : plan.workers) {

@@ -171,7 +171,8 @@ void add_ends(const std::vector<int>& cpus, std::size_t i, std::size_t longest, 
   }
 }
 
-// Every part that starts at member `i` of `cpus` (sorted, distinct).
+// Every part that starts at member `i` of `cpus` (sorted, distinct); a
+// used/group pattern only when it reaches a third group.
 void parts_from(const std::vector<int>& cpus, std::size_t i, std::vector<Part>& parts) {
   const std::size_t n = cpus.size();
   std::size_t j = i + 1;  // the end of the run of consecutive members
@@ -190,12 +191,14 @@ void parts_from(const std::vector<int>& cpus, std::size_t i, std::vector<Part>& 
   if (run < 2 || j >= n) return;
   const int group = cpus[j] - cpus[i];
   std::size_t k = j;
+  std::size_t third = 0;  // where the third group starts: a pattern of two groups reads worse than two ranges
   for (int start = cpus[j]; k < n && cpus[k] == start; start += group) {
+    if (start == cpus[j] + group) third = k;
     int used = 0;
     while (k < n && used < run && cpus[k] == start + used) ++k, ++used;
     if (used < run) break;
   }
-  add_ends(cpus, i, k, j - i + 1, {0, Form::pattern, group, run, 0}, parts);
+  if (third != 0) add_ends(cpus, i, k, third - i + 1, {0, Form::pattern, group, run, 0}, parts);
 }
 
 std::string part_text(const std::vector<int>& cpus, std::size_t i, const Part& part) {

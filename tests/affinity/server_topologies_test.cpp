@@ -118,7 +118,7 @@ TEST_CASE("2-socket SMT Xeon: a reserve takes the first PU of each worker's set"
   CHECK(plan.threads_per_process == 39);
   CHECK(plan.workers[0].reserved.to_string() == "0");
   CHECK(plan.workers[1].reserved.to_string() == "20");
-  CHECK(has_note(plan, "CPUs 0,20 are reserved for the communication library"));
+  CHECK(has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
 }
 
 TEST_CASE("2-socket SMT Xeon: topo's caches give each level's size and sharing", "[affinity][servers]") {
