@@ -109,7 +109,7 @@ TEST_CASE("the short form writes strides where they are shorter", "[util]") {
   CHECK(short_form("0,1,4,5,8,9,12,13") == "0-13:2/4");
   CHECK(short_form("0-3,16-19,32-35,48-51") == "0-51:4/16");
   CHECK(short_form("0,2,4,6,8,10-19") == "0-8:2,10-19");  // a stride may end early for a range
-  CHECK(short_form("10-15,26-29") == "10-15,26-29");  // two groups read better as ranges
+  CHECK(short_form("10-15,26-29") == "10-15,26-29");      // two groups read better as ranges
   CHECK(short_form("") == "");
   CHECK(short_form("7") == "7");
 }
