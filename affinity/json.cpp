@@ -29,14 +29,41 @@ nlohmann::json cgroup_json(const CgroupCpuLimits& cgroup) {
 void add_layout_keys(nlohmann::json& object, const Topology& topology) {
   nlohmann::json packages = nlohmann::json::array();
   for (int package = 0; package < topology.packages; ++package) {
-    packages.push_back({{"package", package}, {"cpus", package_cpus(topology, package).to_string()}});
+    packages.push_back({{"package", package}, {"cpus", package_cpus(topology, package).to_short_string()}});
   }
   nlohmann::json nodes = nlohmann::json::array();
   for (int node : numa_node_ids(topology)) {
-    nodes.push_back({{"numa_node", node}, {"cpus", numa_node_cpus(topology, node).to_string()}});
+    nodes.push_back({{"numa_node", node}, {"cpus", numa_node_cpus(topology, node).to_short_string()}});
   }
   object["package_cpus"] = std::move(packages);
   object["numa_node_cpus"] = std::move(nodes);
+}
+
+// Each cache level of `topology`: its caches' sizes and PUs.
+nlohmann::json caches_json(const Topology& topology) {
+  nlohmann::json levels = nlohmann::json::array();
+  for (const auto& level : topology.caches) {
+    nlohmann::json caches = nlohmann::json::array();
+    for (const auto& cache : level.caches) {
+      caches.push_back(
+          {{"cpus", cache.cpus.to_short_string()},
+           {"size_bytes", cache.size_bytes == 0 ? nlohmann::json(nullptr) : nlohmann::json(cache.size_bytes)}});
+    }
+    levels.push_back({{"level", level.name}, {"count", level.caches.size()}, {"caches", std::move(caches)}});
+  }
+  return levels;
+}
+
+// Each kind of core of `topology`, the fastest first.
+nlohmann::json kinds_json(const Topology& topology) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& kind : topology.kinds) {
+    kinds.push_back({{"kind", to_string(kind.role)},
+                     {"cpus", kind.cpus.to_short_string()},
+                     {"core_type", text_or_null(kind.core_type)},
+                     {"max_mhz", kind.max_mhz == 0 ? nlohmann::json(nullptr) : nlohmann::json(kind.max_mhz)}});
+  }
+  return kinds;
 }
 
 }  // namespace
@@ -49,7 +76,7 @@ void add_plan_keys(nlohmann::json& object, const Plan& plan) {
 
 void add_worker_keys(nlohmann::json& object, const WorkerPlacement& worker) {
   object["rank"] = worker.rank;
-  object["cpus"] = worker.cpus.to_string();
+  object["cpus"] = worker.cpus.to_short_string();
 }
 
 nlohmann::json plan_json(const Plan& plan) {
@@ -57,16 +84,20 @@ nlohmann::json plan_json(const Plan& plan) {
   for (const auto& worker : plan.workers) {
     nlohmann::json row = {{"package", index_or_null(worker.package)},
                           {"numa_node", index_or_null(worker.numa_node)},
+                          {"l3", index_or_null(worker.l3)},
+                          {"kind", worker.kind ? nlohmann::json(to_string(*worker.kind)) : nlohmann::json(nullptr)},
+                          {"reserved_cpus", worker.reserved.to_short_string()},
                           {"threads", worker.threads}};
     add_worker_keys(row, worker);
     workers.push_back(std::move(row));
   }
   nlohmann::json out = {{"usable_cpus", plan.usable_cpus},
-                        {"usable_cpu_list", plan.usable_cpu_list.to_string()},
+                        {"usable_cpu_list", plan.usable_cpu_list.to_short_string()},
                         {"cpus_per_process", plan.cpus_per_process},
+                        {"reserve", plan.reserve},
                         {"bind_reason", plan.bind_reason},
                         {"oversubscribed", plan.oversubscribed},
-                        {"unused_cpus", plan.unused_cpus.to_string()},
+                        {"unused_cpus", plan.unused_cpus.to_short_string()},
                         {"workers", std::move(workers)},
                         {"notes", notes_and_choices(plan)}};
   add_plan_keys(out, plan);
@@ -74,10 +105,10 @@ nlohmann::json plan_json(const Plan& plan) {
 }
 
 void add_share_keys(nlohmann::json& object, const NodeShare& share) {
-  object["cpus"] = share.cpus.to_string();
-  object["host_cpus"] = share.host_cpus.to_string();
+  object["cpus"] = share.cpus.to_short_string();
+  object["host_cpus"] = share.host_cpus.to_short_string();
   object["split"] = to_string(share.kind);
-  object["unused_cpus"] = share.unused.to_string();
+  object["unused_cpus"] = share.unused.to_short_string();
 }
 
 nlohmann::json machine_json(const Machine& machine, const BindChoice& defaults) {
@@ -89,16 +120,19 @@ nlohmann::json machine_json(const Machine& machine, const BindChoice& defaults) 
                         {"cores", t.cores},
                         {"pus", static_cast<int>(t.pus.size())},
                         {"l3_caches", t.l3_caches},
-                        {"online_cpus", u.online.to_string()},
-                        {"affinity_cpus", u.affinity.to_string()},
+                        {"online_cpus", u.online.to_short_string()},
+                        {"affinity_cpus", u.affinity.to_short_string()},
                         {"cgroup", cgroup_json(u.cgroup)},
                         {"usable_cpus", u.count},
-                        {"usable_cpu_list", u.cpus.to_string()},
+                        {"usable_cpu_list", u.cpus.to_short_string()},
                         {"limited_by", to_string(u.limited_by)},
                         {"explanation", explain(u)},
                         {"default_bind", to_string(defaults.bind)},
                         {"bind_reason", defaults.reason}};
   add_layout_keys(out, t);
+  out["caches"] = caches_json(t);
+  out["cpu_kinds"] = kinds_json(t);
+  out["notes"] = t.notes;
   return out;
 }
 

@@ -15,14 +15,27 @@
 namespace mptrain::affinity {
 
 // How a worker's CPUs are chosen and pinned (`--bind`).
-enum class Bind { core, numa, package, none };
+enum class Bind { core, l3, numa, package, none };
 
 // Its names (`--bind`).
-inline constexpr std::array bind_names{Named<Bind>{Bind::core, "core"}, Named<Bind>{Bind::numa, "numa"},
-                                       Named<Bind>{Bind::package, "package"}, Named<Bind>{Bind::none, "none"}};
+inline constexpr std::array bind_names{Named<Bind>{Bind::core, "core"}, Named<Bind>{Bind::l3, "l3"},
+                                       Named<Bind>{Bind::numa, "numa"}, Named<Bind>{Bind::package, "package"},
+                                       Named<Bind>{Bind::none, "none"}};
 
-// "core", "numa", "package" or "none".
+// Which kinds of core a plan may use (`--cpu-kind`, hwloc's CPU kinds of a
+// hybrid CPU); without it, every kind, each worker on one kind only, the
+// performance cores first.
+enum class CpuKindUse { performance, efficiency, all };
+
+// Its names (`--cpu-kind`).
+inline constexpr std::array cpu_kind_names{Named<CpuKindUse>{CpuKindUse::performance, "performance"},
+                                           Named<CpuKindUse>{CpuKindUse::efficiency, "efficiency"},
+                                           Named<CpuKindUse>{CpuKindUse::all, "all"}};
+
+// "core", "l3", "numa", "package" or "none".
 std::string_view to_string(Bind bind);
+// "performance", "efficiency" or "all".
+std::string_view to_string(CpuKindUse use);
 // The Bind named `text`; an Error listing the valid names otherwise.
 Result<Bind> parse_bind(std::string_view text);
 
@@ -53,6 +66,7 @@ struct PlacementRequest {
   CoreUse core_use = CoreUse::all_pus;
   int reserve = 0;  // PUs per worker left for helper threads
   Oversubscribe oversubscribe = Oversubscribe::refuse;
+  std::optional<CpuKindUse> cpu_kind;  // default: every kind, one per worker, performance first
 };
 
 // One worker's place: its CPUs, where they lie and how many threads it runs.
@@ -62,6 +76,9 @@ struct WorkerPlacement {
   int package = -1;    // the package holding all of `cpus`, -1 when they span several
   int numa_node = -1;  // the NUMA node holding all of `cpus`, -1 when they span several
   int threads = 0;     // compute threads: cpus per worker minus the reserve
+  CpuSet reserved;     // the first --reserve PUs of its own set, for the communication library's threads
+  int l3 = -1;         // the L3 cache (logical index) holding all of `cpus`, -1 when they span several or none
+  std::optional<KindRole> kind;  // the kind of core of all of `cpus`; none when mixed, unknown or ignored
 };
 
 // The planner's decision for M workers.
@@ -71,6 +88,7 @@ struct Plan {
   int num_processes = 0;        // M
   int cpus_per_process = 0;     // T: PUs given to each worker
   int threads_per_process = 0;  // T − reserve: compute threads per worker
+  int reserve = 0;              // PUs of each worker's set left for helper threads (--reserve)
   Bind bind = Bind::core;
   std::string bind_reason;      // why this binding was chosen (e.g. "a CPU quota limits N")
   bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)

@@ -18,6 +18,7 @@ struct Pool {
   CpuSet cpus;
   int n = 0;
   bool quota_limited = false;
+  std::vector<KindRole> roles;  // the role of each kind of core (Pu::kind indexes it)
 };
 
 // Positions into Pool::pus.
@@ -29,17 +30,22 @@ struct Placement {
   Positions leftover;
 };
 
-// The topology levels a placement descends, outermost first.
-enum class Level { package, numa, l3, core, pu };
+// The topology levels a placement descends, outermost first: the kind of
+// core (performance first), then the memory and cache hierarchy.
+enum class Level { kind, package, numa, l3, l2, core, pu };
 
 int key_of(const Pu& pu, Level level) {
   switch (level) {
+    case Level::kind:
+      return pu.kind;
     case Level::package:
       return pu.package;
     case Level::numa:
       return pu.numa_node;
     case Level::l3:
       return pu.l3;
+    case Level::l2:
+      return pu.l2;
     case Level::core:
       return pu.core;
     case Level::pu:
@@ -92,12 +98,27 @@ Placement cut(const Positions& members, int workers, int size) {
   return out;
 }
 
+// How many of `workers` sets of `size` each group takes, filling the groups
+// in order (kinds of core: the fastest first).
+std::vector<int> fill_in_order(const std::vector<Positions>& groups, int workers, int size) {
+  std::vector<int> taken(groups.size(), 0);
+  for (std::size_t g = 0; g < groups.size() && workers > 0; ++g) {
+    taken[g] = std::min(workers, static_cast<int>(groups[g].size()) / size);
+    workers -= taken[g];
+  }
+  return taken;
+}
+
 // Places `workers` sets of `size` PUs among `members`, descending from `level`.
 Placement place(const std::vector<Pu>& pus, const Positions& members, Level level, int workers, int size) {
   if (workers == 0 || level == Level::pu) return cut(members, workers, size);
-  const auto groups = group_by(pus, members, level);
+  auto groups = group_by(pus, members, level);
   if (groups.size() == 1) return place(pus, members, next(level), workers, size);
-  const auto taken = share_out(groups, workers, size);
+  if (level == Level::kind) {
+    std::sort(groups.begin(), groups.end(),
+              [&](const Positions& a, const Positions& b) { return pus[a.front()].kind < pus[b.front()].kind; });
+  }
+  const auto taken = level == Level::kind ? fill_in_order(groups, workers, size) : share_out(groups, workers, size);
   Placement out;
   int placed = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -123,7 +144,7 @@ std::vector<Positions> core_sets(const Pool& pool, int workers, int size) {
   }
   Positions all(pool.pus.size());
   for (int i = 0; i < count; ++i) all[i] = i;
-  sets = place(pool.pus, all, Level::package, workers, size).sets;
+  sets = place(pool.pus, all, Level::kind, workers, size).sets;
   std::sort(sets.begin(), sets.end());
   return sets;
 }
@@ -139,11 +160,36 @@ Result<CpuSet> restrict_to(const CpuSelection& selection, const Topology& topolo
     const std::string named = requested->to_string() == selection.text
                                   ? selection.text
                                   : fmt::format("{} (CPUs {})", selection.text, requested->to_string());
-    return Error{fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", named, allowed.to_string())};
+    return Error{
+        fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", named, allowed.to_short_string())};
   }
   const CpuSet ignored = requested->minus(allowed);
   if (!ignored.empty()) {
-    notes.push_back(fmt::format("--cpus: CPUs {} are not usable and were ignored", ignored.to_string()));
+    notes.push_back(fmt::format("--cpus: CPUs {} are not usable and were ignored", ignored.to_short_string()));
+  }
+  return chosen;
+}
+
+// The CPUs of `allowed` of the kind --cpu-kind `use` names; an Error when
+// `topology` has no core of that kind among them. A machine of one kind of
+// core has only performance cores.
+Result<CpuSet> restrict_to_kind(CpuKindUse use, const Topology& topology, const CpuSet& allowed) {
+  if (use == CpuKindUse::all || topology.kinds.size() < 2) {
+    if (use != CpuKindUse::efficiency) return allowed;
+    return Error{
+        fmt::format("--cpu-kind efficiency: {} has one kind of core (hwloc finds {}); use --cpu-kind "
+                    "performance or all, or leave --cpu-kind out",
+                    topology.source, topology.kinds.empty() ? "no CPU kinds" : "a single CPU kind")};
+  }
+  const KindRole role = use == CpuKindUse::performance ? KindRole::performance : KindRole::efficiency;
+  CpuSet chosen;
+  for (const auto& kind : topology.kinds) {
+    if (kind.role == role) chosen = chosen.unite(kind.cpus);
+  }
+  chosen = chosen.intersect(allowed);
+  if (chosen.empty()) {
+    return Error{fmt::format("--cpu-kind {}: none of the usable CPUs {} is a {} core", to_string(use),
+                             allowed.to_short_string(), to_string(role))};
   }
   return chosen;
 }
@@ -153,20 +199,27 @@ Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const
                        std::vector<std::string>& notes) {
   CpuSet allowed = usable.cpus.intersect(all_cpus(topology));
   if (allowed.empty()) {
-    return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_string(),
-                             topology.source, all_cpus(topology).to_string())};
+    return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_short_string(),
+                             topology.source, all_cpus(topology).to_short_string())};
   }
   if (request.cpus) {
     auto chosen = restrict_to(*request.cpus, topology, allowed, notes);
     if (!chosen.ok()) return chosen.error();
     allowed = std::move(chosen).value();
   }
+  if (request.cpu_kind) {
+    auto chosen = restrict_to_kind(*request.cpu_kind, topology, allowed);
+    if (!chosen.ok()) return chosen.error();
+    allowed = std::move(chosen).value();
+  }
   Pool pool;
+  for (const auto& kind : topology.kinds) pool.roles.push_back(kind.role);
   std::set<int> cores;
   for (const Pu& pu : topology.pus) {
     if (!allowed.contains(pu.os_index)) continue;
     if (request.core_use == CoreUse::physical_cores && !cores.insert(pu.core).second) continue;
     pool.pus.push_back(pu);
+    if (request.cpu_kind == CpuKindUse::all) pool.pus.back().kind = -1;  // a worker may mix kinds
   }
   std::vector<int> cpus;
   for (const Pu& pu : pool.pus) cpus.push_back(pu.os_index);
@@ -259,9 +312,10 @@ Error too_much_reserved(int reserve, int t, int m, int n) {
 
 BindChoice binding_for(bool quota_limited, double quota_cpus, int n, const CpuSet& cpus) {
   if (!quota_limited) return {Bind::core, "default: each worker is pinned to its own PUs, close together"};
-  return {Bind::none, fmt::format("a CPU quota of {} limits N to {} of the {} {}, so no CPU is ours "
-                                  "alone; workers are not pinned (give --bind core to pin them anyway)",
-                                  counted_amount(quota_cpus, "CPU"), n, counted(cpus.size(), "CPU"), cpus.to_string())};
+  return {Bind::none,
+          fmt::format("a CPU quota of {} limits N to {} of the {} {}, so no CPU is ours "
+                      "alone; workers are not pinned (give --bind core to pin them anyway)",
+                      counted_amount(quota_cpus, "CPU"), n, counted(cpus.size(), "CPU"), cpus.to_short_string())};
 }
 
 Bind choose_bind(const Pool& pool, const UsableCpus& usable, const PlacementRequest& request, Plan& plan) {
@@ -289,6 +343,8 @@ CpuSet worker_cpus(const Pool& pool, const Positions& set, Bind bind) {
   switch (bind) {
     case Bind::core:
       return widen(pool, set, Level::pu);
+    case Bind::l3:
+      return widen(pool, set, Level::l3);
     case Bind::numa:
       return widen(pool, set, Level::numa);
     case Bind::package:
@@ -315,7 +371,15 @@ int pus_per_worker(const Pool& pool, int m, int t) {
   return count >= m ? std::min(t, count / m) : 1;
 }
 
-// The workers of `plan` (M, PUs and threads per worker, binding already chosen) placed on `pool`.
+// The OS indexes of the PUs of `pool` at `set`.
+CpuSet cpus_at(const Pool& pool, const Positions& set) {
+  std::vector<int> cpus;
+  for (int position : set) cpus.push_back(pool.pus[position].os_index);
+  return CpuSet(std::move(cpus));
+}
+
+// The workers of `plan` (M, PUs and threads per worker, binding already chosen) placed on `pool`;
+// each keeps the first PUs of its own set (in topology order) for the reserve, and at least one for compute.
 std::vector<WorkerPlacement> place_workers(const Pool& pool, const Plan& plan) {
   std::vector<WorkerPlacement> workers;
   const auto sets = core_sets(pool, plan.num_processes, plan.cpus_per_process);
@@ -325,7 +389,12 @@ std::vector<WorkerPlacement> place_workers(const Pool& pool, const Plan& plan) {
     worker.cpus = worker_cpus(pool, sets[rank], plan.bind);
     worker.package = common_key(pool, worker.cpus, Level::package);
     worker.numa_node = common_key(pool, worker.cpus, Level::numa);
+    worker.l3 = common_key(pool, worker.cpus, Level::l3);
+    if (const int kind = common_key(pool, worker.cpus, Level::kind); kind >= 0) worker.kind = pool.roles.at(kind);
     worker.threads = plan.threads_per_process;
+    const auto first = sets[rank].begin();
+    const auto reserved = std::min<std::size_t>(plan.reserve, sets[rank].size() - 1);
+    worker.reserved = cpus_at(pool, Positions(first, first + static_cast<std::ptrdiff_t>(reserved)));
     workers.push_back(std::move(worker));
   }
   return workers;
@@ -338,10 +407,179 @@ CpuSet unused_by(const Pool& pool, const std::vector<WorkerPlacement>& workers) 
   return pool.cpus.minus(used);
 }
 
+// What keeps worker sets from being clean under bind core: a core whose
+// PUs went to two workers (SMT siblings split), or a worker on two kinds of core.
+struct Flaw {
+  bool split_core = false;  // else: mixed kinds
+  int rank = 0;
+  int other = -1;  // the rank sharing the core
+  CpuSet cpus;     // the core's PUs, or the worker's
+  int count = 0;   // how many cores are split, or workers mixed
+};
+
+// The first core of `sets` whose PUs went to two workers.
+std::optional<Flaw> split_core(const Pool& pool, const std::vector<Positions>& sets) {
+  std::map<int, int> owner;  // core -> the first rank on it
+  std::set<int> split;
+  std::optional<Flaw> flaw;
+  int first_core = -1;
+  for (std::size_t rank = 0; rank < sets.size(); ++rank) {
+    for (int position : sets[rank]) {
+      const int core = pool.pus[position].core;
+      const auto [it, added] = owner.emplace(core, static_cast<int>(rank));
+      if (added || it->second == static_cast<int>(rank) || !split.insert(core).second) continue;
+      if (!flaw) flaw = Flaw{true, it->second, static_cast<int>(rank), {}, 0}, first_core = core;
+    }
+  }
+  if (!flaw) return flaw;
+  std::vector<int> cpus;
+  for (const Pu& pu : pool.pus) {
+    if (pu.core == first_core) cpus.push_back(pu.os_index);
+  }
+  flaw->cpus = CpuSet(std::move(cpus));
+  flaw->count = static_cast<int>(split.size());
+  return flaw;
+}
+
+// The first worker of `sets` on two kinds of core.
+std::optional<Flaw> mixed_kinds(const Pool& pool, const std::vector<Positions>& sets) {
+  std::optional<Flaw> flaw;
+  for (std::size_t rank = 0; rank < sets.size(); ++rank) {
+    std::set<int> kinds;
+    for (int position : sets[rank]) kinds.insert(pool.pus[position].kind);
+    if (kinds.size() < 2) continue;
+    if (!flaw) flaw = Flaw{false, static_cast<int>(rank), -1, cpus_at(pool, sets[rank]), 0};
+    ++flaw->count;
+  }
+  return flaw;
+}
+
+std::optional<Flaw> first_flaw(const Pool& pool, int m, int t) {
+  const auto sets = core_sets(pool, m, t);
+  if (auto flaw = split_core(pool, sets)) return flaw;
+  return mixed_kinds(pool, sets);
+}
+
+// What `flaw` does, as "ranks 0 and 1 would share core L#10 (CPUs 20-21)".
+std::string describe(const Flaw& flaw, std::string_view would) {
+  if (flaw.split_core) {
+    return fmt::format("ranks {} and {} {} share the SMT siblings of one core (CPUs {}){}", flaw.rank, flaw.other,
+                       would, flaw.cpus.to_short_string(),
+                       flaw.count > 1 ? ", and " + counted(flaw.count - 1, "more core") : "");
+  }
+  return fmt::format("rank {} {} mix two kinds of core (CPUs {}){}", flaw.rank, would, flaw.cpus.to_short_string(),
+                     flaw.count > 1 ? ", and " + counted(flaw.count - 1, "more worker") : "");
+}
+
+// Whether a plan of `m` workers of `t` PUs is checked for flaws: bind core
+// placements that give each worker its own PUs.
+bool flaws_matter(const Pool& pool, Bind bind, bool oversubscribed, int m) {
+  return bind == Bind::core && !oversubscribed && static_cast<int>(pool.pus.size()) >= m;
+}
+
+// The largest T below `t` (`step` -1) or the smallest above it (`step` 1,
+// with M x T within N) whose placement has no flaw; 0 when none is.
+int nearest_flawless(const Pool& pool, int m, int t, int step) {
+  for (int candidate = t + step; candidate >= 1 && static_cast<long long>(candidate) * m <= pool.n; candidate += step) {
+    if (!first_flaw(pool, m, candidate)) return candidate;
+  }
+  return 0;
+}
+
+// T for the default floor(N/M) = `t`: lowered to the nearest T whose
+// placement has no flaw, when one exists, saying why in the plan's choices.
+int flawless_default(const Pool& pool, int m, int t, Plan& plan) {
+  const auto flaw = first_flaw(pool, m, t);
+  if (!flaw) return t;
+  const int lower = nearest_flawless(pool, m, t, -1);
+  if (lower == 0) return t;
+  plan.choices.push_back(
+      fmt::format("-t lowered from {} to {}: with -t {}, {}", t, lower, t, describe(*flaw, "would")));
+  return lower;
+}
+
+// Refuses an explicit -t `t` whose placement has a flaw when another T has
+// none, naming the nearest such T below and above it.
+Status check_explicit(const Pool& pool, int m, int t) {
+  const auto flaw = first_flaw(pool, m, t);
+  if (!flaw) return ok_status();
+  const int lower = nearest_flawless(pool, m, t, -1);
+  const int higher = nearest_flawless(pool, m, t, 1);
+  if (lower == 0 && higher == 0) return ok_status();
+  std::vector<std::string> fixes;
+  if (lower != 0) fixes.push_back(fmt::format("-t {}", lower));
+  if (higher != 0) fixes.push_back(fmt::format("-t {}", higher));
+  fixes.push_back(flaw->split_core ? "--physical-cores" : "--cpu-kind all to let a worker mix kinds");
+  std::string fix = fixes.front();
+  for (std::size_t i = 1; i < fixes.size(); ++i) fix += (i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
+  return Error{fmt::format("-n {} x -t {}: {}; use {}", m, t, describe(*flaw, "would"), fix)};
+}
+
+// Refuses --bind l3 on `topology`, which shows no L3 cache.
+Error no_l3(const Topology& topology) {
+  return Error{
+      fmt::format("--bind l3: {} shows no L3 cache; use --bind package or numa (a synthetic topology "
+                  "describes its L3 caches as a level, such as \"package:2 l3:4 core:4 pu:2\")",
+                  topology.source)};
+}
+
+// A note for each kind of core of `pool` that `plan` leaves wholly unused
+// because each worker runs on one kind (when `pool` has several).
+void add_unused_kind_notes(const Pool& pool, Plan& plan) {
+  std::map<int, std::vector<int>> kinds;  // kind -> its PUs
+  for (const Pu& pu : pool.pus) {
+    if (pu.kind >= 0) kinds[pu.kind].push_back(pu.os_index);
+  }
+  if (kinds.size() < 2) return;
+  for (const auto& [kind, pus] : kinds) {
+    const CpuSet cpus(pus);
+    if (cpus.intersect(plan.unused_cpus) != cpus) continue;
+    plan.notes.push_back(
+        fmt::format("the {} cores (CPUs {}) are left unused: each worker runs on one kind of "
+                    "core, the performance cores first (--cpu-kind all lets a worker mix them)",
+                    kind == 0 ? "performance" : "efficiency", cpus.to_short_string()));
+  }
+}
+
+// The notes on what `plan`, placed on `pool`, leaves unused, reserves, or could not avoid.
+void add_placement_notes(const Pool& pool, Plan& plan) {
+  CpuSet reserved;
+  for (const auto& worker : plan.workers) reserved = reserved.unite(worker.reserved);
+  if (plan.reserve > 0 && reserved.empty()) {
+    plan.notes.push_back(fmt::format("--reserve {}: {} per worker, and no PU is reserved: each worker has one",
+                                     plan.reserve, counted(plan.threads_per_process, "compute thread")));
+  } else if (plan.reserve > 0) {
+    plan.notes.push_back(
+        fmt::format("--reserve {}: {} per worker; {} reserved for the communication library's "
+                    "threads: {}",
+                    plan.reserve, counted(plan.threads_per_process, "compute thread"), counted(reserved.size(), "CPU"),
+                    reserved.to_short_string()));
+  }
+  std::vector<Positions> sets;
+  for (const auto& worker : plan.workers) {
+    Positions set;
+    for (std::size_t i = 0; i < pool.pus.size(); ++i) {
+      if (worker.cpus.contains(pool.pus[i].os_index)) set.push_back(static_cast<int>(i));
+    }
+    sets.push_back(std::move(set));
+  }
+  if (flaws_matter(pool, plan.bind, plan.oversubscribed, plan.num_processes)) {
+    if (auto flaw = split_core(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + ": no -t avoids it");
+    if (auto flaw = mixed_kinds(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + ": no -t avoids it");
+  }
+  plan.unused_cpus = unused_by(pool, plan.workers);
+  if (!plan.unused_cpus.empty()) {
+    plan.notes.push_back(fmt::format("{} left unused: {}", counted(plan.unused_cpus.size(), "usable CPU"),
+                                     plan.unused_cpus.to_short_string()));
+  }
+  add_unused_kind_notes(pool, plan);
+}
+
 }  // namespace
 
 Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const PlacementRequest& request) {
   Plan plan;
+  plan.notes = topology.notes;
   auto pool = make_pool(topology, usable, request, plan.notes);
   if (!pool.ok()) return pool.error();
   plan.usable_cpus = pool->n;
@@ -349,20 +587,22 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.num_processes = choose_processes(*pool, request, plan.choices);
   auto t = choose_threads(*pool, plan.num_processes, request, plan);
   if (!t.ok()) return t.error();
+  plan.bind = choose_bind(*pool, usable, request, plan);
+  if (plan.bind == Bind::l3 && topology.l3_caches == 0) return no_l3(topology);
+  // Whole cores per worker and one kind of core each, where some T allows it.
+  if (flaws_matter(*pool, plan.bind, plan.oversubscribed, plan.num_processes)) {
+    if (!request.threads_per_process) {
+      *t = flawless_default(*pool, plan.num_processes, *t, plan);
+    } else if (auto checked = check_explicit(*pool, plan.num_processes, *t); !checked.ok()) {
+      return checked.error();
+    }
+  }
   if (request.reserve >= *t) return too_much_reserved(request.reserve, *t, plan.num_processes, pool->n);
   plan.cpus_per_process = pus_per_worker(*pool, plan.num_processes, *t);
   plan.threads_per_process = *t - request.reserve;
-  if (request.reserve > 0) {
-    plan.notes.push_back(fmt::format("--reserve {}: {} per worker", request.reserve,
-                                     counted(plan.threads_per_process, "compute thread")));
-  }
-  plan.bind = choose_bind(*pool, usable, request, plan);
+  plan.reserve = request.reserve;
   plan.workers = place_workers(*pool, plan);
-  plan.unused_cpus = unused_by(*pool, plan.workers);
-  if (!plan.unused_cpus.empty()) {
-    plan.notes.push_back(fmt::format("{} left unused: {}", counted(plan.unused_cpus.size(), "usable CPU"),
-                                     plan.unused_cpus.to_string()));
-  }
+  add_placement_notes(*pool, plan);
   return plan;
 }
 

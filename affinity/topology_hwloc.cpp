@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 
@@ -102,6 +104,8 @@ Result<HwlocTopology> new_topology() {
   hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   // Only CPU-side objects matter to the planner.
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  // Instruction caches too, which hwloc leaves out by default: `topo` shows every cache.
+  hwloc_topology_set_icache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_ALL);
   return topology;
 }
 
@@ -121,6 +125,7 @@ Pu describe_pu(hwloc_topology_t topology, hwloc_obj_t pu) {
   out.package = logical_ancestor(topology, pu, HWLOC_OBJ_PACKAGE, 0);
   out.numa_node = std::max(0, hwloc_bitmap_first(pu->nodeset));
   out.l3 = logical_ancestor(topology, pu, HWLOC_OBJ_L3CACHE, -1);
+  out.l2 = logical_ancestor(topology, pu, HWLOC_OBJ_L2CACHE, -1);
   return out;
 }
 
@@ -165,6 +170,86 @@ std::vector<CpuSet> objects_by_type(hwloc_topology_t topology, ObjectType type) 
   return objects;
 }
 
+// The cache levels `topo` shows, as hwloc names their types.
+struct CacheType {
+  hwloc_obj_type_t type;
+  const char* name;
+};
+constexpr std::array cache_types{CacheType{HWLOC_OBJ_L1CACHE, "L1d"}, CacheType{HWLOC_OBJ_L2CACHE, "L2"},
+                                 CacheType{HWLOC_OBJ_L3CACHE, "L3"},  CacheType{HWLOC_OBJ_L4CACHE, "L4"},
+                                 CacheType{HWLOC_OBJ_L5CACHE, "L5"},  CacheType{HWLOC_OBJ_L1ICACHE, "L1i"}};
+
+// Every cache level of `topology` that has caches, with each cache's size and PUs.
+std::vector<CacheLevel> cache_levels(hwloc_topology_t topology) {
+  std::vector<CacheLevel> levels;
+  for (const auto& type : cache_types) {
+    CacheLevel level{type.name, {}};
+    const int count = count_of(topology, type.type);
+    for (int i = 0; i < count; ++i) {
+      const hwloc_obj_t cache = hwloc_get_obj_by_type(topology, type.type, static_cast<unsigned>(i));
+      if (cache == nullptr || cache->cpuset == nullptr) continue;
+      const auto size = cache->attr != nullptr ? static_cast<long long>(cache->attr->cache.size) : 0;
+      level.caches.push_back({os_cpus(cache->cpuset), size});
+    }
+    if (!level.caches.empty()) levels.push_back(std::move(level));
+  }
+  return levels;
+}
+
+// The value of info `name` among `infos`, "" when absent.
+std::string info_value(const hwloc_info_s* infos, unsigned count, std::string_view name) {
+  for (unsigned i = 0; i < count; ++i) {
+    if (infos[i].name != nullptr && infos[i].value != nullptr && name == infos[i].name) return infos[i].value;
+  }
+  return {};
+}
+
+// hwloc's CPU kinds of `topology`, fastest first: by hwloc's efficiency
+// ranking, or, where hwloc could not rank them, by core type (Intel's
+// "IntelCore" before "IntelAtom") and then maximum frequency. A single kind
+// is the only one; none when hwloc knows none.
+std::vector<CpuKind> cpu_kinds(hwloc_topology_t topology) {
+  const int count = hwloc_cpukinds_get_nr(topology, 0);
+  std::vector<std::pair<int, CpuKind>> ranked;  // (hwloc's efficiency, kind)
+  hwloc_bitmap_t cpuset = hwloc_bitmap_alloc();
+  for (int i = 0; i < count && cpuset != nullptr; ++i) {
+    int efficiency = -1;
+    unsigned infos_count = 0;
+    hwloc_info_s* infos = nullptr;
+    if (hwloc_cpukinds_get_info(topology, static_cast<unsigned>(i), cpuset, &efficiency, &infos_count, &infos, 0) != 0)
+      continue;
+    CpuKind kind;
+    kind.cpus = os_cpus(cpuset);
+    kind.core_type = info_value(infos, infos_count, "CoreType");
+    kind.max_mhz = static_cast<int>(parse_int(info_value(infos, infos_count, "FrequencyMaxMHz")).value_or(0));
+    ranked.emplace_back(efficiency, std::move(kind));
+  }
+  hwloc_bitmap_free(cpuset);
+  const auto faster = [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    const bool a_core = a.second.core_type == "IntelCore";
+    const bool b_core = b.second.core_type == "IntelCore";
+    if (a_core != b_core) return a_core;
+    return a.second.max_mhz > b.second.max_mhz;
+  };
+  std::stable_sort(ranked.begin(), ranked.end(), faster);
+  std::vector<CpuKind> kinds;
+  for (auto& [efficiency, kind] : ranked) {
+    kind.role = ranked.size() == 1 ? KindRole::only : kinds.empty() ? KindRole::performance : KindRole::efficiency;
+    kinds.push_back(std::move(kind));
+  }
+  return kinds;
+}
+
+// Marks each PU of `out` with the index of its kind.
+void mark_kinds(Topology& out) {
+  for (Pu& pu : out.pus) {
+    for (std::size_t k = 0; k < out.kinds.size(); ++k) {
+      if (out.kinds[k].cpus.contains(pu.os_index)) pu.kind = static_cast<int>(k);
+    }
+  }
+}
+
 Topology flatten(hwloc_topology_t topology, std::string source) {
   Topology out;
   const int pus = count_of(topology, HWLOC_OBJ_PU);
@@ -179,6 +264,9 @@ Topology flatten(hwloc_topology_t topology, std::string source) {
   for (int type = 0; type < object_type_count; ++type) {
     out.objects[static_cast<std::size_t>(type)] = objects_by_type(topology, static_cast<ObjectType>(type));
   }
+  out.caches = cache_levels(topology);
+  out.kinds = cpu_kinds(topology);
+  mark_kinds(out);
   out.source = std::move(source);
   return out;
 }
@@ -208,6 +296,35 @@ std::optional<long> synthetic_pus(std::string_view description, long limit) {
     if (product > limit) return product;
   }
   return product;
+}
+
+// Whether synthetic level `level` ("package:2", "numa:2", "[numa]") is of a
+// type starting with one of `prefixes`, as hwloc reads types (case aside).
+bool level_is(std::string_view level, std::initializer_list<std::string_view> prefixes) {
+  std::string type(level.substr(0, level.find(':')));
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return type.starts_with(p); });
+}
+
+// `description` with a NUMA node attached to each package ("[numa]" after
+// the package level) when it names packages but no NUMA level, as real
+// machines have; nullopt when it needs none.
+std::optional<std::string> with_numa_per_package(std::string_view description) {
+  const auto levels = split_words(description);
+  if (std::any_of(levels.begin(), levels.end(), [](auto level) { return level_is(level, {"[", "nu", "node"}); })) {
+    return std::nullopt;
+  }
+  const auto package = std::find_if(levels.begin(), levels.end(), [](auto level) {
+    return level_is(level, {"pa", "so"});
+  });
+  if (package == levels.end()) return std::nullopt;
+  std::string out;
+  for (auto it = levels.begin(); it != levels.end(); ++it) {
+    if (!out.empty()) out += ' ';
+    out += *it;
+    if (it == package) out += " [numa]";
+  }
+  return out;
 }
 
 Result<Topology> load(HwlocTopology topology, std::string source) {
@@ -253,13 +370,22 @@ Result<Topology> load_synthetic_topology(std::string_view description) {
     return Error{fmt::format("synthetic topology '{}' has more than {} PUs, the most mptrain plans for", text,
                              max_synthetic_pus)};
   }
+  const auto numa = pus ? with_numa_per_package(text) : std::nullopt;
+  const std::string& read = numa ? *numa : text;
   if (!pus || text.find_first_not_of(" \t") == std::string::npos ||
-      hwloc_topology_set_synthetic(topology->get(), text.c_str()) != 0) {
+      hwloc_topology_set_synthetic(topology->get(), read.c_str()) != 0) {
     return Error{"bad synthetic topology '" + text +
                  "': give levels and counts from the top down, such as \"package:2 core:8 pu:2\" or "
                  "\"package:2 numa:2 l3:1 core:4 pu:2\""};
   }
-  return load(std::move(topology).value(), "synthetic: " + text);
+  auto loaded = load(std::move(topology).value(), "synthetic: " + text);
+  if (loaded.ok() && numa) {
+    loaded->notes.push_back(
+        fmt::format("'{}' names no NUMA level: read as '{}', one NUMA node per package (write "
+                    "the NUMA level yourself, such as numa:2 inside a package, for another layout)",
+                    text, *numa));
+  }
+  return loaded;
 }
 
 }  // namespace mptrain::affinity

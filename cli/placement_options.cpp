@@ -77,7 +77,14 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
       ->group("Placement");
   command.add_flag("--physical-cores", options.physical_cores, "Use one PU (hardware thread) per core")
       ->group("Placement");
-  command.add_option("--reserve", request.reserve, "PUs of each worker's set left for helper threads")
+  add_word_option(command, "--cpu-kind", request.cpu_kind, affinity::cpu_kind_names,
+                  "Kinds of core on a hybrid CPU: performance or efficiency cores only, or all with a worker free "
+                  "to mix them")
+      ->default_str("every kind, one per worker, performance first")
+      ->group("Placement");
+  command
+      .add_option("--reserve", request.reserve,
+                  "PUs of each worker's set left for helper threads, handed to oneCCL and Intel MPI")
       ->transform(whole_number(0))
       ->group("Placement");
   command.add_flag("--allow-oversubscribe", options.allow_oversubscribe, "Plan M x T > N anyway (for demonstrations)")

@@ -27,7 +27,7 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 procmgr::LaunchLayout launch_layout(const affinity::Plan& plan) {
   procmgr::LaunchLayout layout;
   for (const auto& placement : plan.workers)
-    layout.workers.push_back({placement.rank, placement.cpus, placement.numa_node});
+    layout.workers.push_back({placement.rank, placement.cpus, placement.numa_node, placement.reserved});
   layout.pinned = plan.bind != affinity::Bind::none;
   layout.online_nodes = read_online_nodes(FsRoot::from_env()).value_or(CpuSet());
   return layout;

@@ -228,6 +228,7 @@ procmgr::WorkerSettings worker_settings(const RunOptions& options, const affinit
   settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
   settings.omp_bind = launch.omp_bind;
   settings.preload = value_or_fail(procmgr::find_allocator(launch.allocator, FsRoot()));
+  if (!settings.preload.empty()) settings.allocator_settings = procmgr::allocator_settings(launch.allocator);
   settings.memory = requested_memory(launch);
   settings.children = launch.children;
   settings.program_threads = launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
@@ -435,7 +436,8 @@ int run_launcher(const RunOptions& options) {
   std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
   const auto settings = worker_settings(options, plan, tables);
   const bool pinned = plan.bind != affinity::Bind::none;
-  for (const auto& warning : procmgr::environment_warnings(environment, settings, plan.threads_per_process, pinned)) {
+  for (const auto& warning :
+       procmgr::environment_warnings(environment, settings, plan.threads_per_process, pinned, plan.reserve > 0)) {
     print_warning(warning);
   }
   auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run

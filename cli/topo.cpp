@@ -36,11 +36,16 @@ std::string cgroup_text(const affinity::CgroupCpuLimits& cgroup) {
 
 std::string layout_text(const affinity::Topology& topology) {
   std::string out;
+  const auto caches = affinity::cache_lines(topology);
+  for (std::size_t i = 0; i < caches.size(); ++i) out += fields.row(i == 0 ? "Caches:" : "", caches[i]);
+  const auto kinds = affinity::kind_lines(topology);
+  for (std::size_t i = 0; i < kinds.size(); ++i) out += fields.row(i == 0 ? "CPU kinds:" : "", kinds[i]);
   for (int package = 0; package < topology.packages; ++package) {
-    out += fmt::format("  package {}:    CPUs {}\n", package, affinity::package_cpus(topology, package).to_string());
+    out +=
+        fmt::format("  package {}:    CPUs {}\n", package, affinity::package_cpus(topology, package).to_short_string());
   }
   for (int node : affinity::numa_node_ids(topology)) {
-    out += fmt::format("  NUMA node {}:  CPUs {}\n", node, affinity::numa_node_cpus(topology, node).to_string());
+    out += fmt::format("  NUMA node {}:  CPUs {}\n", node, affinity::numa_node_cpus(topology, node).to_short_string());
   }
   return out;
 }
@@ -51,10 +56,12 @@ std::string topo_text(const affinity::Machine& machine, const affinity::BindChoi
   std::string out = fields.row("Topology:", t.source) + fields.row("Packages:", t.packages) +
                     fields.row("NUMA nodes:", t.numa_nodes) + fields.row("Cores:", t.cores) +
                     fields.row("PUs:", t.pus.size()) + fields.row("L3 caches:", t.l3_caches) + layout_text(t);
-  const auto online = u.online.to_string();
-  out += fields.row("Online CPUs:", online.empty() ? "none" : online) + fields.row("Affinity:", u.affinity.to_string());
+  for (const auto& note : t.notes) out += "  note: " + note + "\n";
+  const auto online = u.online.to_short_string();
+  out += fields.row("Online CPUs:", online.empty() ? "none" : online) +
+         fields.row("Affinity:", u.affinity.to_short_string());
   out += cgroup_text(u.cgroup);
-  out += fields.row("Usable CPUs:", fmt::format("{} (on CPUs {}), limited by {}", u.count, u.cpus.to_string(),
+  out += fields.row("Usable CPUs:", fmt::format("{} (on CPUs {}), limited by {}", u.count, u.cpus.to_short_string(),
                                                 affinity::to_string(u.limited_by)));
   out += fmt::format("  {}\n", affinity::explain(u));
   out += fields.row("Default bind:", fmt::format("{} ({})", affinity::to_string(defaults.bind), defaults.reason));

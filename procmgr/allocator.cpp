@@ -58,6 +58,10 @@ Result<Allocator> parse_allocator(std::string_view name) {
   return Error{fmt::format("unknown allocator '{}'; choose {}", name, names_list(allocator_names))};
 }
 
+std::string allocator_settings(Allocator allocator) {
+  return allocator == Allocator::jemalloc ? "MALLOC_CONF=" + std::string(jemalloc_conf) : std::string();
+}
+
 Result<std::string> find_allocator(Allocator allocator, const FsRoot& root) {
   const auto libraries = libraries_of(allocator);
   if (libraries.empty()) return std::string();

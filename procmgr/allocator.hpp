@@ -28,6 +28,16 @@ std::string_view to_string(Allocator allocator);
 // The allocator named `name` (as to_string writes it); an Error listing the names otherwise.
 Result<Allocator> parse_allocator(std::string_view name);
 
+// The settings torch's run_cpu gives jemalloc when it preloads it: large
+// allocations in their own arena (oversize_threshold:1), purging in a
+// background thread, transparent huge pages for metadata where the system
+// uses them.
+inline constexpr std::string_view jemalloc_conf = "oversize_threshold:1,background_thread:true,metadata_thp:auto";
+
+// The variable `allocator` reads its settings from, with the value mptrain
+// gives it ("MALLOC_CONF=…" for jemalloc); "" for the others.
+std::string allocator_settings(Allocator allocator);
+
 // The absolute path of the library to preload for `allocator` ("" for the
 // system allocator), looked for in the library directories under `root`;
 // an Error naming the Debian package to install when it is not there.

@@ -42,7 +42,41 @@ std::vector<std::string> library_variables(int rank, const CpuSet& cpus, int thr
   return tree_placement_environment(tree);
 }
 
+// `cpus` as a hexadecimal mask, lowest CPU in the lowest bit: "0xff0".
+std::string hex_mask(const CpuSet& cpus) {
+  if (cpus.empty()) return "0x0";
+  std::string digits(static_cast<std::size_t>(cpus.cpus().back() / 4 + 1), '0');
+  for (int cpu : cpus.cpus()) {
+    char& digit = digits[digits.size() - 1 - static_cast<std::size_t>(cpu / 4)];
+    const int value = (digit <= '9' ? digit - '0' : digit - 'a' + 10) | (1 << (cpu % 4));
+    digit = static_cast<char>(value < 10 ? '0' + value : 'a' + value - 10);
+  }
+  return "0x" + digits;
+}
+
 }  // namespace
+
+std::vector<std::string> communication_environment(const LaunchLayout& layout,
+                                                   const std::vector<std::string>& environment) {
+  std::vector<int> reserved;
+  std::vector<std::string> domains;
+  int count = 0;
+  for (const auto& worker : layout.workers) {
+    count = std::max(count, worker.reserved.size());
+    reserved.insert(reserved.end(), worker.reserved.cpus().begin(), worker.reserved.cpus().end());
+    domains.push_back(hex_mask(worker.cpus.minus(worker.reserved)));
+  }
+  if (count == 0 || !layout.pinned) return {};
+  const std::array<std::string, 3> values = {std::to_string(count), fmt::format("{}", fmt::join(reserved, ",")),
+                                             fmt::format("[{}]", fmt::join(domains, ","))};
+  std::vector<std::string> entries;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!find_variable(environment, communication_variables[i])) {
+      entries.push_back(fmt::format("{}={}", communication_variables[i], values[i]));
+    }
+  }
+  return entries;
+}
 
 std::vector<WorkerSpec> launch_specs(const LaunchLayout& layout, const WorldInfo& world, const WorkerSettings& settings,
                                      const std::vector<std::string>& environment) {
@@ -53,11 +87,20 @@ std::vector<WorkerSpec> launch_specs(const LaunchLayout& layout, const WorldInfo
   // LD_PRELOAD: the allocator, then the placement library, then the user's.
   std::string preload = settings.preload;
   if (!settings.place_library.empty()) preload += (preload.empty() ? "" : ":") + settings.place_library;
+  const auto communication = communication_environment(layout, environment);
   for (auto& spec : specs) {
-    const auto& cpus = layout.workers.at(static_cast<std::size_t>(spec.rank)).cpus;
+    const auto& worker = layout.workers.at(static_cast<std::size_t>(spec.rank));
+    const auto& cpus = worker.cpus;
     spec.env = worker_environment(spec.rank, cpus, tree_world, settings.thread_counts, environment);
-    if (settings.children == 0) append(spec.env, openmp_placement(spec.cpus, settings.omp_bind, environment));
+    // OpenMP's places leave out the CPUs reserved for the communication library's threads.
+    const auto compute = communication.empty() ? spec.cpus : spec.cpus.minus(worker.reserved);
+    if (settings.children == 0) append(spec.env, openmp_placement(compute, settings.omp_bind, environment));
     append(spec.env, preload_environment(preload, environment));
+    if (!settings.allocator_settings.empty() &&
+        !find_variable(environment, variable_name(settings.allocator_settings))) {
+      spec.env.push_back(settings.allocator_settings);
+    }
+    append(spec.env, communication);
     if (!settings.place_library.empty()) {
       append(spec.env, library_variables(spec.rank, cpus, world.threads, settings));
       spec.inherit_fds.push_back(settings.table_fds.at(static_cast<std::size_t>(spec.rank)));
@@ -81,9 +124,25 @@ Result<std::vector<PlaceTable>> create_tree_tables(int workers, WorkerSettings& 
 }
 
 std::vector<std::string> environment_warnings(const std::vector<std::string>& environment,
-                                              const WorkerSettings& settings, int threads, bool pinned) {
+                                              const WorkerSettings& settings, int threads, bool pinned, bool reserve) {
   std::vector<std::string> warnings;
   std::string value;
+  if (!settings.allocator_settings.empty()) {
+    const auto name = variable_name(settings.allocator_settings);
+    if (find_variable(environment, name, &value)) {
+      warnings.push_back(fmt::format("{}={} is set, so the workers' allocator keeps it instead of mptrain's {}", name,
+                                     value, settings.allocator_settings));
+    }
+  }
+  if (reserve && pinned) {
+    for (auto name : communication_variables) {
+      if (find_variable(environment, name, &value)) {
+        warnings.push_back(
+            fmt::format("{}={} is set, so the communication library keeps it instead of the CPUs --reserve kept for it",
+                        name, value));
+      }
+    }
+  }
   if (settings.passive_wait) {
     for (const auto& name : wait_variables_set(environment)) {
       find_variable(environment, name, &value);

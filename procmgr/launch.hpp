@@ -36,6 +36,7 @@ struct PlannedWorker {
   int rank = 0;
   CpuSet cpus;         // its CPUs in the plan (also when the plan pins nothing)
   int numa_node = -1;  // the NUMA node of its CPUs; -1: several or unknown
+  CpuSet reserved;     // the CPUs of `cpus` kept for the communication library's threads (--reserve)
 };
 
 // The workers of a launch: where they run, and whether they are pinned there.
@@ -49,7 +50,8 @@ struct LaunchLayout {
 struct WorkerSettings {
   UserThreadEnv thread_counts = UserThreadEnv::override;
   OmpBind omp_bind = OmpBind::close;
-  std::string preload;  // the allocator library; "": none
+  std::string preload;             // the allocator library; "": none
+  std::string allocator_settings;  // "MALLOC_CONF=…" for the preloaded allocator; "": none
   std::optional<MemoryPolicy> memory;
   int children = 0;                 // K working children per worker (--children); 0: none
   std::string place_library;        // libmptrain_place.so; "": the workers' descendants are left alone
@@ -65,12 +67,29 @@ struct WorkerSettings {
 // neither when the layout is not pinned. The caller adds what runs.
 std::vector<WorkerSpec> pinned_specs(const LaunchLayout& layout);
 
+// The communication libraries' variables --reserve sets.
+inline constexpr std::array<std::string_view, 3> communication_variables = {"CCL_WORKER_COUNT", "CCL_WORKER_AFFINITY",
+                                                                            "I_MPI_PIN_DOMAIN"};
+
+// The variables that hand each worker's reserved CPUs of `layout` to the
+// communication libraries, when the plan reserves some and pins the
+// workers: oneCCL's CCL_WORKER_COUNT (the reserve per worker) and
+// CCL_WORKER_AFFINITY (every local rank's reserved CPUs in rank order, the
+// i-th worker thread of local rank r on entry r x count + i), and Intel
+// MPI's I_MPI_PIN_DOMAIN (each rank's compute CPUs as a hexadecimal mask,
+// "[0xff0,0xff000]"), each only where `environment` does not set it: the
+// user's own wins. None otherwise.
+std::vector<std::string> communication_environment(const LaunchLayout& layout,
+                                                   const std::vector<std::string>& environment);
+
 // The specs of a launch: pinned_specs, each with worker_environment (the
 // tree's threads with --children), openmp_placement (without --children:
 // the library places a child's threads in its slice), LD_PRELOAD (the
 // allocator, then the placement library, then `environment`'s own), the
 // placement library's variables and its table's descriptor, the passive
-// wait, and the memory policy asked for.
+// wait, the allocator's settings (unless `environment` has its own), the
+// communication libraries' reserved CPUs (OpenMP then places its threads
+// on the others), and the memory policy asked for.
 std::vector<WorkerSpec> launch_specs(const LaunchLayout& layout, const WorldInfo& world, const WorkerSettings& settings,
                                      const std::vector<std::string>& environment);
 
@@ -81,10 +100,13 @@ Result<std::vector<PlaceTable>> create_tree_tables(int workers, WorkerSettings& 
 
 // The warnings `environment` calls for in a launch with `settings` and
 // `threads` threads per worker (`pinned`: the plan pins them): a wait policy
-// of its own the passive wait leaves alone, thread-count variables the
+// of its own the passive wait leaves alone, allocator settings of its own,
+// the communication libraries' variables of its own the reserve leaves alone
+// (`reserve`: the plan reserves CPUs), thread-count variables the
 // workers get replaced, and its own OpenMP placement, which replaces mptrain's.
 std::vector<std::string> environment_warnings(const std::vector<std::string>& environment,
-                                              const WorkerSettings& settings, int threads, bool pinned);
+                                              const WorkerSettings& settings, int threads, bool pinned,
+                                              bool reserve = false);
 
 // Whether the workers' descendants are placed by the library.
 enum class PlaceNeed {

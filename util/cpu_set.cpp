@@ -136,6 +136,117 @@ std::string CpuSet::to_string() const {
   return out;
 }
 
+namespace {
+
+// The forms of a part of a short list string.
+enum class Form { single, range, stride, pattern };
+
+// One part of a short list string: members [begin, end) of a set written as
+// "A" (single), "A-B" (range), "A-B:S" (stride) or "A-B:U/G" (pattern).
+struct Part {
+  std::size_t end = 0;
+  Form form = Form::single;
+  int step = 0;    // S, or G of a pattern
+  int used = 0;    // U of a pattern
+  int length = 0;  // characters
+};
+
+int digits(int value) { return value < 10 ? 1 : 1 + digits(value / 10); }
+
+// How far before its longest a part may end: ending a part early only pays
+// where the next part can then start a member sooner.
+constexpr std::size_t early_ends = 64;
+
+// Adds to `parts` each part of `form` that starts at member `i` of `cpus` and
+// ends at `longest` or up to early_ends members (but at least `least` members) sooner.
+void add_ends(const std::vector<int>& cpus, std::size_t i, std::size_t longest, std::size_t least, Part part,
+              std::vector<Part>& parts) {
+  const int fixed = part.form == Form::stride    ? 2 + digits(part.step)
+                    : part.form == Form::pattern ? 3 + digits(part.used) + digits(part.step)
+                                                 : 1;
+  for (std::size_t end = longest; end >= i + least && end + early_ends >= longest; --end) {
+    part.end = end;
+    part.length = digits(cpus[i]) + fixed + digits(cpus[end - 1]);
+    parts.push_back(part);
+  }
+}
+
+// Every part that starts at member `i` of `cpus` (sorted, distinct); a
+// used/group pattern only when it reaches a third group.
+void parts_from(const std::vector<int>& cpus, std::size_t i, std::vector<Part>& parts) {
+  const std::size_t n = cpus.size();
+  std::size_t j = i + 1;  // the end of the run of consecutive members
+  while (j < n && cpus[j] == cpus[j - 1] + 1) ++j;
+  add_ends(cpus, i, j, 2, {0, Form::range, 0, 0, 0}, parts);  // before "A", so "0-1" wins over "0,1"
+  parts.push_back({i + 1, Form::single, 0, 0, digits(cpus[i])});
+  if (i + 1 >= n) return;
+  const int step = cpus[i + 1] - cpus[i];
+  if (step >= 2) {
+    std::size_t k = i + 2;
+    while (k < n && cpus[k] - cpus[k - 1] == step) ++k;
+    add_ends(cpus, i, k, 3, {0, Form::stride, step, 0, 0}, parts);
+  }
+  // The first U = (the run's length) of every G members, the last group possibly cut short.
+  const int run = static_cast<int>(j - i);
+  if (run < 2 || j >= n) return;
+  const int group = cpus[j] - cpus[i];
+  std::size_t k = j;
+  std::size_t third = 0;  // where the third group starts: a pattern of two groups reads worse than two ranges
+  for (int start = cpus[j]; k < n && cpus[k] == start; start += group) {
+    if (start == cpus[j] + group) third = k;
+    int used = 0;
+    while (k < n && used < run && cpus[k] == start + used) ++k, ++used;
+    if (used < run) break;
+  }
+  if (third != 0) add_ends(cpus, i, k, third - i + 1, {0, Form::pattern, group, run, 0}, parts);
+}
+
+std::string part_text(const std::vector<int>& cpus, std::size_t i, const Part& part) {
+  const int first = cpus[i];
+  const int last = cpus[part.end - 1];
+  switch (part.form) {
+    case Form::single:
+      return std::to_string(first);
+    case Form::range:
+      return fmt::format("{}-{}", first, last);
+    case Form::stride:
+      return fmt::format("{}-{}:{}", first, last, part.step);
+    case Form::pattern:
+      return fmt::format("{}-{}:{}/{}", first, last, part.used, part.step);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string CpuSet::to_short_string() const {
+  // shortest[i]: the length of the shortest text for members i.., and its first part.
+  const std::size_t n = cpus_.size();
+  std::vector<int> shortest(n + 1, 0);
+  std::vector<Part> choice(n);
+  std::vector<Part> parts;
+  for (std::size_t i = n; i-- > 0;) {
+    parts.clear();
+    parts_from(cpus_, i, parts);
+    // Plain forms come first in `parts`, so a tie keeps them.
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Part& a, const Part& b) { return (a.form > Form::range) < (b.form > Form::range); });
+    shortest[i] = -1;
+    for (const auto& part : parts) {
+      const int length = part.length + (part.end < n ? 1 + shortest[part.end] : 0);
+      if (shortest[i] >= 0 && length >= shortest[i]) continue;
+      shortest[i] = length;
+      choice[i] = part;
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < n; i = choice[i].end) {
+    if (!out.empty()) out += ',';
+    out += part_text(cpus_, i, choice[i]);
+  }
+  return out;
+}
+
 bool CpuSet::contains(int cpu) const { return std::binary_search(cpus_.begin(), cpus_.end(), cpu); }
 
 CpuSet CpuSet::intersect(const CpuSet& other) const {

@@ -31,8 +31,15 @@ class CpuSet {
   // The CPUs first..last inclusive.
   static CpuSet range(int first, int last);
 
-  // The list string with ranges collapsed, e.g. "0-3,8"; "" when empty.
+  // The list string with ranges collapsed, e.g. "0-3,8"; "" when empty: the
+  // kernel's plain form, for the environment, commands and kernel files.
   std::string to_string() const;
+  // The shortest list string parse reads back to this set, strides included
+  // ("0-62:2" for 0,2,…,62; "0-15:2/4" for 0,1,4,5,…): for people and JSON.
+  // Parts cover runs of consecutive members, so a set that interleaves two
+  // strides may print longer than it could; ties go to the plain form, and a
+  // used/group pattern needs three groups ("0-3,16-19" stays as it is).
+  std::string to_short_string() const;
   // The CPU numbers in increasing order.
   const std::vector<int>& cpus() const { return cpus_; }
   int size() const { return static_cast<int>(cpus_.size()); }

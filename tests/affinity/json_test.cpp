@@ -48,8 +48,14 @@ TEST_CASE("a plan's document holds its keys, its workers and its notes and choic
   CHECK(document["unused_cpus"] == "");
   CHECK(document["oversubscribed"] == false);
   CHECK(document["workers"].size() == 2);
-  CHECK(document["workers"][0] ==
-        nlohmann::json{{"rank", 0}, {"cpus", "0-7"}, {"package", 0}, {"numa_node", 0}, {"threads", 8}});
+  CHECK(document["workers"][0] == nlohmann::json{{"rank", 0},
+                                                 {"cpus", "0-7"},
+                                                 {"package", 0},
+                                                 {"numa_node", 0},
+                                                 {"threads", 8},
+                                                 {"l3", nullptr},
+                                                 {"kind", nullptr},
+                                                 {"reserved_cpus", ""}});
   CHECK(document["notes"] == nlohmann::json(notes_and_choices(plan)));
 }
 
@@ -78,5 +84,5 @@ TEST_CASE("a machine's document holds its counts, layout and usable CPUs", "[aff
   CHECK(document["default_bind"] == "core");
   CHECK(document["cgroup"]["version"].is_null());
   CHECK(document["package_cpus"][1] == nlohmann::json{{"package", 1}, {"cpus", "4-7"}});
-  CHECK(document["numa_node_cpus"][0] == nlohmann::json{{"numa_node", 0}, {"cpus", "0-7"}});
+  CHECK(document["numa_node_cpus"][0] == nlohmann::json{{"numa_node", 0}, {"cpus", "0-3"}});
 }

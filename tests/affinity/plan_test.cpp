@@ -66,7 +66,11 @@ TEST_CASE("a plan's shape and table read as `mptrain plan` shows them", "[affini
   plan.usable_cpu_list = CpuSet::parse("0-1").value();
   plan.bind = Bind::core;
   plan.bind_reason = "the default";
-  plan.workers.push_back({0, CpuSet::parse("0-1").value(), 0, -1, 2});
+  WorkerPlacement worker;
+  worker.cpus = CpuSet::parse("0-1").value();
+  worker.package = 0;
+  worker.threads = 2;
+  plan.workers.push_back(worker);
   CHECK(workers_by_threads(plan) == "1 worker x 2 threads");
   const auto table = plan_table(plan);
   CHECK(table.starts_with("1 worker x 2 threads on N = 2 usable CPUs (0-1), bind core\n  bind: the default\n\n"));

@@ -12,7 +12,9 @@ TEST_CASE("a synthetic description gives packages, cores and PUs", "[affinity][t
   auto topology = load_synthetic_topology("package:2 core:8 pu:2");
   REQUIRE(topology.ok());
   CHECK(topology->packages == 2);
-  CHECK(topology->numa_nodes == 1);
+  CHECK(topology->numa_nodes == 2);  // one NUMA node per package, as a note says
+  REQUIRE(topology->notes.size() == 1);
+  CHECK(topology->notes[0].find("read as 'package:2 [numa] core:8 pu:2'") != std::string::npos);
   CHECK(topology->cores == 16);
   CHECK(topology->pus.size() == 32);
   CHECK(topology->pus[2].core == 1);

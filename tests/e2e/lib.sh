@@ -79,6 +79,6 @@ need_unbound_cpus() {
 }
 
 # A jq definition to put before a filter: `cpus` turns a CPU list string
-# ("0-2,5") into the array of its CPU numbers ([0,1,2,5]), e.g.
+# ("0-2,5", strides "0-14:2" and "0-25:2/8" too) into the array of its CPU numbers ([0,1,2,5]), e.g.
 #   jq "$cpus"' .workers[0].cpus | cpus' plan.json
-cpus='def cpus: [split(",")[] | select(. != "") | if test("-") then (split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1) else tonumber end];'
+cpus='def cpus: [split(",")[] | select(. != "") | (split(":") + ["1"])[0:2] as [$r, $s] | ($s | split("/") | map(tonumber)) as $st | (if ($st | length) == 1 then [1, $st[0]] else $st end) as [$u, $g] | if ($r | test("-")) then ($r | split("-") | map(tonumber)) as [$a, $b] | range($a; $b + 1; $g) as $start | range($start; [$start + $u, $b + 1] | min) else ($r | tonumber) end];'

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "procmgr/allocator.hpp"
+
 using namespace mptrain;
 using namespace mptrain::procmgr;
 
@@ -27,7 +29,7 @@ std::string value_of(const std::vector<std::string>& env, const std::string& nam
 // Two workers of 2 CPUs each, on NUMA nodes 0 and 1 of a two-node machine.
 LaunchLayout two_workers() {
   LaunchLayout layout;
-  layout.workers = {{0, cpus("0-1"), 0}, {1, cpus("2-3"), 1}};
+  layout.workers = {{0, cpus("0-1"), 0, {}}, {1, cpus("2-3"), 1, {}}};
   layout.online_nodes = cpus("0-1");
   return layout;
 }
@@ -109,6 +111,42 @@ TEST_CASE("a passive wait and a memory policy asked for reach every worker", "[p
   CHECK(contains(specs[1].env, "OMP_WAIT_POLICY=passive"));
   CHECK(to_string(specs[1].memory) == "interleave 0-1");
   CHECK(specs[1].memory.refusal == MemoryRefusal::fail);
+}
+
+TEST_CASE("reserved CPUs go to oneCCL and Intel MPI, and OpenMP's places leave them out", "[procmgr]") {
+  LaunchLayout layout;
+  layout.workers = {{0, cpus("0-11"), 0, cpus("0")}, {1, cpus("12-23"), 1, cpus("12")}};
+  const auto specs = launch_specs(layout, world_of_two(), WorkerSettings{}, {});
+  for (const auto& spec : specs) {
+    CHECK(value_of(spec.env, "CCL_WORKER_COUNT") == "1");
+    CHECK(value_of(spec.env, "CCL_WORKER_AFFINITY") == "0,12");
+    CHECK(value_of(spec.env, "I_MPI_PIN_DOMAIN") == "[0xffe,0xffe000]");
+  }
+  CHECK(value_of(specs[1].env, "OMP_PLACES").starts_with("{13},{14},"));
+  CHECK(value_of(specs[1].env, "MPTRAIN_CPUS") == "12-23");
+  // The user's own wins, with a warning; nothing without a reserve or a pinned plan.
+  const std::vector<std::string> own = {"CCL_WORKER_AFFINITY=auto"};
+  const auto kept = communication_environment(layout, own);
+  CHECK(kept == std::vector<std::string>{"CCL_WORKER_COUNT=1", "I_MPI_PIN_DOMAIN=[0xffe,0xffe000]"});
+  const auto warnings = environment_warnings(own, WorkerSettings{}, 11, true, true);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].starts_with("CCL_WORKER_AFFINITY=auto is set"));
+  CHECK(communication_environment(two_workers(), {}).empty());
+  layout.pinned = false;
+  CHECK(communication_environment(layout, {}).empty());
+}
+
+TEST_CASE("jemalloc gets run_cpu's MALLOC_CONF unless the user set one", "[procmgr]") {
+  WorkerSettings settings;
+  settings.preload = "/usr/lib/libjemalloc.so.2";
+  settings.allocator_settings = allocator_settings(Allocator::jemalloc);
+  auto specs = launch_specs(two_workers(), world_of_two(), settings, {});
+  CHECK(value_of(specs[0].env, "MALLOC_CONF") == "oversize_threshold:1,background_thread:true,metadata_thp:auto");
+  const std::vector<std::string> own = {"MALLOC_CONF=narenas:2"};
+  specs = launch_specs(two_workers(), world_of_two(), settings, own);
+  CHECK(value_of(specs[0].env, "MALLOC_CONF").empty());  // the inherited one stays
+  REQUIRE(environment_warnings(own, settings, 2, true).size() == 1);
+  CHECK(allocator_settings(Allocator::tcmalloc).empty());
 }
 
 TEST_CASE("the memory policy asked for takes node lists of this machine, or all", "[procmgr]") {

@@ -94,3 +94,42 @@ TEST_CASE("a strided list prints as plain ranges that parse back to the same set
     CHECK(*again == *set);
   }
 }
+
+TEST_CASE("the short form writes strides where they are shorter", "[util]") {
+  const auto short_form = [](const char* text) {
+    auto set = CpuSet::parse(text);
+    REQUIRE(set.ok());
+    return set->to_short_string();
+  };
+  CHECK(short_form("0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40,42,44,46,48,50,52,54,56,58,60,62") ==
+        "0-62:2");
+  CHECK(short_form("0-3,8") == "0-3,8");
+  CHECK(short_form("0,2") == "0,2");      // "0-2:2" is longer
+  CHECK(short_form("0,2,4") == "0,2,4");  // a tie keeps the plain form
+  CHECK(short_form("0,1,4,5,8,9,12,13") == "0-13:2/4");
+  CHECK(short_form("0-3,16-19,32-35,48-51") == "0-51:4/16");
+  CHECK(short_form("0,2,4,6,8,10-19") == "0-8:2,10-19");  // a stride may end early for a range
+  CHECK(short_form("10-15,26-29") == "10-15,26-29");      // two groups read better as ranges
+  CHECK(short_form("") == "");
+  CHECK(short_form("7") == "7");
+}
+
+TEST_CASE("the short form parses back to the same set", "[util]") {
+  std::uint32_t state = 12345;
+  const auto next = [&state] { return state = state * 1664525u + 1013904223u; };
+  for (int round = 0; round < 300; ++round) {
+    std::vector<int> cpus;
+    const int span = 1 + static_cast<int>(next() % 300);
+    const int density = 1 + static_cast<int>(next() % 4);
+    for (int cpu = 0; cpu < span; ++cpu) {
+      if (next() % density == 0 || (cpu / 4) % density == 0) cpus.push_back(cpu);
+    }
+    const CpuSet set(cpus);
+    auto again = CpuSet::parse(set.to_short_string());
+    REQUIRE(again.ok());
+    CHECK(*again == set);
+    CHECK(set.to_short_string().size() <= set.to_string().size());
+  }
+  const auto all = CpuSet::range(0, mptrain::max_cpus - 1);
+  CHECK(all.to_short_string() == "0-8191");
+}

@@ -60,11 +60,11 @@ expect_usage_error "--membind and --interleave cannot be given together; give on
 ! grep -q excludes "$WORK/err" || fail "CLI11's words: $(cat "$WORK/err")"
 
 run_mptrain run --bind wrong -- true
-expect_usage_error "--bind: 'wrong' is not one of core, numa, package or none \(see 'mptrain run --help'\)$"
+expect_usage_error "--bind: 'wrong' is not one of core, l3, numa, package or none \(see 'mptrain run --help'\)$"
 run_mptrain doctor --fail-on bad
 expect_usage_error "--fail-on: 'bad' is not one of oversubscribed, warning, idle or never"
 run_mptrain plan --bind ''
-expect_usage_error "--bind: '' is not one of core, numa, package or none"
+expect_usage_error "--bind: '' is not one of core, l3, numa, package or none"
 # --help still lists the names in CLI11's form, which the man pages match.
-"$MPTRAIN" plan --help | grep -q -- '--bind TEXT:{core,numa,package,none}' || fail "plan --help lost --bind's names"
+"$MPTRAIN" plan --help | grep -q -- '--bind TEXT:{core,l3,numa,package,none}' || fail "plan --help lost --bind's names"
 echo PASS

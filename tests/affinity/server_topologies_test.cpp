@@ -1,0 +1,258 @@
+// The planner on today's servers, from hwloc XML topologies written by
+// tests/data/affinity/make_topologies.py: SMT siblings kept together, L3
+// domains, hybrid CPUs' kinds of core, and the reserve's PUs.
+#include <catch2/catch.hpp>
+#include <map>
+#include <set>
+#include <string>
+
+#include "affinity/planner.hpp"
+
+using namespace mptrain;
+using namespace mptrain::affinity;
+
+namespace {
+
+Machine xml(const std::string& name) {
+  auto machine = xml_machine(std::string(MPTRAIN_TEST_DATA) + "/affinity/" + name);
+  INFO(name);
+  REQUIRE(machine.ok());
+  return std::move(machine).value();
+}
+
+Machine synthetic(const std::string& description) {
+  auto machine = synthetic_machine(description);
+  REQUIRE(machine.ok());
+  return std::move(machine).value();
+}
+
+Plan plan_on(const Machine& machine, const PlacementRequest& request) {
+  auto plan = make_plan(machine.topology, machine.usable, request);
+  INFO((plan.ok() ? std::string() : plan.error().message));
+  REQUIRE(plan.ok());
+  return std::move(plan).value();
+}
+
+std::string refusal_on(const Machine& machine, const PlacementRequest& request) {
+  auto plan = make_plan(machine.topology, machine.usable, request);
+  REQUIRE_FALSE(plan.ok());
+  return plan.error().message;
+}
+
+PlacementRequest workers(int m, std::optional<int> t = std::nullopt) {
+  PlacementRequest request;
+  request.num_processes = m;
+  request.threads_per_process = t;
+  return request;
+}
+
+bool has_note(const Plan& plan, const std::string& text) {
+  for (const auto& note : notes_and_choices(plan)) {
+    if (note.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Whether every core of `topology` has its PUs with one worker of `plan` at most.
+bool no_core_split(const Topology& topology, const Plan& plan) {
+  std::map<int, std::set<int>> ranks_of_core;
+  for (const auto& worker : plan.workers) {
+    for (const Pu& pu : topology.pus) {
+      if (worker.cpus.contains(pu.os_index)) ranks_of_core[pu.core].insert(worker.rank);
+    }
+  }
+  for (const auto& [core, ranks] : ranks_of_core) {
+    if (ranks.size() > 1) return false;
+  }
+  return true;
+}
+
+// The cores of `topology` whose PUs all lie in `cpus` (whole cores), and whether `cpus` is made of whole cores only.
+bool whole_cores(const Topology& topology, const CpuSet& cpus) {
+  for (const auto& core : objects_of(topology, ObjectType::core)) {
+    const auto inside = core.intersect(cpus);
+    if (!inside.empty() && inside != core) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("2-socket SMT Xeon: the default gives each socket's whole cores to one worker", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-smt.xml");
+  const auto plan = plan_on(machine, PlacementRequest{});
+  REQUIRE(plan.workers.size() == 2);
+  CHECK(plan.workers[0].cpus.to_short_string() == "0-19,40-59");
+  CHECK(plan.workers[1].cpus.to_short_string() == "20-39,60-79");
+  CHECK(plan.workers[1].numa_node == 1);
+}
+
+TEST_CASE("2-socket SMT Xeon: six workers get six whole cores each, none split", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-smt.xml");
+  const auto plan = plan_on(machine, workers(6));
+  CHECK(plan.threads_per_process == 12);  // floor(80/6) = 13 is six and a half cores
+  CHECK(has_note(plan, "-t lowered from 13 to 12"));
+  CHECK(no_core_split(machine.topology, plan));
+  for (const auto& worker : plan.workers) {
+    CHECK(whole_cores(machine.topology, worker.cpus));
+    CHECK(worker.package >= 0);
+  }
+}
+
+TEST_CASE("2-socket SMT Xeon: a -t that splits a core is refused with the nearest whole-core ones",
+          "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-smt.xml");
+  const auto message = refusal_on(machine, workers(4, 9));
+  CHECK(message.find("would share the SMT siblings of one core") != std::string::npos);
+  CHECK(message.find("use -t 8, -t 10, or --physical-cores") != std::string::npos);
+  PlacementRequest physical = workers(4, 9);
+  physical.core_use = CoreUse::physical_cores;
+  CHECK(plan_on(machine, physical).threads_per_process == 9);
+}
+
+TEST_CASE("2-socket SMT Xeon: a reserve takes the first PU of each worker's set", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-smt.xml");
+  PlacementRequest request = workers(2);
+  request.reserve = 1;
+  const auto plan = plan_on(machine, request);
+  CHECK(plan.threads_per_process == 39);
+  CHECK(plan.workers[0].reserved.to_string() == "0");
+  CHECK(plan.workers[1].reserved.to_string() == "20");
+  CHECK(has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
+}
+
+TEST_CASE("2-socket SMT Xeon: topo's caches give each level's size and sharing", "[affinity][servers]") {
+  const auto lines = cache_lines(xml("xeon-2s-smt.xml").topology);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "L1d: 32 KiB x 40, one per core");
+  CHECK(lines[1] == "L2: 1 MiB x 40, one per core");
+  CHECK(lines[2] == "L3: 27.5 MiB x 2, CPUs 0-19,40-59 | 20-39,60-79");
+  CHECK(lines[3] == "L1i: 32 KiB x 40, one per core");
+}
+
+TEST_CASE("EPYC with 8 L3 domains a socket: a worker that fits in an L3 gets one", "[affinity][servers]") {
+  const auto machine = xml("epyc-2s-8l3.xml");
+  CHECK(machine.topology.l3_caches == 16);
+  const auto plan = plan_on(machine, workers(16, 6));
+  std::set<int> l3s;
+  for (const auto& worker : plan.workers) {
+    CHECK(worker.l3 >= 0);
+    l3s.insert(worker.l3);
+  }
+  CHECK(l3s.size() == 16);  // spread over the domains, none straddled
+  CHECK(no_core_split(machine.topology, plan));
+}
+
+TEST_CASE("EPYC with 8 L3 domains a socket: bind l3 gives each worker its whole L3 domain", "[affinity][servers]") {
+  const auto machine = xml("epyc-2s-8l3.xml");
+  PlacementRequest request = workers(32);
+  request.bind = Bind::l3;
+  const auto plan = plan_on(machine, request);
+  CHECK(plan.threads_per_process == 4);
+  const auto& l3 = objects_of(machine.topology, ObjectType::l3);
+  for (const auto& worker : plan.workers) {
+    REQUIRE(worker.l3 >= 0);
+    CHECK(worker.cpus == l3.at(static_cast<std::size_t>(worker.l3)));
+  }
+  CHECK(plan.workers[0].cpus.to_short_string() == "0-3,64-67");
+  CHECK(plan.workers[0].cpus == plan.workers[1].cpus);  // two workers of 4 PUs share a domain of 8
+}
+
+TEST_CASE("EPYC with 8 L3 domains a socket: topo lists each L3 domain", "[affinity][servers]") {
+  const auto lines = cache_lines(xml("epyc-2s-8l3.xml").topology);
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[2].starts_with("L3: 32 MiB x 16, CPUs 0-3,64-67 | 4-7,68-71 | "));
+}
+
+TEST_CASE("bind l3 on a topology without L3 caches is refused, saying how to describe them", "[affinity][servers]") {
+  PlacementRequest request = workers(2);
+  request.bind = Bind::l3;
+  CHECK(refusal_on(synthetic("package:2 core:4 pu:2"), request).find("shows no L3 cache") != std::string::npos);
+  request.num_processes = 4;
+  const auto plan = plan_on(synthetic("package:2 l3:2 core:2 pu:2"), request);
+  CHECK(plan.workers[0].l3 == 0);
+  CHECK(plan.workers[3].cpus.to_short_string() == "12-15");
+}
+
+TEST_CASE("hybrid CPU: hwloc's kinds load, performance cores first", "[affinity][servers]") {
+  const auto& topology = xml("hybrid-client.xml").topology;
+  REQUIRE(topology.kinds.size() == 2);
+  CHECK(topology.kinds[0].role == KindRole::performance);
+  CHECK(topology.kinds[0].cpus.to_short_string() == "0-15");
+  CHECK(topology.kinds[0].core_type == "IntelCore");
+  CHECK(topology.kinds[0].max_mhz == 4900);
+  CHECK(topology.kinds[1].role == KindRole::efficiency);
+  CHECK(topology.kinds[1].cpus.to_short_string() == "16-19");
+  CHECK(kind_lines(topology)[1] == "efficiency: CPUs 16-19 (IntelAtom, up to 3600 MHz)");
+}
+
+TEST_CASE("hybrid CPU: one worker by default runs on the performance cores only", "[affinity][servers]") {
+  const auto plan = plan_on(xml("hybrid-client.xml"), PlacementRequest{});
+  REQUIRE(plan.workers.size() == 1);
+  CHECK(plan.workers[0].cpus.to_short_string() == "0-15");
+  CHECK(plan.workers[0].kind == KindRole::performance);
+  CHECK(has_note(plan, "the efficiency cores (CPUs 16-19) are left unused"));
+}
+
+TEST_CASE("hybrid CPU: each worker runs on one kind, the performance cores filled first", "[affinity][servers]") {
+  const auto machine = xml("hybrid-client.xml");
+  const auto plan = plan_on(machine, workers(5));
+  CHECK(plan.threads_per_process == 4);
+  REQUIRE(plan.workers.size() == 5);
+  for (int rank = 0; rank < 4; ++rank) CHECK(plan.workers[rank].kind == KindRole::performance);
+  CHECK(plan.workers[4].kind == KindRole::efficiency);
+  CHECK(plan.workers[4].cpus.to_short_string() == "16-19");
+  CHECK(no_core_split(machine.topology, plan));
+}
+
+TEST_CASE("hybrid CPU: a -t that mixes kinds is refused; --cpu-kind all allows it", "[affinity][servers]") {
+  const auto machine = xml("hybrid-client.xml");
+  const auto message = refusal_on(machine, workers(2, 10));
+  CHECK(message.find("rank 1 would mix two kinds of core") != std::string::npos);
+  CHECK(message.find("use -t 8, or --cpu-kind all") != std::string::npos);
+  PlacementRequest all = workers(2, 10);
+  all.cpu_kind = CpuKindUse::all;
+  const auto plan = plan_on(machine, all);
+  CHECK(plan.workers[1].cpus.to_short_string() == "10-19");
+  CHECK_FALSE(plan.workers[1].kind.has_value());
+}
+
+TEST_CASE("hybrid CPU: --cpu-kind chooses performance or efficiency cores only", "[affinity][servers]") {
+  const auto machine = xml("hybrid-client.xml");
+  PlacementRequest request = workers(2);
+  request.cpu_kind = CpuKindUse::efficiency;
+  auto plan = plan_on(machine, request);
+  CHECK(plan.usable_cpus == 4);
+  CHECK(plan.workers[0].cpus.to_short_string() == "16-17");
+  CHECK(plan.workers[1].cpus.to_short_string() == "18-19");
+  request.cpu_kind = CpuKindUse::performance;
+  plan = plan_on(machine, request);
+  CHECK(plan.usable_cpus == 16);
+  CHECK(plan.workers[1].cpus.to_short_string() == "8-15");
+  request.cpu_kind = CpuKindUse::efficiency;
+  CHECK(refusal_on(synthetic("package:1 core:4 pu:2"), request).find("has one kind of core") != std::string::npos);
+}
+
+TEST_CASE("synthetic 2-socket SMT: three workers never split a core's siblings", "[affinity][servers]") {
+  const auto machine = synthetic("package:2 core:16 pu:2");
+  const auto plan = plan_on(machine, workers(3));
+  CHECK(plan.threads_per_process == 20);
+  CHECK(no_core_split(machine.topology, plan));
+  for (const auto& worker : plan.workers) CHECK(whole_cores(machine.topology, worker.cpus));
+  CHECK(refusal_on(machine, workers(3, 21)).find("use -t 20, or --physical-cores") != std::string::npos);
+}
+
+TEST_CASE("more workers than cores must share one: the plan says so", "[affinity][servers]") {
+  const auto machine = synthetic("package:1 core:2 pu:2");
+  const auto plan = plan_on(machine, workers(3));
+  CHECK(plan.threads_per_process == 1);
+  CHECK(has_note(plan, "must share the SMT siblings of one core"));
+}
+
+TEST_CASE("physical cores print in the short form mptrain reads", "[affinity][servers]") {
+  PlacementRequest request = workers(1);
+  request.core_use = CoreUse::physical_cores;
+  const auto plan = plan_on(synthetic("package:2 core:16 pu:2"), request);
+  CHECK(plan.usable_cpu_list.to_short_string() == "0-62:2");
+  CHECK(plan_table(plan).find("(0-62:2)") != std::string::npos);
+}
