@@ -113,20 +113,20 @@ awk '
     if (e[2] == "healthy") { healthy++; alarm += (g[2] == "oversubscribed"); exit3 += (x[2] == 3) }
     if (e[2] == "oversubscribed") { over++; miss += (g[2] != "oversubscribed") } }
   END {
-    print "| case | variant | expected | right | healthy / warning / oversubscribed | estimated loss: job / processes (mean) | s per run |"
+    print "| case | variant | expected | right | inconclusive / healthy / warning / oversubscribed | estimated loss: job / processes (mean) | s per run |"
     print "|---|---|---|---|---|---|---|"
     for (i = 1; i <= n; i++) { k = order[i]; split(k, kk, " [|] ")
       ne = estimates[kk[1], kk[2]]
-      printf "| %s | %s | %d / %d | %d / %d / %d | %s | %.1f |\n", k, expected[k], right[k], runs[k],
-        got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"],
+      printf "| %s | %s | %d / %d | %d / %d / %d / %d | %s | %.1f |\n", k, expected[k], right[k], runs[k],
+        got[k, "inconclusive"], got[k, "healthy"], got[k, "warning"], got[k, "oversubscribed"],
         (ne ? sprintf("%.2f / %.2f", estimated[kk[1], kk[2]] / ne, processes[kk[1], kk[2]] / ne) : "-"), secs[k] / runs[k] }
     print ""
-    print "| expected \\ got | healthy | warning | oversubscribed | no verdict |"
-    print "|---|---|---|---|---|"
-    split("healthy warning oversubscribed", v, " ")
-    for (r = 1; r <= 3; r++) if (rows[v[r]])
-      printf "| %s | %d | %d | %d | %d |\n", v[r], matrix[v[r], "healthy"], matrix[v[r], "warning"],
-        matrix[v[r], "oversubscribed"], matrix[v[r], "none"]
+    print "| expected \\ got | inconclusive | healthy | warning | oversubscribed | no verdict |"
+    print "|---|---|---|---|---|---|"
+    split("inconclusive healthy warning oversubscribed", v, " ")
+    for (r = 1; r <= 4; r++) if (rows[v[r]])
+      printf "| %s | %d | %d | %d | %d | %d |\n", v[r], matrix[v[r], "inconclusive"], matrix[v[r], "healthy"],
+        matrix[v[r], "warning"], matrix[v[r], "oversubscribed"], matrix[v[r], "none"]
     print ""
     if (healthy) printf "False alarms: %d of %d expected-healthy runs got oversubscribed (%.1f%%); %d exited 3 (%.1f%%).\n",
       alarm, healthy, 100 * alarm / healthy, exit3, 100 * exit3 / healthy
