@@ -62,7 +62,7 @@ expect_usage_error "--membind and --interleave cannot be given together; give on
 run_mptrain run --bind wrong -- true
 expect_usage_error "--bind: 'wrong' is not one of core, l3, numa, package or none \(see 'mptrain run --help'\)$"
 run_mptrain doctor --fail-on bad
-expect_usage_error "--fail-on: 'bad' is not one of oversubscribed, warning, idle or never"
+expect_usage_error "--fail-on: 'bad' is not one of oversubscribed, warning, idle, inconclusive or never"
 run_mptrain plan --bind ''
 expect_usage_error "--bind: '' is not one of core, l3, numa, package or none"
 # --help still lists the names in CLI11's form, which the man pages match.

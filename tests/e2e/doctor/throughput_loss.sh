@@ -36,12 +36,18 @@ expect_json '.estimated_throughput_loss < 0.1'
 expect_json '.throughput_loss.processes < 0.1'
 
 # Independent threads, twice as many as CPUs, in one process that maps no
-# barrier runtime: the CPUs stay busy with work, each thread runs half the time.
+# barrier runtime: the CPUs stay busy with work, each thread runs half the
+# time. Whether that costs the process depends on whether its threads wait
+# for each other, which the accounting does not show: a range from next to
+# nothing (apart) to most (together), a warning and never exit 3, with what
+# would pin it.
 run_mptrain doctor --json --interval 0.25 -- "$BURN" $((2 * N)) 3
-expect_code 3
+expect_code 0
+expect_json '.verdict == "warning"'
 expect_json '.estimated_throughput_loss < 0.15'
-expect_json '.throughput_loss.processes > 0.35'
-expect_json '[.processes[] | select(.comm == "mptrain_burn")][0] | .team == false and .estimated_throughput_loss > 0.35'
+expect_json '.throughput_loss.processes_range[0] < 0.15 and .throughput_loss.processes_range[1] > 0.35'
+expect_json '.throughput_loss.unpinned | test("fewer threads would narrow it")'
+expect_json '[.processes[] | select(.comm == "mptrain_burn")][0] | .team == false and .estimated_throughput_loss_range[1] > 0.35'
 
 # The text report says it, with its spread and margin.
 run_mptrain doctor -- "$WORKLOADS/procs.sh" "$N" env OMP_NUM_THREADS="$N" "$omp" 2
