@@ -8,10 +8,10 @@ kthread=$(awk '$2 == "(kthreadd)" {print $1; exit}' /proc/[0-9]*/stat 2>/dev/nul
 run_mptrain doctor --pid "$kthread" --duration 0.3
 expect_usage_error "--pid $kthread: kthreadd is a kernel thread, not a process of a job"
 
-sleep 0.6 &
+sleep 3 &
 short=$!
-run_mptrain doctor --pid "$short" --duration 5 --json
+run_mptrain doctor --pid "$short" --duration 8 --json
 expect_code 0
-expect_stderr "^mptrain doctor: the watched process exited after [0-9.]+ s of the 5 s asked for; the report covers the time it ran$"
+expect_stderr "^mptrain doctor: the watched process exited after [0-9.]+ s of the 8 s asked for; the report covers the time it ran$"
 expect_json '.verdict'
 echo PASS

@@ -24,11 +24,11 @@ expect_code 1
 grep -q 'failed with exit code 4' "$WORK/out" || { cat "$WORK/out" >&2; fail "the table does not show the failure"; }
 expect_stderr 'every candidate.s program failed'
 
-run_mptrain tune --only-tries --warmup 0.5 --trial 1 --budget 20 --metric 'loss ([0-9.]+)' -- sh -c 'echo hello there; sleep 30'
+run_mptrain tune --only-tries --warmup 0.5 --trial 1 --budget 20 --metric 'loss ([0-9.]+)' -- sh -c 'echo hello there; sleep 37'
 expect_code 1
 expect_stderr "matched nothing the program printed"
 expect_stderr "hello there"
-expect_nothing_left "sleep 30"
+expect_nothing_left "sleep 37\$"
 
 run_mptrain tune --only-tries --warmup 3 --trial 1 --budget 20 --progress tick -- sh -c 'echo tick'
 expect_code 1
