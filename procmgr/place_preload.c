@@ -1099,53 +1099,72 @@ static void note_program_call(int result, int known, const cpu_set_t* before, si
 /* Masks larger than this many bytes are not compared (taken as a change). */
 #define COMPARED_MASK_BYTES 1024
 
-VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* set) {
-  static int (*real)(pid_t, size_t, const cpu_set_t*);
-  if (real == NULL) real = (int (*)(pid_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "sched_setaffinity");
+/* One affinity call of the program's or a runtime's (`caller`): `apply` sets a mask on `target` (a pid, a
+ * thread, a thread's attributes), `read` reads the mask it had (NULL: none to compare). A runtime's mask
+ * is kept in the placement (allowed_mask); the program's is applied as it is, and noted once it changed
+ * something. */
+typedef int (*apply_fn)(const void* target, size_t size, const cpu_set_t* set);
+typedef int (*read_fn)(const void* target, size_t size, cpu_set_t* set);
+static int affinity_call(void* caller, apply_fn apply, read_fn read, const void* target, size_t size,
+                         const cpu_set_t* set) {
   cpu_set_t room;
-  const int self = pid == 0 || pid == getpid();
-  if (!self) return real(pid, size, set);
   int program_call;
   size_t room_size = size;
-  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
-  if (!program_call) return real(pid, room_size, mask);
+  const cpu_set_t* mask = allowed_mask(caller, &room_size, set, &room, &program_call);
+  if (!program_call) return apply(target, room_size, mask);
   unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
-  const int known = size <= sizeof before && sched_getaffinity(0, size, (cpu_set_t*)before) == 0;
-  const int result = real(pid, size, mask);
+  const int known = size <= sizeof before && read(target, size, (cpu_set_t*)before) == 0;
+  const int result = apply(target, size, mask);
   note_program_call(result, known, (const cpu_set_t*)before, size, set);
   return result;
+}
+
+static int (*real_sched_setaffinity)(pid_t, size_t, const cpu_set_t*);
+static int apply_to_process(const void* pid, size_t size, const cpu_set_t* set) {
+  return real_sched_setaffinity(*(const pid_t*)pid, size, set);
+}
+static int read_of_process(const void* pid, size_t size, cpu_set_t* set) {
+  return sched_getaffinity(*(const pid_t*)pid, size, set);
+}
+
+VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t* set) {
+  if (real_sched_setaffinity == NULL)
+    real_sched_setaffinity = (int (*)(pid_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "sched_setaffinity");
+  if (pid != 0 && pid != getpid()) return real_sched_setaffinity(pid, size, set);
+  return affinity_call(__builtin_return_address(0), apply_to_process, read_of_process, &pid, size, set);
+}
+
+static int (*real_pthread_setaffinity_np)(pthread_t, size_t, const cpu_set_t*);
+static int apply_to_thread(const void* thread, size_t size, const cpu_set_t* set) {
+  return real_pthread_setaffinity_np(*(const pthread_t*)thread, size, set);
+}
+static int read_of_thread(const void* thread, size_t size, cpu_set_t* set) {
+  return pthread_getaffinity_np(*(const pthread_t*)thread, size, set);
 }
 
 VISIBLE int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t* set) {
-  static int (*real)(pthread_t, size_t, const cpu_set_t*);
-  if (real == NULL) real = (int (*)(pthread_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
-  cpu_set_t room;
-  int program_call;
-  size_t room_size = size;
-  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
-  if (!program_call) return real(thread, room_size, mask);
-  unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
-  const int known = size <= sizeof before && pthread_getaffinity_np(thread, size, (cpu_set_t*)before) == 0;
-  const int result = real(thread, size, mask);
-  note_program_call(result, known, (const cpu_set_t*)before, size, set);
-  return result;
+  if (real_pthread_setaffinity_np == NULL)
+    real_pthread_setaffinity_np =
+        (int (*)(pthread_t, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
+  return affinity_call(__builtin_return_address(0), apply_to_thread, read_of_thread, &thread, size, set);
 }
 
-/* A thread's mask set before it starts: GNU OpenMP places each thread of a team this way. */
+/* A thread's mask set before it starts (GNU OpenMP places each thread of a team this way); compared
+ * with the creating thread's. */
+static int (*real_pthread_attr_setaffinity_np)(pthread_attr_t*, size_t, const cpu_set_t*);
+static int apply_to_attributes(const void* attr, size_t size, const cpu_set_t* set) {
+  return real_pthread_attr_setaffinity_np((pthread_attr_t*)attr, size, set);
+}
+static int read_of_creator(const void* attr, size_t size, cpu_set_t* set) {
+  (void)attr;
+  return pthread_getaffinity_np(pthread_self(), size, set);
+}
+
 VISIBLE int pthread_attr_setaffinity_np(pthread_attr_t* attr, size_t size, const cpu_set_t* set) {
-  static int (*real)(pthread_attr_t*, size_t, const cpu_set_t*);
-  if (real == NULL)
-    real = (int (*)(pthread_attr_t*, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_attr_setaffinity_np");
-  cpu_set_t room;
-  int program_call;
-  size_t room_size = size;
-  const cpu_set_t* mask = allowed_mask(__builtin_return_address(0), &room_size, set, &room, &program_call);
-  if (!program_call) return real(attr, room_size, mask);
-  unsigned long before[COMPARED_MASK_BYTES / sizeof(unsigned long)];
-  const int known = size <= sizeof before && pthread_getaffinity_np(pthread_self(), size, (cpu_set_t*)before) == 0;
-  const int result = real(attr, size, mask);
-  note_program_call(result, known, (const cpu_set_t*)before, size, set);
-  return result;
+  if (real_pthread_attr_setaffinity_np == NULL)
+    real_pthread_attr_setaffinity_np =
+        (int (*)(pthread_attr_t*, size_t, const cpu_set_t*))dlsym(RTLD_NEXT, "pthread_attr_setaffinity_np");
+  return affinity_call(__builtin_return_address(0), apply_to_attributes, read_of_creator, attr, size, set);
 }
 
 static pid_t (*real_fork)(void);
