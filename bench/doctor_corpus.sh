@@ -70,7 +70,8 @@ echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrai
 
 # Run: one line per run in $results,
 # "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
-# low=L high=H" (L and H: the ends of the job's estimated range, THE RANGE in mptrain-doctor(1)).
+# low=L high=H decides=D dlow=DL dhigh=DH" (L and H: the ends of the job's estimated range, THE RANGE in
+# mptrain-doctor(1); D, DL, DH: the point and range the verdict follows, throughput_loss.decides{,_range}).
 for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
@@ -88,8 +89,10 @@ for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
     processes=$(jq -r '.throughput_loss.processes // "-"' "$report" 2>/dev/null || echo -)
     range=$(jq -r '(.estimated_throughput_loss_range // ["-", "-"]) | "low=\(.[0]) high=\(.[1])"' "$report" 2>/dev/null ||
       echo "low=- high=-")
+    deciding=$(jq -r '.throughput_loss | "decides=\(.decides // "-") dlow=\(.decides_range[0] // "-") dhigh=\(.decides_range[1] // "-")"' \
+      "$report" 2>/dev/null || echo "decides=- dlow=- dhigh=-")
     seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
-    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes $range" >>"$results"
+    echo "$line $seconds queued=$queued estimate=$estimate processes=$processes $range $deciding" >>"$results"
   done <<<"$runs"
 done
 
@@ -101,7 +104,11 @@ awk '
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
     expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
     split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "="); split($13, lo, "="); split($14, hi, "=")
-    if (lo[2] != "-" && hi[2] != "-") { range_low[$1, $2] += lo[2]; range_high[$1, $2] += hi[2]; ranges[$1, $2]++ }
+    # The range the verdict follows; a saved run from before it was recorded gives the job range in its place.
+    split($15, dpt, "="); split($16, dl, "="); split($17, dh, "=")
+    if (dl[2] == "" || dl[2] == "-") { dpt[2] = est[2]; dl[2] = lo[2]; dh[2] = hi[2] }
+    if (dl[2] != "-" && dh[2] != "-") {
+      range_low[$1, $2] += dl[2]; range_high[$1, $2] += dh[2]; deciding[$1, $2] += dpt[2]; ranges[$1, $2]++ }
     if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
     if (est[2] != "-") {
       estimated[$1, $2] += est[2]; estimates[$1, $2]++; processes[$1, $2] += pr[2]
@@ -143,25 +150,26 @@ awk '
         if (!worked[c, "naive"] || !worked[c, "fixed"] || expected[c " | naive"] == "healthy" || !ranges[c, "naive"]) continue
         tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
         k++; cls[k] = c; meas[k] = (tf > 0 ? 1 - tn / tf : 0); tput_n[k] = tn; tput_f[k] = tf
-        pt[k] = estimated[c, "naive"] / estimates[c, "naive"]
+        job[k] = estimated[c, "naive"] / estimates[c, "naive"]; pt[k] = deciding[c, "naive"] / ranges[c, "naive"]
         lw[k] = range_low[c, "naive"] / ranges[c, "naive"]; hg[k] = range_high[c, "naive"] / ranges[c, "naive"]
         qs[k] = queued[c, "naive"] / worked[c, "naive"] }
       print ""
-      print "| class | throughput naive | throughput fixed | loss measured | point estimate | range (low–high) | point within 15 | measured in range | alpha (others) | predicted (alpha) | error | queued share |"
-      print "|---|---|---|---|---|---|---|---|---|---|---|---|"
+      print "| class | throughput naive | throughput fixed | loss measured | job estimate | deciding point | deciding range (low–high) | outside the range by | range within 15 | point within 15 | alpha (others) | predicted (alpha) | error | queued share |"
+      print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
       for (i = 1; i <= k; i++) {
         sxy = 0; sxx = 0
         for (j = 1; j <= k; j++) if (j != i) { w = hg[j] - lw[j]; sxy += (meas[j] - lw[j]) * w; sxx += w * w }
         alpha = (sxx > 0 ? sxy / sxx : 0); alpha = (alpha < 0 ? 0 : (alpha > 1 ? 1 : alpha))
         pred = lw[i] + alpha * (hg[i] - lw[i]); err = pred - meas[i]
         dp = pt[i] - meas[i]; near_point = ((dp < 0 ? -dp : dp) <= 0.15)
-        inside = (meas[i] >= lw[i] - 0.005 && meas[i] <= hg[i] + 0.005)
+        off = (meas[i] < lw[i] ? lw[i] - meas[i] : (meas[i] > hg[i] ? meas[i] - hg[i] : 0))
+        near_range = (off <= 0.15)
         near_pred = ((err < 0 ? -err : err) <= 0.15)
-        held += (near_point || inside); by_pred += near_pred
-        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f–%.0f%% | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% |\n", cls[i], tput_n[i], tput_f[i],
-          100 * meas[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], (near_point ? "yes" : "NO"), (inside ? "yes" : "NO"),
-          alpha, 100 * pred, 100 * err, 100 * qs[i] }
-      if (k) printf "\nEvery class by the doctor\x27s own rule (measured inside the range, or the point within 15 points): %d of %d. Predicted within 15 points by the point that one fitted constant gives, each class left out of its fit: %d of %d.\n", held, k, by_pred, k
+        held += near_range; by_point += near_point; by_pred += near_pred
+        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f%% | %.0f–%.0f%% | %.0f | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% |\n", cls[i], tput_n[i], tput_f[i],
+          100 * meas[i], 100 * job[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], 100 * off, (near_range ? "yes" : "NO"),
+          (near_point ? "yes" : "NO"), alpha, 100 * pred, 100 * err, 100 * qs[i] }
+      if (k) printf "\nThe loss measured within 15 points of the range the verdict follows: %d of %d classes. The deciding point within 15 points: %d of %d. The point that one fitted constant gives (each class left out of its fit) within 15 points: %d of %d.\n", held, k, by_point, k, by_pred, k
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"

@@ -305,15 +305,26 @@ double job_demand_on(const Context& c, int cpu) {
   return it == c.evidence.cpus.end() ? 0 : ratio(it->second.job_on_s + it->second.job_wait_s, c.duration);
 }
 
-// The fix for pool threads sharing CPUs while `spare` is left: depends on whether affinity keeps them there.
-std::string overlap_fix(const std::vector<const ThreadEvidence*>& threads, const CpuSet& spare, int n) {
+// The share of the window others (not the job) kept `cpu` busy; 0 where /proc/stat did not show it.
+double others_busy_on(const Context& c, int cpu) {
+  const auto it = c.evidence.cpus.find(cpu);
+  if (it == c.evidence.cpus.end()) return 0;
+  return ratio(std::max(0.0, it->second.busy_s - it->second.job_on_s), it->second.total_s);
+}
+
+// True when the affinity of every thread of `threads` keeps it off `spare`; `allowed`: the first one's list.
+bool kept_off(const std::vector<const ThreadEvidence*>& threads, const CpuSet& spare, std::string& allowed) {
   bool pinned = true;
-  std::string allowed;
   for (const auto* thread : threads) {
     auto set = CpuSet::parse(thread->cpus_allowed);
     if (!set.ok() || !set->intersect(spare).empty()) pinned = false;
     if (set.ok() && allowed.empty()) allowed = thread->cpus_allowed;
   }
+  return pinned;
+}
+
+// The fix for pool threads sharing CPUs while `spare` is left: depends on whether affinity keeps them there.
+std::string overlap_fix(bool pinned, const std::string& allowed, const CpuSet& spare, int n) {
   if (pinned) {
     return fmt::format(
         "their affinity (Cpus_allowed_list {}) keeps them off CPU {}: give each worker its own CPUs, "
@@ -326,27 +337,39 @@ std::string overlap_fix(const std::vector<const ThreadEvidence*>& threads, const
       spare.to_string(), n, spare.cpus().front());
 }
 
-// The finding for the contended CPU `cpu` (its evidence `e`) while `spare` is left, or nullopt.
+// The finding for the contended CPU `cpu` (its evidence `e`) while `spare` is left (the job uses it at most
+// spare-cpu-demand), or nullopt. Threads the job's own affinity keeps off `spare` are its doing whatever else
+// runs there; threads free to move that the scheduler kept together are only while a spare CPU is also
+// free of others' load (others busy there below idle-cpu-busy): a CPU that other load fills is no place to
+// move a thread to, and the queueing is then the outside load's, a warning, never a sure oversubscription.
 std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& e, const CpuSet& spare) {
   const auto threads = pool_threads_on(c, cpu);
   const double demand = job_demand_on(c, cpu);
   const double waiting = ratio(e.job_queued_s, c.duration);  // threads queued there, on average
   if (threads.size() < 2 || demand < c.t.contended_cpu_demand || waiting < c.t.warn_queued_share || !c.severity)
     return std::nullopt;
+  std::string allowed;
+  const bool pinned = kept_off(threads, spare, allowed);
+  std::vector<int> free;
+  for (int candidate : spare.cpus()) {
+    if (pinned || others_busy_on(c, candidate) < c.t.idle_cpu_busy) free.push_back(candidate);
+  }
+  if (free.empty()) return std::nullopt;
+  const CpuSet left(free);
   Finding f = finding(FindingKind::overlapping_affinity, *c.severity);
-  const auto other = c.evidence.cpus.find(spare.cpus().front());
+  const auto other = c.evidence.cpus.find(left.cpus().front());
   const double spare_busy = other == c.evidence.cpus.end() ? 0 : ratio(other->second.busy_s, other->second.total_s);
   f.message = fmt::format(
       "{} share CPU {} (they want {:.1f} CPUs there; {:.2f} of them queue on average) while usable CPU {} is left "
       "({:.0f}% idle)",
-      counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, spare.to_string(),
+      counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, left.to_string(),
       100 * (1 - spare_busy));
-  f.fix = overlap_fix(threads, spare, c.n);
+  f.fix = overlap_fix(pinned, allowed, left, c.n);
   f.numbers = {{"cpu", cpu},
                {"pool_threads", static_cast<double>(threads.size())},
                {"demand_cpus", demand},
                {"queued_threads_avg", waiting},
-               {"spare_cpus", spare.size()}};
+               {"spare_cpus", left.size()}};
   return f;
 }
 
@@ -438,8 +461,10 @@ std::optional<Finding> check_outside_load(const Context& c) {
   double outside = 0;
   std::vector<int> cpus;
   for (const auto& [cpu, e] : c.evidence.cpus) {
-    // The job's CPUs: those where it wanted at least a tenth of a CPU.
-    if (ratio(e.job_on_s + e.job_wait_s, c.duration) < c.t.job_cpu_demand) continue;
+    // The job's CPUs: those where it wanted at least a tenth of a CPU, and the usable ones others
+    // kept busy (idle-cpu-busy), which the job could not move to.
+    const bool used = ratio(e.job_on_s + e.job_wait_s, c.duration) >= c.t.job_cpu_demand;
+    if (!used && !(c.usable.contains(cpu) && others_busy_on(c, cpu) >= c.t.idle_cpu_busy)) continue;
     outside += std::max(0.0, e.busy_s - e.job_on_s);
     cpus.push_back(cpu);
   }

@@ -59,14 +59,17 @@
 //   thread_pool_too_large  M busy processes (busy-process-demand) whose pools
 //                          exceed max(1, ⌊N/M⌋) threads, together more than N
 //   overlapping_affinity   pool threads share a CPU (contended-cpu-demand)
-//                          while a usable CPU is left (spare-cpu-demand),
-//                          queued there (warn-queued-share)
+//                          while a usable CPU is left (spare-cpu-demand;
+//                          unless their affinity keeps them off it, others
+//                          busy there below idle-cpu-busy), queued there
+//                          (warn-queued-share)
 //   cgroup_throttling      throttled ÷ CFS periods from warn-throttle-ratio
 //                          (max-throttle-ratio), for at least
 //                          min-throttled-share of the time
 //   outside_load           others use outside-load-cpus of the job's CPUs
-//                          (job-cpu-demand, idle-cpu-busy) while it queues:
-//                          always a warning
+//                          (job-cpu-demand; and usable CPUs others keep
+//                          busy, idle-cpu-busy) while it queues: always a
+//                          warning
 //   queueing               the loss itself: as severe as the worst
 //                          job-caused finding, a warning without one
 //   idle_capacity          IDLE CAPACITY below; severity healthy ("info")

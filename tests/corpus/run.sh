@@ -63,10 +63,12 @@ got=$(jq -r '.verdict // "none"' "$work/report.json" 2>/dev/null || echo none)
 # Judge: the expected verdict, and no exit 3 where oversubscription is not expected.
 # Where outside load may be present (CORPUS_OUTSIDE_LOAD=1: the
 # benchmark's outside-load mode, and CTest, whose machine may be shared) a
-# job sized right may rightly be a warning that names that load.
+# job sized right may rightly be a warning that names that load; so may a
+# job squeezed onto some CPUs while others' load fills the rest (the doctor
+# exits 3 only when sure a CPU was left to move to).
 verdict=ok
 outside_warning() {
-  [[ ${CORPUS_OUTSIDE_LOAD:-0} == 1 && $expected == healthy && $got == warning ]] &&
+  [[ ${CORPUS_OUTSIDE_LOAD:-0} == 1 && $expected != warning && $got == warning ]] &&
     jq -e '[.findings[].kind] | index("outside_load") != null' "$work/report.json" >/dev/null
 }
 [[ $got == "$expected" || " $also_right " == *" $got "* ]] || outside_warning || verdict=WRONG

@@ -286,6 +286,38 @@ TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: over
   CHECK(contains(overlap->fix, "taskset -c 0"));
 }
 
+TEST_CASE("two threads on one CPU while other load fills the other: the outside load's warning, no overlap",
+          "[monitor]") {
+  Machine m;  // the scheduler's group fairness gave the job one CPU: its threads met there, others kept CPU 0
+  m.threads = {{1, 1, 1, 0.5, 0.5, "0-1"}, {2, 2, 1, 0.5, 0.5, "0-1"}};
+  m.cpu_busy = {1, 1};
+  const auto d = run(m);
+  CHECK(!find(d, FindingKind::overlapping_affinity).has_value());
+  const auto outside = find(d, FindingKind::outside_load);  // on CPU 0, which the job may use and could not
+  REQUIRE(outside.has_value());
+  CHECK(outside->numbers.at("outside_load_cpus") == Approx(1).epsilon(0.02));
+  CHECK(d.verdict == Verdict::warning);
+  Thresholds t;  // the edge of idle-cpu-busy: others keep CPU 0 busy all the window
+  t.idle_cpu_busy = 1.01;
+  CHECK(find(run(m, t), FindingKind::overlapping_affinity).has_value());
+  m.cpu_busy = {0.6, 1};
+  t.idle_cpu_busy = 0.61;
+  CHECK(find(run(m, t), FindingKind::overlapping_affinity).has_value());
+  t.idle_cpu_busy = 0.59;
+  CHECK(!find(run(m, t), FindingKind::overlapping_affinity).has_value());
+}
+
+TEST_CASE("two threads pinned to one CPU while other load fills the other: still their affinity's doing", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 1, 0.5, 0.5, "1"}, {2, 2, 1, 0.5, 0.5, "1"}};
+  m.cpu_busy = {1, 1};
+  const auto d = run(m);
+  const auto overlap = find(d, FindingKind::overlapping_affinity);
+  REQUIRE(overlap.has_value());
+  CHECK(contains(overlap->fix, "Cpus_allowed_list 1"));
+  CHECK(d.verdict == Verdict::oversubscribed);
+}
+
 TEST_CASE("outside load alone makes a warning, never oversubscribed", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 1, 0.5, 0.5, "1"}};
