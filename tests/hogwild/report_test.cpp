@@ -18,7 +18,7 @@ affinity::Plan two_workers() {
   plan.num_processes = 2;
   plan.threads_per_process = 1;
   plan.bind = affinity::Bind::core;
-  plan.workers = {{0, CpuSet({0}), 0, 0, 1, {}, -1, {}}, {1, CpuSet({1}), 0, 0, 1, {}, -1, {}}};
+  plan.workers = {{0, CpuSet({0}), 0, 0, 1, {}, -1, {}, {}}, {1, CpuSet({1}), 0, 0, 1, {}, -1, {}, {}}};
   return plan;
 }
 

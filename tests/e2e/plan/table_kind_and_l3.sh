@@ -20,7 +20,7 @@ row '^ +1 +10-19 +mixed +0 '
 run_mptrain plan -n 2 --bind numa --topology "$data/epyc-2s-8l3.xml"
 expect_code 0
 row '^RANK +CPUS +L3 +PACKAGE +NUMA NODE +THREADS$'
-row '^ +1 +32-63,96-127 +8-15 +1 +1 +32$'
+row '^ +1 +32-63,96-127 +8-15 +1 +1 +64$'
 run_mptrain plan -n 16 --bind l3 --topology "$data/epyc-2s-8l3.xml"
 expect_code 0
 row '^ +1 +4-7,68-71 +1 +0 +0 +8$'
