@@ -575,9 +575,9 @@ void add_spanning_note(const Pool& pool, Plan& plan) {
                     who, counted(plan.cpus_per_process, "PU"), largest));
   } else {
     plan.notes.push_back(
-        fmt::format("{} NUMA nodes (sub-NUMA clusters where the machine has them): the other "
-                    "workers took the room left in each",
-                    who));
+        fmt::format("{} NUMA nodes (sub-NUMA clusters where the machine has them) though {} fit in one: the "
+                    "other workers left no NUMA node that much room",
+                    who, counted(plan.cpus_per_process, "PU")));
   }
 }
 

@@ -327,6 +327,11 @@ TEST_CASE("SNC2 Xeon: workers too big for a cluster span two, and a note says so
                    "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
                    "worker do not fit in one, which holds at most 24"));
   }
+  const auto fifth = plan_on(machine, workers(5, 18));  // four clusters take one each, 6 PUs left in each
+  CHECK(fifth.workers[1].numa_node == -1);              // the fifth set, made of the leftovers, sorts second
+  CHECK(has_note(fifth,
+                 "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
+                 "in one: the other workers left no NUMA node that much room"));
   const auto package = plan_on(machine, bound(2, std::nullopt, Bind::package));
   CHECK_FALSE(has_note(package, "span NUMA nodes"));
 }
