@@ -30,8 +30,8 @@ Status bind_this_thread(const CpuSet& cpus) {
   const char* what = "sched_setaffinity (this thread) to CPUs";
   if (cpus.empty()) return errno_error(what, "(none)", EINVAL);
   auto mask = IdMask::of(cpus, "CPU");
-  if (!mask.ok()) return errno_error(what, cpus.to_string(), EINVAL);
-  if (const int err = set_thread_affinity(*mask); err != 0) return errno_error(what, cpus.to_string(), err);
+  if (!mask.ok()) return errno_error(what, cpus.to_short_string(), EINVAL);
+  if (const int err = set_thread_affinity(*mask); err != 0) return errno_error(what, cpus.to_short_string(), err);
   return ok_status();
 }
 

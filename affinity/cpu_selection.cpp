@@ -193,7 +193,7 @@ bool inside(const CpuSet& inner, const CpuSet& outer) {
 std::string numbered(ObjectType type, int count) {
   if (count == 0) return fmt::format("no {}", singular(type));
   if (count == 1) return fmt::format("{} 0", singular(type));
-  return fmt::format("{} {}", plural(type), CpuSet::range(0, count - 1).to_string());
+  return fmt::format("{} {}", plural(type), CpuSet::range(0, count - 1).to_short_string());
 }
 
 // How messages name `topology`: "this machine" or "the topology (synthetic: …)".

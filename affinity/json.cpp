@@ -19,7 +19,7 @@ nlohmann::json cgroup_json(const CgroupCpuLimits& cgroup) {
   const int version = version_number(cgroup.version);
   return {{"version", version == 0 ? nlohmann::json(nullptr) : nlohmann::json(version)},
           {"path", text_or_null(cgroup.path)},
-          {"cpuset", cgroup.cpuset ? nlohmann::json(cgroup.cpuset->to_string()) : nlohmann::json(nullptr)},
+          {"cpuset", cgroup.cpuset ? nlohmann::json(cgroup.cpuset->to_short_string()) : nlohmann::json(nullptr)},
           {"cpuset_file", text_or_null(cgroup.cpuset_file)},
           {"quota_cpus", cgroup.quota_cpus ? nlohmann::json(*cgroup.quota_cpus) : nlohmann::json(nullptr)},
           {"quota_file", text_or_null(cgroup.quota_file)}};

@@ -14,7 +14,7 @@ namespace {
 
 // "CPU 3" or "CPUs 0-3".
 std::string cpus_named(const CpuSet& cpus) {
-  return fmt::format("{} {}", cpus.size() == 1 ? "CPU" : "CPUs", cpus.to_string());
+  return fmt::format("{} {}", cpus.size() == 1 ? "CPU" : "CPUs", cpus.to_short_string());
 }
 
 // The CPUs of `cpus` in `topology`'s logical order (package, NUMA node, cache, core, PU).
@@ -51,7 +51,7 @@ Result<NodeShare> equal_share(const Topology& topology, const CpuSet& pool, int 
   if (size == 0) {
     return Error{fmt::format("{} on this host but only {} ({}): each needs at least one; start at most {} per host",
                              counted(local_size, "mptrain process"), counted(pool.size(), "usable CPU"),
-                             pool.to_string(), pool.size())};
+                             pool.to_short_string(), pool.size())};
   }
   NodeShare share;
   share.kind = ShareKind::equal_share;
@@ -62,10 +62,10 @@ Result<NodeShare> equal_share(const Topology& topology, const CpuSet& pool, int 
   share.notes.push_back(
       fmt::format("the {} mptrain on this host share its usable CPUs {} equally: {} each, in "
                   "topology order",
-                  local_size, pool.to_string(), counted(size, "CPU")));
+                  local_size, pool.to_short_string(), counted(size, "CPU")));
   if (!share.unused.empty()) {
     share.notes.push_back(fmt::format("{} left unused by the split: {}", counted(share.unused.size(), "usable CPU"),
-                                      share.unused.to_string()));
+                                      share.unused.to_short_string()));
   }
   return share;
 }
@@ -98,14 +98,14 @@ Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable,
                              const std::optional<CpuSet>& only) {
   CpuSet pool = usable.cpus.intersect(all_cpus(topology));
   if (pool.empty()) {
-    return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_string(),
-                             topology.source, all_cpus(topology).to_string())};
+    return Error{fmt::format("none of the usable CPUs {} is in the topology of {} ({})", usable.cpus.to_short_string(),
+                             topology.source, all_cpus(topology).to_short_string())};
   }
   CpuSet host = host_view(topology, usable);
   if (only) {
     if (pool.intersect(*only).empty()) {
-      return Error{fmt::format("it selects CPUs {}, none of them usable; the usable CPUs are {}", only->to_string(),
-                               pool.to_string())};
+      return Error{fmt::format("it selects CPUs {}, none of them usable; the usable CPUs are {}",
+                               only->to_short_string(), pool.to_short_string())};
     }
     pool = pool.intersect(*only);
     host = host.intersect(*only);
@@ -119,7 +119,7 @@ Result<NodeShare> node_share(const Topology& topology, const UsableCpus& usable,
     share.notes.push_back(
         fmt::format("this process is already bound to {} of the host's usable {} (its launcher bound it, as "
                     "mpirun does by default): not split again",
-                    cpus_named(pool), host.to_string()));
+                    cpus_named(pool), host.to_short_string()));
   } else if (local_size > 1) {
     const auto packages = by_package(topology, pool);
     if (static_cast<int>(packages.size()) == local_size) {

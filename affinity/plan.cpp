@@ -40,18 +40,57 @@ std::string workers_by_threads(const Plan& plan) {
   return fmt::format("{} x {}", counted(plan.num_processes, "worker"), counted(plan.threads_per_process, "thread"));
 }
 
+namespace {
+
+// A column of the workers' table: its title and width, and its cell for a worker.
+struct WorkerColumn {
+  Column column;
+  std::string (*cell)(const WorkerPlacement& worker);
+  bool (*shown)(const Plan& plan);  // nullptr: always
+};
+
+std::string index_or_dash(int index) { return index < 0 ? "-" : std::to_string(index); }
+
+const std::array<WorkerColumn, 7> worker_columns{{
+    {{"RANK", 4}, [](const WorkerPlacement& w) { return std::to_string(w.rank); }, nullptr},
+    {{"CPUS", 24, Align::left}, [](const WorkerPlacement& w) { return w.cpus.to_short_string(); }, nullptr},
+    {{"KIND", 11, Align::left},
+     [](const WorkerPlacement& w) { return w.kind ? std::string(to_string(*w.kind)) : std::string("mixed"); },
+     [](const Plan& plan) { return plan.cpu_kinds > 1; }},
+    {{"L3", 5, Align::left},
+     [](const WorkerPlacement& w) { return w.l3_caches.empty() ? std::string("-") : w.l3_caches.to_short_string(); },
+     [](const Plan& plan) { return plan.l3_caches > 0; }},
+    {{"PACKAGE", 7}, [](const WorkerPlacement& w) { return index_or_dash(w.package); }, nullptr},
+    {{"NUMA NODE", 9}, [](const WorkerPlacement& w) { return index_or_dash(w.numa_node); }, nullptr},
+    {{"THREADS", 7}, [](const WorkerPlacement& w) { return std::to_string(w.threads); }, nullptr},
+}};
+
+// The table of `plan`'s workers, its columns those that apply to the machine.
+std::string workers_table(const Plan& plan) {
+  std::vector<const WorkerColumn*> shown;
+  std::vector<Column> columns;
+  for (const auto& column : worker_columns) {
+    if (column.shown != nullptr && !column.shown(plan)) continue;
+    shown.push_back(&column);
+    columns.push_back(column.column);
+  }
+  const Table table(std::move(columns));
+  std::string out = table.header();
+  for (const auto& worker : plan.workers) {
+    std::vector<std::string> cells;
+    for (const auto* column : shown) cells.push_back(column->cell(worker));
+    out += table.row_of(cells);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string plan_table(const Plan& plan) {
-  static const Table workers(
-      {{"RANK", 4}, {"CPUS", 24, Align::left}, {"PACKAGE", 7}, {"NUMA NODE", 9}, {"THREADS", 7}});
-  const auto index_or_dash = [](int index) { return index < 0 ? "-" : std::to_string(index); };
   std::string out = fmt::format("{} on N = {} ({}), bind {}{}\n", workers_by_threads(plan),
                                 counted(plan.usable_cpus, "usable CPU"), plan.usable_cpu_list.to_short_string(),
                                 to_string(plan.bind), plan.oversubscribed ? ", OVERSUBSCRIBED" : "");
-  out += fmt::format("  bind: {}\n\n", plan.bind_reason) + workers.header();
-  for (const auto& worker : plan.workers) {
-    out += workers.row(worker.rank, worker.cpus.to_short_string(), index_or_dash(worker.package),
-                       index_or_dash(worker.numa_node), worker.threads);
-  }
+  out += fmt::format("  bind: {}\n\n", plan.bind_reason) + workers_table(plan);
   const auto unused = plan.unused_cpus.to_short_string();
   out += fmt::format("\nunused CPUs: {}\n", unused.empty() ? "-" : unused);
   for (const auto& note : notes_and_choices(plan)) out += "note: " + note + "\n";

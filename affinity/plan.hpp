@@ -78,7 +78,8 @@ struct WorkerPlacement {
   int threads = 0;     // compute threads: cpus per worker minus the reserve
   CpuSet reserved;     // the first --reserve PUs of its own set, for the communication library's threads
   int l3 = -1;         // the L3 cache (logical index) holding all of `cpus`, -1 when they span several or none
-  std::optional<KindRole> kind;  // the kind of core of all of `cpus`; none when mixed, unknown or ignored
+  std::optional<KindRole> kind;  // the kind of core of all of `cpus`; none when mixed or unknown
+  CpuSet l3_caches;              // the L3 caches (logical indexes) its `cpus` lie in; empty when the machine shows none
 };
 
 // The planner's decision for M workers.
@@ -93,6 +94,8 @@ struct Plan {
   std::string bind_reason;      // why this binding was chosen (e.g. "a CPU quota limits N")
   bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)
   CpuSet unused_cpus;           // usable CPUs no worker was given
+  int cpu_kinds = 0;            // kinds of core the machine has (hwloc's CPU kinds; 0 when it knows none)
+  int l3_caches = 0;            // L3 caches the machine shows
   std::vector<WorkerPlacement> workers;
   std::vector<std::string> notes;    // human remarks shown by `plan` and `run` (assumptions, limits hit)
   std::vector<std::string> choices;  // how defaults chose M and T ("-t not given: …"), shown by `plan` only
@@ -104,7 +107,8 @@ std::vector<std::string> notes_and_choices(const Plan& plan);
 // The shape of `plan` in words: "4 workers x 8 threads", "1 worker x 1 thread".
 std::string workers_by_threads(const Plan& plan);
 // `plan` as `mptrain plan` shows it: its shape, N and bind, a table of the
-// workers (rank, CPUs, package, NUMA node, threads), the unused CPUs and notes.
+// workers (rank, CPUs, kind of core where the machine has several, L3 caches
+// where it shows them, package, NUMA node, threads), the unused CPUs and notes.
 std::string plan_table(const Plan& plan);
 
 }  // namespace mptrain::affinity

@@ -18,7 +18,6 @@ struct Pool {
   CpuSet cpus;
   int n = 0;
   bool quota_limited = false;
-  std::vector<KindRole> roles;  // the role of each kind of core (Pu::kind indexes it)
 };
 
 // Positions into Pool::pus.
@@ -157,9 +156,9 @@ Result<CpuSet> restrict_to(const CpuSelection& selection, const Topology& topolo
   if (!requested.ok()) return Error{"--cpus: " + requested.error().message};
   const CpuSet chosen = allowed.intersect(*requested);
   if (chosen.empty()) {
-    const std::string named = requested->to_string() == selection.text
-                                  ? selection.text
-                                  : fmt::format("{} (CPUs {})", selection.text, requested->to_string());
+    const std::string listed = requested->to_short_string();
+    const bool as_given = listed == selection.text || requested->to_string() == selection.text;
+    const std::string named = as_given ? selection.text : fmt::format("{} (CPUs {})", selection.text, listed);
     return Error{
         fmt::format("--cpus {} contains no usable CPU; the usable CPUs are {}", named, allowed.to_short_string())};
   }
@@ -213,7 +212,6 @@ Result<Pool> make_pool(const Topology& topology, const UsableCpus& usable, const
     allowed = std::move(chosen).value();
   }
   Pool pool;
-  for (const auto& kind : topology.kinds) pool.roles.push_back(kind.role);
   std::set<int> cores;
   for (const Pu& pu : topology.pus) {
     if (!allowed.contains(pu.os_index)) continue;
@@ -339,12 +337,25 @@ CpuSet widen(const Pool& pool, const Positions& set, Level level) {
   return CpuSet(std::move(cpus));
 }
 
+// The CPUs of `pool` in the L3 domains of `set`: an L3 cache's CPUs within one
+// NUMA node, since under Intel's sub-NUMA clustering hwloc shows one L3 per
+// package, which each cluster uses as its own for its own memory.
+CpuSet widen_to_l3_domain(const Pool& pool, const Positions& set) {
+  std::set<std::pair<int, int>> domains;
+  for (int position : set) domains.emplace(pool.pus[position].l3, pool.pus[position].numa_node);
+  std::vector<int> cpus;
+  for (const Pu& pu : pool.pus) {
+    if (domains.count({pu.l3, pu.numa_node}) != 0) cpus.push_back(pu.os_index);
+  }
+  return CpuSet(std::move(cpus));
+}
+
 CpuSet worker_cpus(const Pool& pool, const Positions& set, Bind bind) {
   switch (bind) {
     case Bind::core:
       return widen(pool, set, Level::pu);
     case Bind::l3:
-      return widen(pool, set, Level::l3);
+      return widen_to_l3_domain(pool, set);
     case Bind::numa:
       return widen(pool, set, Level::numa);
     case Bind::package:
@@ -390,7 +401,6 @@ std::vector<WorkerPlacement> place_workers(const Pool& pool, const Plan& plan) {
     worker.package = common_key(pool, worker.cpus, Level::package);
     worker.numa_node = common_key(pool, worker.cpus, Level::numa);
     worker.l3 = common_key(pool, worker.cpus, Level::l3);
-    if (const int kind = common_key(pool, worker.cpus, Level::kind); kind >= 0) worker.kind = pool.roles.at(kind);
     worker.threads = plan.threads_per_process;
     const auto first = sets[rank].begin();
     const auto reserved = std::min<std::size_t>(plan.reserve, sets[rank].size() - 1);
@@ -541,6 +551,36 @@ void add_unused_kind_notes(const Pool& pool, Plan& plan) {
   }
 }
 
+// A note on the workers of `plan` that span NUMA nodes (sub-NUMA clusters, on
+// Intel's SNC) under a binding that keeps them close, saying whether their
+// PUs fit in one; none on a pool of one NUMA node.
+void add_spanning_note(const Pool& pool, Plan& plan) {
+  if (plan.bind != Bind::core && plan.bind != Bind::l3 && plan.bind != Bind::numa) return;
+  std::map<int, int> per_node;  // NUMA node -> its PUs in the pool
+  for (const Pu& pu : pool.pus) ++per_node[pu.numa_node];
+  if (per_node.size() < 2) return;
+  std::vector<int> ranks;
+  for (const auto& worker : plan.workers) {
+    if (worker.numa_node < 0) ranks.push_back(worker.rank);
+  }
+  if (ranks.empty()) return;
+  int largest = 0;
+  for (const auto& [node, count] : per_node) largest = std::max(largest, count);
+  const std::string who = fmt::format("{} {} {}", ranks.size() == 1 ? "rank" : "ranks", CpuSet(ranks).to_short_string(),
+                                      ranks.size() == 1 ? "spans" : "span");
+  if (plan.cpus_per_process > largest) {
+    plan.notes.push_back(
+        fmt::format("{} NUMA nodes (sub-NUMA clusters where the machine has them): {} per worker "
+                    "do not fit in one, which holds at most {}",
+                    who, counted(plan.cpus_per_process, "PU"), largest));
+  } else {
+    plan.notes.push_back(
+        fmt::format("{} NUMA nodes (sub-NUMA clusters where the machine has them) though {} fit in one: the "
+                    "other workers left no NUMA node that much room",
+                    who, counted(plan.cpus_per_process, "PU")));
+  }
+}
+
 // The notes on what `plan`, placed on `pool`, leaves unused, reserves, or could not avoid.
 void add_placement_notes(const Pool& pool, Plan& plan) {
   CpuSet reserved;
@@ -572,7 +612,25 @@ void add_placement_notes(const Pool& pool, Plan& plan) {
     plan.notes.push_back(fmt::format("{} left unused: {}", counted(plan.unused_cpus.size(), "usable CPU"),
                                      plan.unused_cpus.to_short_string()));
   }
+  add_spanning_note(pool, plan);
   add_unused_kind_notes(pool, plan);
+}
+
+// The machine's kinds of core and L3 caches in `plan`, and each worker's, read
+// from `topology` (so a worker that --cpu-kind all let mix kinds is still named when it did not).
+void add_machine_facts(const Topology& topology, Plan& plan) {
+  plan.cpu_kinds = static_cast<int>(topology.kinds.size());
+  plan.l3_caches = topology.l3_caches;
+  for (auto& worker : plan.workers) {
+    for (const auto& kind : topology.kinds) {
+      if (worker.cpus.minus(kind.cpus).empty()) worker.kind = kind.role;
+    }
+    std::vector<int> caches;
+    for (const Pu& pu : topology.pus) {
+      if (pu.l3 >= 0 && worker.cpus.contains(pu.os_index)) caches.push_back(pu.l3);
+    }
+    worker.l3_caches = CpuSet(std::move(caches));
+  }
 }
 
 }  // namespace
@@ -602,6 +660,7 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   plan.threads_per_process = *t - request.reserve;
   plan.reserve = request.reserve;
   plan.workers = place_workers(*pool, plan);
+  add_machine_facts(topology, plan);
   add_placement_notes(*pool, plan);
   return plan;
 }

@@ -79,8 +79,8 @@ Result<UsableCpus> combine_usable_cpus(CpuSet online, CpuSet affinity, CgroupCpu
   const CpuSet allowed = online.intersect(affinity);
   out.cpus = cgroup.cpuset ? allowed.intersect(*cgroup.cpuset) : allowed;
   if (out.cpus.empty()) {
-    return Error{fmt::format("no usable CPU: online {} ∩ affinity {} ∩ cpuset {} is empty", online.to_string(),
-                             affinity.to_string(), cgroup.cpuset ? cgroup.cpuset->to_string() : "(none)")};
+    return Error{fmt::format("no usable CPU: online {} ∩ affinity {} ∩ cpuset {} is empty", online.to_short_string(),
+                             affinity.to_short_string(), cgroup.cpuset ? cgroup.cpuset->to_short_string() : "(none)")};
   }
   out.limited_by = allowed.size() < online.size() ? LimitedBy::affinity : LimitedBy::online;
   if (out.cpus.size() < allowed.size()) out.limited_by = LimitedBy::cpuset;
@@ -111,17 +111,19 @@ std::string explain(const UsableCpus& usable) {
     case LimitedBy::topology:
       return fmt::format("{}: every PU of the given topology (this machine's affinity and cgroup do not apply)", n);
     case LimitedBy::online:
-      return fmt::format("{}: all online CPUs ({}); no affinity, cpuset or quota limit", n, usable.online.to_string());
+      return fmt::format("{}: all online CPUs ({}); no affinity, cpuset or quota limit", n,
+                         usable.online.to_short_string());
     case LimitedBy::affinity:
-      return fmt::format("{}: the affinity mask {} allows {} of {} online CPUs", n, usable.affinity.to_string(),
+      return fmt::format("{}: the affinity mask {} allows {} of {} online CPUs", n, usable.affinity.to_short_string(),
                          usable.cpus.size(), usable.online.size());
     case LimitedBy::cpuset:
       return fmt::format("{}: the {} {} ({}) leaves CPUs {}", n, cgroup_name(usable.cgroup),
-                         usable.cgroup.cpuset->to_string(), usable.cgroup.cpuset_file, usable.cpus.to_string());
+                         usable.cgroup.cpuset->to_short_string(), usable.cgroup.cpuset_file,
+                         usable.cpus.to_short_string());
     case LimitedBy::quota:
       return fmt::format("{}: the cgroup CPU quota of {} ({}) rounds down to {} of the {} CPUs {}", n,
                          counted_amount(*usable.cgroup.quota_cpus, "CPU"), usable.cgroup.quota_file, usable.count,
-                         usable.cpus.size(), usable.cpus.to_string());
+                         usable.cpus.size(), usable.cpus.to_short_string());
   }
   return n;
 }

@@ -194,7 +194,7 @@ std::string node_line(const NodePlan& node_plan) {
   const std::string nodes = node.node_list.empty() ? "" : fmt::format(", nodes {}", node.node_list);
   return fmt::format("node {} of {} (local {} of {}, from {}{}): CPUs {} of usable {}", node.rank, node.count,
                      node.local_rank, node.local_size, cluster::to_string(node.source), nodes,
-                     node_plan.share.cpus.to_string(), node_plan.share.host_cpus.to_string());
+                     node_plan.share.cpus.to_short_string(), node_plan.share.host_cpus.to_short_string());
 }
 
 }  // namespace mptrain::cli

@@ -30,8 +30,9 @@ int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerS
   std::string text = fmt::format("# mptrain run --dry-run: {}, bind {}; nothing was started\n",
                                  workers_by_threads(plan), affinity::to_string(plan.bind));
   for (const auto& spec : specs) {
-    text += fmt::format("# rank {}: CPUs {}, memory {}\n", spec.rank,
-                        spec.cpus.empty() ? "not pinned" : spec.cpus.to_string(), procmgr::to_string(spec.memory));
+    text +=
+        fmt::format("# rank {}: CPUs {}, memory {}\n", spec.rank,
+                    spec.cpus.empty() ? "not pinned" : spec.cpus.to_short_string(), procmgr::to_string(spec.memory));
     if (const auto slices = procmgr::child_slices_of(spec); !slices.empty()) {
       text += fmt::format("# rank {}: {} working children, one slice of CPUs each: {}\n", spec.rank, slices.size(),
                           fmt::join(slices, " | "));

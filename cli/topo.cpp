@@ -26,7 +26,8 @@ const Table fields({{"", 14, Align::left}, {"", 0, Align::left}});
 std::string cgroup_text(const affinity::CgroupCpuLimits& cgroup) {
   if (cgroup.version == affinity::CgroupVersion::none) return fields.row("Cgroup:", "none found");
   std::string out = fields.row("Cgroup:", fmt::format("v{} {}", affinity::version_number(cgroup.version), cgroup.path));
-  out += fields.row("  cpuset:", cgroup.cpuset ? cgroup.cpuset->to_string() + " (" + cgroup.cpuset_file + ")" : "none");
+  out += fields.row("  cpuset:",
+                    cgroup.cpuset ? cgroup.cpuset->to_short_string() + " (" + cgroup.cpuset_file + ")" : "none");
   out += fields.row("  CPU quota:",
                     cgroup.quota_cpus
                         ? fmt::format("{} ({})", counted_amount(*cgroup.quota_cpus, "CPU"), cgroup.quota_file)

@@ -47,8 +47,9 @@ std::string text_workers(const affinity::Plan& plan, const TrainReport& report) 
       fmt::format("  {:>4}  {:<12}  {:>10}  {:>9}  {:>10}\n", "rank", "cpus", "samples", "seconds", "samples/s");
   for (const auto& placement : plan.workers) {
     const auto rank = static_cast<std::size_t>(placement.rank);
-    text += fmt::format("  {:>4}  {:<12}  {:>10}  {:>9.3f}  {:>10.0f}\n", placement.rank, placement.cpus.to_string(),
-                        report.worker_samples.at(rank), report.worker_seconds.at(rank), worker_rate(report, rank));
+    text +=
+        fmt::format("  {:>4}  {:<12}  {:>10}  {:>9.3f}  {:>10.0f}\n", placement.rank, placement.cpus.to_short_string(),
+                    report.worker_samples.at(rank), report.worker_seconds.at(rank), worker_rate(report, rank));
   }
   return text;
 }

@@ -39,8 +39,8 @@ std::vector<std::string> inherited_binding_warnings(const std::vector<LaunchedWo
     warnings.push_back(fmt::format(
         "pid {} ({}), started by rank {}, ran on CPU {} only though rank {} has CPUs {}: it inherited the CPU "
         "its parent's OpenMP main thread is bound to (OMP_PROC_BIND). {}",
-        process.pid, printable(process.comm), parent->rank, cpus->to_string(), parent->rank, parent->cpus.to_string(),
-        unplaced_fix(why)));
+        process.pid, printable(process.comm), parent->rank, cpus->to_short_string(), parent->rank,
+        parent->cpus.to_short_string(), unplaced_fix(why)));
   }
   return warnings;
 }

@@ -318,7 +318,7 @@ bool kept_off(const std::vector<const ThreadEvidence*>& threads, const CpuSet& s
   for (const auto* thread : threads) {
     auto set = CpuSet::parse(thread->cpus_allowed);
     if (!set.ok() || !set->intersect(spare).empty()) pinned = false;
-    if (set.ok() && allowed.empty()) allowed = thread->cpus_allowed;
+    if (set.ok() && allowed.empty()) allowed = set->to_short_string();
   }
   return pinned;
 }
@@ -329,12 +329,12 @@ std::string overlap_fix(bool pinned, const std::string& allowed, const CpuSet& s
     return fmt::format(
         "their affinity (Cpus_allowed_list {}) keeps them off CPU {}: give each worker its own CPUs, "
         "e.g. `mptrain run -n {}` (one CPU set per worker) or `taskset -c {}` for one of them",
-        allowed, spare.to_string(), n, spare.cpus().front());
+        allowed, spare.to_short_string(), n, spare.cpus().front());
   }
   return fmt::format(
       "the scheduler keeps them together although CPU {} is free to them: pin them apart "
       "(`mptrain run -n {}`, or `taskset -c {}` for one of them)",
-      spare.to_string(), n, spare.cpus().front());
+      spare.to_short_string(), n, spare.cpus().front());
 }
 
 // The finding for the contended CPU `cpu` (its evidence `e`) while `spare` is left (the job uses it at most
@@ -362,7 +362,7 @@ std::optional<Finding> overlap_on(const Context& c, int cpu, const CpuEvidence& 
   f.message = fmt::format(
       "{} share CPU {} (they want {:.1f} CPUs there; {:.2f} of them queue on average) while usable CPU {} is left "
       "({:.0f}% idle)",
-      counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, left.to_string(),
+      counted(static_cast<int>(threads.size()), "pool thread"), cpu, demand, waiting, left.to_short_string(),
       100 * (1 - spare_busy));
   f.fix = overlap_fix(pinned, allowed, left, c.n);
   f.numbers = {{"cpu", cpu},
@@ -475,13 +475,13 @@ std::optional<Finding> check_outside_load(const Context& c) {
   f.message = fmt::format(
       "processes outside the watched set used {:.2f} CPUs on the job's CPUs {} while {:.2f} of the job's threads "
       "queued on average",
-      load, job_cpus.to_string(), c.queued);
+      load, job_cpus.to_short_string(), c.queued);
   const auto idle = idle_cpus_besides(c, job_cpus);
   f.fix = idle.empty() ? std::string("stop or move the other load (`mptrain doctor` without options shows it)")
                        : fmt::format(
                              "move the job to the idle CPUs {} or stop the other load "
                              "(`mptrain doctor` without options shows it)",
-                             CpuSet(idle).to_string());
+                             CpuSet(idle).to_short_string());
   f.numbers = {{"outside_load_cpus", load}, {"queued_threads_avg", c.queued}};
   return f;
 }

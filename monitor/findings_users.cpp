@@ -35,7 +35,7 @@ int allowed_cpus(const JobView& job, pid_t pid, std::string* list = nullptr) {
     const auto set = CpuSet::parse(thread.cpus_allowed);
     if (!set.ok() || set->size() <= widest) continue;
     widest = set->size();
-    if (list != nullptr) *list = thread.cpus_allowed;
+    if (list != nullptr) *list = set->to_short_string();
   }
   return widest;
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "util/cpu_set.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
@@ -86,7 +87,7 @@ nlohmann::json process_json(const ProcessSummary& p) {
           {"estimated_throughput_loss", rounded(p.estimated_throughput_loss)},
           {"estimated_throughput_loss_range", range_json(p.estimated_throughput_loss_range)},
           {"team", p.team},
-          {"cpus_allowed", p.cpus_allowed},
+          {"cpus_allowed", short_cpu_list(p.cpus_allowed)},
           {"thread_env", env_json(p.env)},
           {"runtimes", runtimes_json(p.runtimes)}};
 }
@@ -110,7 +111,7 @@ nlohmann::json thread_json(const ThreadSummary& t) {
           {"voluntary_switches", t.voluntary_switches},
           {"nonvoluntary_switches", t.nonvoluntary_switches},
           {"last_cpu", t.last_cpu},
-          {"cpus_allowed", t.cpus_allowed}};
+          {"cpus_allowed", short_cpu_list(t.cpus_allowed)}};
 }
 
 using mptrain::percent;
@@ -151,7 +152,7 @@ nlohmann::json to_json(const Diagnosis& d) {
   return {
       {"verdict", to_string(d.verdict)},
       {"usable_cpus", d.capacity.usable_cpus},
-      {"usable_cpu_list", d.capacity.usable_cpu_list.to_string()},
+      {"usable_cpu_list", d.capacity.usable_cpu_list.to_short_string()},
       {"duration_seconds", rounded(d.duration_s)},
       {"intervals", d.intervals},
       {"measured", d.evidence.sufficient},
@@ -198,7 +199,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   std::string out = fmt::format("verdict: {}{}\n", to_string(d.verdict),
                                 unmeasured ? " (too little evidence, see \"evidence\" below)" : "");
   out += fmt::format("  usable CPUs:            {} ({})\n", d.capacity.usable_cpus,
-                     d.capacity.usable_cpu_list.to_string());
+                     d.capacity.usable_cpu_list.to_short_string());
   out += fmt::format("  watched for:            {:.1f} s ({})\n", d.duration_s, counted(d.intervals, "interval"));
   out += fmt::format("  runnable threads (avg): {:.2f}, {:.2f} of them working (not sleepers waking up)\n",
                      d.runnable_threads_avg, d.working_threads_avg);
@@ -239,7 +240,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
     }
     out += fmt::format("  {:>7}  {:<16} {:>7} {:>4} {:>4} {:>8.2f} {:>8.2f} {:>6.2f} ms {:>5}  {:<8} {}\n", p.pid,
                        printable(p.comm), p.threads, p.threads_ran, p.pool_threads, p.cpu_seconds, p.wait_seconds,
-                       p.wait_per_slice_ms, percent(p.estimated_throughput_loss), p.cpus_allowed,
+                       p.wait_per_slice_ms, percent(p.estimated_throughput_loss), short_cpu_list(p.cpus_allowed),
                        runtime_names(p.runtimes));
   }
   return out;
@@ -267,7 +268,7 @@ std::string threads_table(const Diagnosis& d, int max_threads) {
     }
     out += fmt::format("  {:>7} {:>7}  {:<16} {:>8.3f} {:>8.3f} {:>8} {:>7.3f} ms {:>8} {:>8} {:>4}  {}\n", t.pid,
                        t.tid, printable(t.comm), t.cpu_seconds, t.wait_seconds, t.timeslices, t.wait_per_slice_ms,
-                       t.voluntary_switches, t.nonvoluntary_switches, t.last_cpu, t.cpus_allowed);
+                       t.voluntary_switches, t.nonvoluntary_switches, t.last_cpu, short_cpu_list(t.cpus_allowed));
   }
   return out;
 }

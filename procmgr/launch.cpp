@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "procmgr/spawn.hpp"
+#include "util/cpu_set.hpp"
 #include "util/place_variables.h"
 #include "util/text.hpp"
 
@@ -217,7 +218,8 @@ Result<MemoryPolicy> requested_memory(MemoryMode mode, std::string_view text, co
     return Error{fmt::format("{} {}: not a list of NUMA nodes such as 0-1, or all", memory_option(mode), text)};
   }
   if (nodes->intersect(online) != *nodes) {
-    return Error{fmt::format("{} {}: this machine's NUMA nodes are {}", memory_option(mode), text, online.to_string())};
+    return Error{
+        fmt::format("{} {}: this machine's NUMA nodes are {}", memory_option(mode), text, online.to_short_string())};
   }
   policy.nodes = *nodes;
   return policy;
@@ -284,7 +286,9 @@ std::vector<std::string> child_slices_of(const WorkerSpec& spec) {
   for (const auto& entry : spec.env) {
     if (!entry.starts_with(name)) continue;
     std::vector<std::string> slices;
-    for (const auto slice : split(std::string_view(entry).substr(name.size()), ';')) slices.emplace_back(slice);
+    for (const auto slice : split(std::string_view(entry).substr(name.size()), ';')) {
+      slices.push_back(short_cpu_list(slice));
+    }
     return slices;
   }
   return {};

@@ -154,8 +154,8 @@ std::vector<std::string> first_attempt_variables(const WorkerSpec& spec);
 std::string command_line(const WorkerSpec& spec, const std::vector<std::string>& command,
                          const std::vector<std::string>& unset);
 
-// The CPU slices of `spec`'s working children (--children), "0-1" each, from
-// the variable that carries them; none without.
+// The CPU slices of `spec`'s working children (--children), each in the
+// short form ("0-1", "0-6:2"), from the variable that carries them; none without.
 std::vector<std::string> child_slices_of(const WorkerSpec& spec);
 
 // One process of a worker's tree that asked for threads, or that mptrain left alone.

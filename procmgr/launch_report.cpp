@@ -31,7 +31,7 @@ std::string workers_text(const GroupResult& result, const std::string& shape, co
   text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8}  {:>8}  {}\n", "RANK", "PID", "CPUS", "WALL S", "CPU S", "STATUS");
   for (const auto& worker : result.workers) {
     text += fmt::format("{:>4}  {:>7}  {:<16}  {:>8.2f}  {:>8.2f}  {}\n", worker.rank, worker.pid,
-                        cpus_of(cpus, worker.rank).to_string(), worker.wall_seconds, worker.cpu_seconds,
+                        cpus_of(cpus, worker.rank).to_short_string(), worker.wall_seconds, worker.cpu_seconds,
                         worker.status.describe());
   }
   return text;
@@ -43,7 +43,7 @@ nlohmann::json result_json(const GroupResult& result, const std::vector<CpuSet>&
   for (const auto& worker : result.workers) {
     workers.push_back({{"rank", worker.rank},
                        {"pid", worker.pid},
-                       {"cpus", cpus_of(cpus, worker.rank).to_string()},
+                       {"cpus", cpus_of(cpus, worker.rank).to_short_string()},
                        {"wall_seconds", worker.wall_seconds},
                        {"cpu_seconds", worker.cpu_seconds},
                        {"exit_code", worker.status.shell_code()},
@@ -75,7 +75,7 @@ std::string pools_text(const std::vector<PoolRecord>& records) {
                           process.pid, name);
       continue;
     }
-    const auto cpus = process.cpus.to_string();
+    const auto cpus = process.cpus.to_short_string();
     const auto where = process.slice >= 0 ? fmt::format("slice {}: CPUs {}", process.slice, cpus) : "CPUs " + cpus;
     text += fmt::format("  rank {} pid {} ({}, {}): asked for {} ({}), got {}\n", rank, process.pid, name, where,
                         counted(process.asked, "thread"), process.call, process.got);
@@ -90,7 +90,7 @@ nlohmann::json pools_json(const std::vector<PoolRecord>& records) {
                     {"pid", process.pid},
                     {"comm", process.comm},
                     {"slice", null_or(process.slice >= 0, process.slice)},
-                    {"cpus", process.cpus.to_string()},
+                    {"cpus", process.cpus.to_short_string()},
                     {"asked", process.asked},
                     {"got", process.got},
                     {"call", process.call},
@@ -106,8 +106,8 @@ nlohmann::json dry_run_json(const WorkerSpec& spec, const std::vector<std::strin
     const auto equals = entry.find('=');
     env[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
-  const auto cpus = spec.cpus.to_string();
-  const auto mems = spec.memory.nodes.to_string();
+  const auto cpus = spec.cpus.to_short_string();
+  const auto mems = spec.memory.nodes.to_short_string();
   return {{"rank", spec.rank},
           {"cpus", null_or(!cpus.empty(), cpus)},
           {"mems", null_or(!mems.empty(), mems)},

@@ -13,7 +13,7 @@ MemoryPolicy node_memory_policy(int node, const CpuSet& online) {
 
 std::string to_string(const MemoryPolicy& policy) {
   if (policy.nodes.empty()) return "default";
-  return fmt::format("{} {}", mptrain::to_string(policy.mode), policy.nodes.to_string());
+  return fmt::format("{} {}", mptrain::to_string(policy.mode), policy.nodes.to_short_string());
 }
 
 }  // namespace mptrain::procmgr

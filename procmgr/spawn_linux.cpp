@@ -54,7 +54,7 @@ std::string describe_failure(Step step, const ChildTarget& target, const WorkerS
     case Step::streams:
       return fmt::format("cannot redirect the output of rank {}", spec.rank);
     case Step::cpu_affinity:
-      return fmt::format("cannot pin rank {} to CPUs {}", spec.rank, spec.cpus.to_string());
+      return fmt::format("cannot pin rank {} to CPUs {}", spec.rank, spec.cpus.to_short_string());
     case Step::memory_policy:
       return fmt::format("cannot set the memory policy of rank {} ({})", spec.rank, to_string(spec.memory));
     case Step::exec:

@@ -247,6 +247,11 @@ std::string CpuSet::to_short_string() const {
   return out;
 }
 
+std::string short_cpu_list(std::string_view list) {
+  auto set = CpuSet::parse(list);
+  return set.ok() ? set->to_short_string() : std::string(list);
+}
+
 bool CpuSet::contains(int cpu) const { return std::binary_search(cpus_.begin(), cpus_.end(), cpu); }
 
 CpuSet CpuSet::intersect(const CpuSet& other) const {

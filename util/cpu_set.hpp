@@ -32,7 +32,8 @@ class CpuSet {
   static CpuSet range(int first, int last);
 
   // The list string with ranges collapsed, e.g. "0-3,8"; "" when empty: the
-  // kernel's plain form, for the environment, commands and kernel files.
+  // kernel's plain form, only for what other programs read (the environment,
+  // numactl's and taskset's arguments: numactl reads no strides) and kernel files.
   std::string to_string() const;
   // The shortest list string parse reads back to this set, strides included
   // ("0-62:2" for 0,2,…,62; "0-15:2/4" for 0,1,4,5,…): for people and JSON.
@@ -60,5 +61,10 @@ class CpuSet {
  private:
   std::vector<int> cpus_;
 };
+
+// The short form (CpuSet::to_short_string) of a list string read from the
+// kernel, such as /proc/PID/status's Cpus_allowed_list; `list` as it is when
+// it does not parse.
+std::string short_cpu_list(std::string_view list);
 
 }  // namespace mptrain

@@ -49,4 +49,10 @@ std::string Table::header() const {
   return fmt::vformat(header_format_, titles);
 }
 
+std::string Table::row_of(const std::vector<std::string>& cells) const {
+  fmt::dynamic_format_arg_store<fmt::format_context> args;
+  for (const auto& cell : cells) args.push_back(cell);
+  return fmt::vformat(row_format_, args);
+}
+
 }  // namespace mptrain

@@ -42,6 +42,10 @@ class Table {
   std::string row(const Cells&... cells) const {
     return fmt::format(fmt::runtime(row_format_), cells...);
   }
+  // The line of `cells`, one text per column in order, for a table whose
+  // columns are chosen at run time; throws fmt::format_error as row() does
+  // (a column with a number format takes no text).
+  std::string row_of(const std::vector<std::string>& cells) const;
 
  private:
   std::vector<Column> columns_;

@@ -256,3 +256,107 @@ TEST_CASE("physical cores print in the short form mptrain reads", "[affinity][se
   CHECK(plan.usable_cpu_list.to_short_string() == "0-62:2");
   CHECK(plan_table(plan).find("(0-62:2)") != std::string::npos);
 }
+
+// Intel's sub-NUMA clustering (SNC2): hwloc shows one L3 per package and a NUMA node per cluster.
+namespace {
+
+PlacementRequest bound(int m, std::optional<int> t, Bind bind) {
+  PlacementRequest request = workers(m, t);
+  request.bind = bind;
+  return request;
+}
+
+// Whether each worker of `plan` lies inside one NUMA node of `topology`, and how many workers each node holds.
+std::map<int, int> workers_per_cluster(const Topology& topology, const Plan& plan) {
+  std::map<int, int> count;
+  for (const auto& worker : plan.workers) {
+    INFO("rank " << worker.rank << ": " << worker.cpus.to_short_string());
+    REQUIRE(worker.numa_node >= 0);
+    CHECK(worker.cpus.minus(numa_node_cpus(topology, worker.numa_node)).empty());
+    ++count[worker.numa_node];
+  }
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("SNC2 Xeon: hwloc shows a NUMA node per cluster under one L3 per package", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-snc2.xml");
+  CHECK(machine.topology.packages == 2);
+  CHECK(machine.topology.numa_nodes == 4);
+  CHECK(machine.topology.l3_caches == 2);
+  CHECK(numa_node_cpus(machine.topology, 1).to_short_string() == "12-23,60-71");
+}
+
+TEST_CASE("SNC2 Xeon: four workers get a sub-NUMA cluster each under bind core, l3 and numa", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-snc2.xml");
+  for (const Bind bind : {Bind::core, Bind::l3, Bind::numa}) {
+    INFO("bind " << to_string(bind));
+    const auto plan = plan_on(machine, bound(4, std::nullopt, bind));
+    CHECK(plan.threads_per_process == 24);
+    CHECK(workers_per_cluster(machine.topology, plan) == std::map<int, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}});
+    CHECK(plan.workers[1].cpus.to_short_string() == "12-23,60-71");
+    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+  }
+}
+
+TEST_CASE("SNC2 Xeon: smaller workers stay inside one cluster, bind l3 widens to the cluster only",
+          "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-snc2.xml");
+  for (const Bind bind : {Bind::core, Bind::l3, Bind::numa}) {
+    INFO("bind " << to_string(bind));
+    const auto plan = plan_on(machine, bound(8, 12, bind));
+    CHECK(workers_per_cluster(machine.topology, plan) == std::map<int, int>{{0, 2}, {1, 2}, {2, 2}, {3, 2}});
+    for (const auto& worker : plan.workers) {
+      // The package's L3 is shared by both clusters; under bind l3 a worker gets its cluster's part of it.
+      CHECK(worker.cpus.size() == (bind == Bind::core ? 12 : 24));
+      CHECK(worker.l3 == worker.package);
+    }
+    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+  }
+}
+
+TEST_CASE("SNC2 Xeon: workers too big for a cluster span two, and a note says so", "[affinity][servers]") {
+  const auto machine = xml("xeon-2s-snc2.xml");
+  for (const Bind bind : {Bind::core, Bind::l3, Bind::numa}) {
+    INFO("bind " << to_string(bind));
+    const auto plan = plan_on(machine, bound(2, std::nullopt, bind));
+    CHECK(plan.workers[0].numa_node == -1);
+    CHECK(plan.workers[0].package == 0);
+    CHECK(has_note(plan,
+                   "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
+                   "worker do not fit in one, which holds at most 24"));
+  }
+  const auto fifth = plan_on(machine, workers(5, 18));  // four clusters take one each, 6 PUs left in each
+  CHECK(fifth.workers[1].numa_node == -1);              // the fifth set, made of the leftovers, sorts second
+  CHECK(has_note(fifth,
+                 "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
+                 "in one: the other workers left no NUMA node that much room"));
+  const auto package = plan_on(machine, bound(2, std::nullopt, Bind::package));
+  CHECK_FALSE(has_note(package, "span NUMA nodes"));
+}
+
+TEST_CASE("a plan knows the machine's kinds of core and L3 caches, and each worker's", "[affinity][servers]") {
+  const auto epyc = plan_on(xml("epyc-2s-8l3.xml"), bound(2, std::nullopt, Bind::numa));
+  CHECK(epyc.l3_caches == 16);
+  CHECK(epyc.cpu_kinds == 0);
+  CHECK(epyc.workers[1].l3_caches.to_short_string() == "8-15");
+  PlacementRequest mixed = workers(2, 10);
+  mixed.cpu_kind = CpuKindUse::all;
+  const auto hybrid = plan_on(xml("hybrid-client.xml"), mixed);
+  CHECK(hybrid.cpu_kinds == 2);
+  CHECK(hybrid.workers[0].kind == KindRole::performance);  // all its CPUs are performance cores
+  CHECK_FALSE(hybrid.workers[1].kind.has_value());         // 10-19 mixes both kinds
+  CHECK(hybrid.workers[0].l3_caches.to_short_string() == "0");
+  CHECK(plan_on(synthetic("package:2 core:4 pu:2"), workers(2)).l3_caches == 0);
+}
+
+TEST_CASE("plan's table shows KIND and L3 columns only where they apply", "[affinity][servers]") {
+  const auto hybrid = plan_table(plan_on(xml("hybrid-client.xml"), workers(5)));
+  CHECK(hybrid.find("RANK  CPUS                      KIND         L3     PACKAGE  NUMA NODE  THREADS\n") !=
+        std::string::npos);
+  CHECK(hybrid.find("   4  16-19                     efficiency   0            0          0        4\n") !=
+        std::string::npos);
+  const auto plain = plan_table(plan_on(synthetic("package:2 core:4 pu:2"), workers(2)));
+  CHECK(plain.find("RANK  CPUS                      PACKAGE  NUMA NODE  THREADS\n") != std::string::npos);
+}

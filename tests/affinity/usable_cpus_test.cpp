@@ -109,3 +109,12 @@ TEST_CASE("this machine has at least one usable CPU, all within its affinity", "
   CHECK(usable->count >= 1);
   CHECK(usable->cpus.minus(usable->affinity).empty());
 }
+
+TEST_CASE("v2: a strided cpuset is explained in the short form", "[affinity][cgroup]") {
+  const UsableCpus usable = usable_in("cgroup-v2-strided");
+  CHECK(usable.limited_by == LimitedBy::cpuset);
+  CHECK(usable.count == 8);
+  CHECK(explain(usable) ==
+        "N = 8: the cgroup v2 cpuset 8000-8014:2 (/sys/fs/cgroup/jobs/run7/cpuset.cpus.effective) leaves CPUs "
+        "8000-8014:2");
+}

@@ -18,7 +18,7 @@ affinity::Plan two_workers() {
   plan.num_processes = 2;
   plan.threads_per_process = 1;
   plan.bind = affinity::Bind::core;
-  plan.workers = {{0, CpuSet({0}), 0, 0, 1, {}, -1, {}}, {1, CpuSet({1}), 0, 0, 1, {}, -1, {}}};
+  plan.workers = {{0, CpuSet({0}), 0, 0, 1, {}, -1, {}, {}}, {1, CpuSet({1}), 0, 0, 1, {}, -1, {}, {}}};
   return plan;
 }
 
@@ -97,4 +97,11 @@ TEST_CASE("the JSON report gives the settings as written and nulls for what did 
   CHECK(node["nodes"]["learning_rate"] == 0.04);
   CHECK(node["resumed"]["epochs"] == 3);
   CHECK(node["resumed"]["model"] == "cnn");
+}
+
+TEST_CASE("the text report gives each worker's CPUs in the short form") {
+  auto plan = two_workers();
+  plan.workers[1].cpus = CpuSet({1, 3, 5, 7});
+  const auto text = text_report(plan, TrainConfig{}, two_worker_report(), "2 workers x 1 thread", "");
+  CHECK(text.find("     1  1-7:2 ") != std::string::npos);
 }

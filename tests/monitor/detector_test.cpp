@@ -557,3 +557,16 @@ TEST_CASE("the text report counts one interval in the singular", "[monitor]") {
   m.intervals = 2;
   CHECK(contains(to_text(run(m)), "(2 intervals)\n"));
 }
+
+TEST_CASE("the findings name CPU lists in the short form", "[monitor]") {
+  Machine m;
+  const std::string even = "0,2,4,6";
+  m.threads = {
+      {1, 1, 0, 0.5, 0.5, even}, {1, 2, 2, 0.5, 0.5, even}, {1, 3, 4, 0.5, 0.5, even}, {1, 4, 6, 0.5, 0.5, even}};
+  m.cpu_busy = {1, 0.02, 1, 0.02, 1, 0.02, 1, 0.02};
+  const auto d = run(m);
+  const auto outside = find(d, FindingKind::outside_load);
+  REQUIRE(outside.has_value());
+  CHECK(contains(outside->message, "on the job's CPUs 0-6:2 "));
+  CHECK(contains(outside->fix, "idle CPUs 1-7:2 "));
+}

@@ -221,3 +221,19 @@ TEST_CASE("a dry run's command line binds, sets the variables and runs the progr
   spec.cpus = {};
   CHECK(command_line(spec, {"true"}, {}).starts_with("env RANK=0"));
 }
+
+TEST_CASE("a dry run's command line gives numactl and taskset the plain CPU list they read", "[procmgr]") {
+  auto spec = pinned_specs(two_workers())[0];
+  spec.cpus = CpuSet::parse("0,2,4,6").value();
+  spec.memory.nodes = CpuSet::parse("0,2,4,6").value();
+  CHECK(command_line(spec, {"true"}, {}).starts_with("numactl --physcpubind=0,2,4,6 --membind=0,2,4,6 env"));
+  CHECK(to_string(spec.memory) == "membind 0-6:2");  // for people: the short form
+  spec.memory = {};
+  CHECK(command_line(spec, {"true"}, {}).starts_with("taskset -c 0,2,4,6 env"));
+}
+
+TEST_CASE("a worker's child slices are shown in the short form", "[procmgr]") {
+  WorkerSpec spec;
+  spec.env = {"MPTRAIN_PLACE_SLICES=0,2,4,6;8,10,12,14"};
+  CHECK(child_slices_of(spec) == std::vector<std::string>{"0-6:2", "8-14:2"});
+}

@@ -133,3 +133,10 @@ TEST_CASE("the short form parses back to the same set", "[util]") {
   const auto all = CpuSet::range(0, mptrain::max_cpus - 1);
   CHECK(all.to_short_string() == "0-8191");
 }
+
+TEST_CASE("a kernel list string is printed in the short form, or as read when it does not parse", "[util]") {
+  CHECK(mptrain::short_cpu_list("0,2,4,6,8,10\n") == "0-10:2");
+  CHECK(mptrain::short_cpu_list("0-3,8") == "0-3,8");
+  CHECK(mptrain::short_cpu_list("") == "");
+  CHECK(mptrain::short_cpu_list("0-x") == "0-x");
+}

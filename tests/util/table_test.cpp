@@ -32,3 +32,9 @@ TEST_CASE("a row short of a cell is an error, not a line with a hole", "[util]")
   const Table table({{"A", 2}, {"B", 2}});
   CHECK_THROWS_AS(table.row(1), fmt::format_error);
 }
+
+TEST_CASE("a row of texts is laid out as a row of cells", "[util]") {
+  const mptrain::Table table({{"RANK", 4}, {"CPUS", 8, mptrain::Align::left}, {"L3", 2}});
+  CHECK(table.row_of({"0", "0-6:2", "1"}) == table.row(0, "0-6:2", 1));
+  CHECK_THROWS_AS(table.row_of({"0", "0-6:2"}), fmt::format_error);
+}

@@ -7,6 +7,11 @@ to regenerate them; `hwloc-ls --input FILE` shows one):
                      a NUMA node and a 27.5 MiB L3 per socket
   epyc-2s-8l3.xml    a 2-socket AMD EPYC (Milan, 32 cores a socket): 8 core
                      complexes of 4 cores a socket, each its own 32 MiB L3
+  xeon-2s-snc2.xml   a 2-socket Xeon with sub-NUMA clustering (SNC2): 24 cores
+                     a socket with 2 hardware threads each, Linux's numbering,
+                     two NUMA nodes a socket of 12 cores each (hwloc: a Group
+                     per cluster holding its NUMA node) under one 35.75 MiB L3
+                     per socket, as Linux's sysfs and hwloc report it under SNC
   hybrid-client.xml  a hybrid client CPU (Alder Lake-like): 8 performance
                      cores with 2 threads each, then 4 efficiency cores sharing
                      one L2, with hwloc's CPU kinds (IntelCore, IntelAtom)
@@ -133,6 +138,36 @@ def epyc():
     return document(w, range(total), range(packages), w.lines)
 
 
+def snc2():
+    packages, clusters, cores, threads = 2, 2, 12, 2
+    per_package = clusters * cores
+    total = packages * per_package * threads
+    w = Writer(total)
+
+    def pu_of(p, c, t):
+        return t * packages * per_package + p * per_package + c
+
+    for p in range(packages):
+        pkg = sorted(pu_of(p, c, t) for c in range(per_package) for t in range(threads))
+        nodes = [p * clusters + k for k in range(clusters)]
+        w.open(2, "Package", pkg, nodes, "")
+        w.lines.append('      <info name="CPUVendor" value="GenuineIntel"/>')
+        w.lines.append('      <info name="CPUModel" value="Intel(R) Xeon(R) Platinum 8260 CPU @ 2.40GHz"/>')
+        w.open(3, "L3Cache", pkg, nodes, cache_attrs(37486592, 3, 0))
+        for k in range(clusters):
+            node = p * clusters + k
+            first = k * cores
+            cluster = sorted(pu_of(p, first + c, t) for c in range(cores) for t in range(threads))
+            w.open(4, "Group", cluster, [node], ' kind="1000" subkind="0"')
+            numa(w, 5, cluster, node)
+            for c in range(cores):
+                core(w, 5, [pu_of(p, first + c, t) for t in range(threads)], node, l2=1 * MIB, l1d=32 * KIB)
+            w.close(4)
+        w.close(3)
+        w.close(2)
+    return document(w, range(total), range(packages * clusters), w.lines)
+
+
 def hybrid():
     w = Writer(20)
     allcpus = list(range(20))
@@ -164,6 +199,7 @@ def hybrid():
 
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
-    for name, make in (("xeon-2s-smt.xml", xeon), ("epyc-2s-8l3.xml", epyc), ("hybrid-client.xml", hybrid)):
+    for name, make in (("xeon-2s-smt.xml", xeon), ("epyc-2s-8l3.xml", epyc), ("hybrid-client.xml", hybrid),
+                       ("xeon-2s-snc2.xml", snc2)):
         with open(os.path.join(here, name), "w") as out:
             out.write(make())

@@ -1,0 +1,48 @@
+// The doctor's report and advice: CPU lists in the short form mptrain also reads.
+#include "monitor/report.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "monitor/advice.hpp"
+#include "monitor/detector.hpp"
+
+using namespace mptrain;
+using namespace mptrain::monitor;
+
+TEST_CASE("the doctor's text and JSON give the kernel's CPU lists in the short form", "[monitor]") {
+  Diagnosis d;
+  d.capacity.usable_cpus = 8;
+  d.capacity.usable_cpu_list = CpuSet({0, 2, 4, 6, 8, 10, 12, 14});
+  ProcessSummary process;
+  process.pid = 42;
+  process.comm = "train";
+  process.cpus_allowed = "0,2,4,6,8,10,12,14";
+  d.processes.push_back(process);
+  ThreadSummary thread;
+  thread.pid = 42;
+  thread.tid = 43;
+  thread.comm = "train";
+  thread.cpus_allowed = "1,3,5,7";
+  d.threads.push_back(thread);
+  const auto json = to_json(d);
+  CHECK(json["usable_cpu_list"] == "0-14:2");
+  CHECK(json["processes"][0]["cpus_allowed"] == "0-14:2");
+  CHECK(threads_json(d)[0]["cpus_allowed"] == "1-7:2");
+  CHECK(to_text(d).find("(0-14:2)") != std::string::npos);
+  CHECK(to_text(d).find(" 0-14:2 ") != std::string::npos);
+  CHECK(threads_table(d).find("1-7:2") != std::string::npos);
+}
+
+TEST_CASE("a child's inherited CPU is named against its worker's CPUs in the short form", "[monitor]") {
+  Diagnosis diagnosis;
+  ProcessSummary child;
+  child.pid = 31;
+  child.comm = "python3";
+  child.cpus_allowed = CpuSet({2}).to_string();
+  child.pool_threads = 1;
+  diagnosis.processes.push_back(child);
+  const std::vector<LaunchedWorker> workers = {{0, 30, CpuSet({0, 2, 4, 6})}};
+  const auto warnings = inherited_binding_warnings(workers, diagnosis, Unplaced::left);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].starts_with("pid 31 (python3), started by rank 0, ran on CPU 2 only though rank 0 has CPUs 0-6:2"));
+}
