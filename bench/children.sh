@@ -7,8 +7,8 @@
 #   under `mptrain run -n 1` (the default placement);  under `mptrain run
 #   -n 1 --children P` (P = the program's processes);  under `mptrain
 #   torchrun --nproc-per-node 1 --no-python`.
-# Prints samples/s start to join and steady (timed inside the workers), the
-# mean of REPEAT runs each, alternating, and mptrain's monitor verdict.
+# Prints samples/s start to join (the mean, the median and every run) and steady
+# (timed inside the workers), REPEAT runs each, alternating, and mptrain's monitor verdict.
 # Usage: bench/children.sh  (from the repository root; P=4 TRAIN_LIMIT=… to change)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -40,16 +40,24 @@ for ((r = 1; r <= REPEAT; r++)); do
   run mptrain_torchrun "$MPTRAIN" torchrun --nproc-per-node 1 --no-python "${program[@]}" --threads 0
 done
 
-echo "== the seeds' program (torch.multiprocessing Hogwild), $P processes, $TRAIN_LIMIT samples each, $(machine_summary), mean of $REPEAT"
-printf '%-18s %14s %14s  %s\n' "started as" "samples/s" "steady" "monitor"
+echo "== the seeds' program (torch.multiprocessing Hogwild), $P processes, $TRAIN_LIMIT samples each, $(machine_summary), $REPEAT runs each"
+printf '%-18s %14s %14s %14s  %-40s %s\n' "started as" "samples/s mean" "median" "steady mean" "every run's samples/s" "monitor"
+median='sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end'
 for name in "${names[@]}"; do
   wall=$(jq -s 'map(.samples_per_second) | add / length' "$OUT/$name.jsonl")
+  middle=$(jq -s "map(.samples_per_second) | $median" "$OUT/$name.jsonl")
   steady=$(jq -s 'map(.steady_samples_per_second) | add / length' "$OUT/$name.jsonl")
+  runs=$(jq -r '.samples_per_second | floor' "$OUT/$name.jsonl" | paste -sd' ')
   verdicts=$(sort "$OUT/$name.verdicts" 2>/dev/null | uniq -c | awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')
-  printf '%-18s %14.0f %14.0f  %s\n' "$name" "$wall" "$steady" "${verdicts:--}"
-  declare "wall_$name=$wall"
+  printf '%-18s %14.0f %14.0f %14.0f  %-40s %s\n' "$name" "$wall" "$middle" "$steady" "$runs" "${verdicts:--}"
+  declare "wall_$name=$wall" "median_$name=$middle"
 done
-awk -v n="$wall_naive" -v c="$wall_mptrain_children" -v h="$wall_hand_tuned" -v b="$wall_bare" \
-  -v d="$wall_mptrain_default" -v t="$wall_mptrain_torchrun" 'BEGIN {
-  printf "--children against naive: %.1fx; against hand-tuned: %.2fx (bar: at least 0.9, healthy)\n", c / n, c / h
-  printf "against bare: default %.2fx, --children %.2fx, torchrun %.2fx (bar: at least 0.95)\n", d / b, c / b, t / b }'
+# ratios NAME-PREFIX: the bars' ratios of the means (wall_) or the medians (median_).
+ratios() {
+  local n=${1}naive c=${1}mptrain_children h=${1}hand_tuned b=${1}bare d=${1}mptrain_default t=${1}mptrain_torchrun
+  awk -v what="$2" -v n="${!n}" -v c="${!c}" -v h="${!h}" -v b="${!b}" -v d="${!d}" -v t="${!t}" 'BEGIN {
+    printf "by the %s: --children against naive %.1fx, against hand-tuned %.2fx (bar: at least 0.9, healthy); ", what, c / n, c / h
+    printf "against bare: default %.2fx, --children %.2fx, torchrun %.2fx (bar: at least 0.95)\n", d / b, c / b, t / b }'
+}
+ratios wall_ means
+ratios median_ medians
