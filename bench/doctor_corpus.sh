@@ -71,7 +71,8 @@ echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrai
 # Run: one line per run in $results,
 # "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
 # low=L high=H decides=D dlow=DL dhigh=DH" (L and H: the ends of the job's estimated range, THE RANGE in
-# mptrain-doctor(1); D, DL, DH: the point and range the verdict follows, throughput_loss.decides{,_range}).
+# mptrain-doctor(1); D, DL, DH: the point and range the verdict reads, throughput_loss.decides{,_range}, which
+# take in each process's own slowdown and so may lie far above the job's throughput loss, as for a build).
 for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
   while read -r name variant; do
     start=$(date +%s.%N)
@@ -104,11 +105,11 @@ awk '
     key = $1 " | " $2; if (!(key in seen)) { order[++n] = key; seen[key] = 1 }
     expected[key] = e[2]; runs[key]++; right[key] += ($7 == "ok"); secs[key] += $9
     split($8, t, "="); split($10, q, "="); split($11, est, "="); split($12, pr, "="); split($13, lo, "="); split($14, hi, "=")
-    # The range the verdict follows; a saved run from before it was recorded gives the job range in its place.
-    split($15, dpt, "="); split($16, dl, "="); split($17, dh, "=")
-    if (dl[2] == "" || dl[2] == "-") { dpt[2] = est[2]; dl[2] = lo[2]; dh[2] = hi[2] }
-    if (dl[2] != "-" && dh[2] != "-") {
-      range_low[$1, $2] += dl[2]; range_high[$1, $2] += dh[2]; deciding[$1, $2] += dpt[2]; ranges[$1, $2]++ }
+    if (lo[2] != "-" && hi[2] != "-") { range_low[$1, $2] += lo[2]; range_high[$1, $2] += hi[2]; ranges[$1, $2]++ }
+    # The range the verdict follows (the larger of the job and its processes at each end); absent from a saved
+    # run from before it was recorded.
+    split($16, dl, "="); split($17, dh, "=")
+    if (dl[2] != "" && dl[2] != "-" && dh[2] != "-") { dec_low[$1, $2] += dl[2]; dec_high[$1, $2] += dh[2]; decs[$1, $2]++ }
     if (t[2] != "-") { work[$1, $2] += t[2]; worked[$1, $2]++; queued[$1, $2] += q[2]; if (!($1 in measured)) { measured[$1] = 1; cases[++m] = $1 } }
     if (est[2] != "-") {
       estimated[$1, $2] += est[2]; estimates[$1, $2]++; processes[$1, $2] += pr[2]
@@ -150,11 +151,13 @@ awk '
         if (!worked[c, "naive"] || !worked[c, "fixed"] || expected[c " | naive"] == "healthy" || !ranges[c, "naive"]) continue
         tn = work[c, "naive"] / worked[c, "naive"]; tf = work[c, "fixed"] / worked[c, "fixed"]
         k++; cls[k] = c; meas[k] = (tf > 0 ? 1 - tn / tf : 0); tput_n[k] = tn; tput_f[k] = tf
-        job[k] = estimated[c, "naive"] / estimates[c, "naive"]; pt[k] = deciding[c, "naive"] / ranges[c, "naive"]
+        pt[k] = estimated[c, "naive"] / estimates[c, "naive"]
         lw[k] = range_low[c, "naive"] / ranges[c, "naive"]; hg[k] = range_high[c, "naive"] / ranges[c, "naive"]
+        nd = decs[c, "naive"]
+        dec[k] = (nd ? sprintf("%.0f–%.0f%%", 100 * dec_low[c, "naive"] / nd, 100 * dec_high[c, "naive"] / nd) : "-")
         qs[k] = queued[c, "naive"] / worked[c, "naive"] }
       print ""
-      print "| class | throughput naive | throughput fixed | loss measured | job estimate | deciding point | deciding range (low–high) | outside the range by | range within 15 | point within 15 | alpha (others) | predicted (alpha) | error | queued share |"
+      print "| class | throughput naive | throughput fixed | loss measured | point estimate (job) | range (job, low–high) | outside the range by | range within 15 | point within 15 | alpha (others) | predicted (alpha) | error | queued share | range the verdict reads |"
       print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
       for (i = 1; i <= k; i++) {
         sxy = 0; sxx = 0
@@ -166,10 +169,10 @@ awk '
         near_range = (off <= 0.15)
         near_pred = ((err < 0 ? -err : err) <= 0.15)
         held += near_range; by_point += near_point; by_pred += near_pred
-        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f%% | %.0f–%.0f%% | %.0f | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% |\n", cls[i], tput_n[i], tput_f[i],
-          100 * meas[i], 100 * job[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], 100 * off, (near_range ? "yes" : "NO"),
-          (near_point ? "yes" : "NO"), alpha, 100 * pred, 100 * err, 100 * qs[i] }
-      if (k) printf "\nThe loss measured within 15 points of the range the verdict follows: %d of %d classes. The deciding point within 15 points: %d of %d. The point that one fitted constant gives (each class left out of its fit) within 15 points: %d of %d.\n", held, k, by_point, k, by_pred, k
+        printf "| %s | %.4g | %.4g | %.0f%% | %.0f%% | %.0f–%.0f%% | %.0f | %s | %s | %.2f | %.0f%% | %+.0f | %.0f%% | %s |\n", cls[i], tput_n[i], tput_f[i],
+          100 * meas[i], 100 * pt[i], 100 * lw[i], 100 * hg[i], 100 * off, (near_range ? "yes" : "NO"),
+          (near_point ? "yes" : "NO"), alpha, 100 * pred, 100 * err, 100 * qs[i], dec[i] }
+      if (k) printf "\nThe job\x27s throughput loss measured within 15 points of its estimated range: %d of %d classes; its point estimate within 15 points: %d of %d; the point one constant fitted on the other classes places in the range within 15 points: %d of %d.\n", held, k, by_point, k, by_pred, k
     }
   }' "$results"
 [[ -z $save ]] || cp "$results" "$save/results.txt"
