@@ -144,6 +144,9 @@ Result<std::string_view> Sampler::State::read_kept(ProcFile& file, const Path& p
 }
 
 void Sampler::State::identify(ProcessSample& info) {
+  // The comm first: a process that execs after it was read is identified again at its next sample (the
+  // comm differs), so a forked child seen before its exec (mpirun's rank) never keeps its parent's environ.
+  if (auto stat = read_process_stat(root, info.pid); stat.ok()) info.comm = stat->comm;
   info.cmdline = read_cmdline(root, info.pid).value_or("");
   info.env = read_thread_env(root, info.pid).value_or(ThreadEnv{});
   info.cgroup.clear();
