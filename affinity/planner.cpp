@@ -400,7 +400,6 @@ std::vector<WorkerPlacement> place_workers(const Pool& pool, const Plan& plan) {
     worker.cpus = worker_cpus(pool, sets[rank], plan.bind);
     worker.package = common_key(pool, worker.cpus, Level::package);
     worker.numa_node = common_key(pool, worker.cpus, Level::numa);
-    worker.l3 = common_key(pool, worker.cpus, Level::l3);
     worker.threads = plan.threads_per_process;
     const auto first = sets[rank].begin();
     const auto reserved = std::min<std::size_t>(plan.reserve, sets[rank].size() - 1);
@@ -616,7 +615,7 @@ void add_placement_notes(const Pool& pool, Plan& plan) {
   add_unused_kind_notes(pool, plan);
 }
 
-// The machine's kinds of core and L3 caches in `plan`, and each worker's, read
+// The machine's kinds of core and L3 caches in `plan`, and each worker's (its L3 caches, and `l3` when one), read
 // from `topology` (so a worker that --cpu-kind all let mix kinds is still named when it did not).
 void add_machine_facts(const Topology& topology, Plan& plan) {
   plan.cpu_kinds = static_cast<int>(topology.kinds.size());
@@ -630,6 +629,7 @@ void add_machine_facts(const Topology& topology, Plan& plan) {
       if (pu.l3 >= 0 && worker.cpus.contains(pu.os_index)) caches.push_back(pu.l3);
     }
     worker.l3_caches = CpuSet(std::move(caches));
+    worker.l3 = worker.l3_caches.size() == 1 ? worker.l3_caches.cpus().front() : -1;
   }
 }
 
