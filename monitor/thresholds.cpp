@@ -58,7 +58,8 @@ constexpr std::array threshold_rows{
                  "Job's demand on a CPU from which outside_load counts it as one of the job's CPUs",
                  "a tenth of a CPU: the job ran there, not just woke up there"},
     ThresholdRow{"idle-cpu-busy", &T::idle_cpu_busy, 0.5,
-                 "Share of the window a CPU is busy below which outside_load calls it free to move to",
+                 "Share of the window a CPU is busy (by others, for overlapping_affinity) below which it is free "
+                 "to move to",
                  "busy less than half the time: a place the job could go"},
     ThresholdRow{"idle-min-cpu-seconds", &T::idle_min_cpu_seconds, 1.0,
                  "CPU-seconds the job's CPU-bound threads must run for an idle_capacity finding",
