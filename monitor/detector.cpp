@@ -206,7 +206,8 @@ Context make_context(const Evidence& e, const Capacity& capacity, const Threshol
     c.usable = CpuSet(seen);
   }
   c.loss = estimate_loss(e, t, job_cpus(e, c.n), outside_cpus(c) * c.duration);
-  c.severity = loss_severity(c.loss.decides_range, t);
+  // Fewer than min-queued-threads queued cost too little to be a finding, whatever share of a small demand they are.
+  if (c.queued >= t.min_queued_threads) c.severity = loss_severity(c.loss.decides_range, t);
   open_range(c);
   if (!c.launch.inside_mptrain) c.launch = launch_of(e);
   return c;
@@ -486,9 +487,24 @@ std::optional<Finding> check_outside_load(const Context& c) {
   return f;
 }
 
+// Info where the loss would earn a finding but fewer than min-queued-threads
+// queued: a share of a small demand (the wake-ups of threads that mostly
+// sleep), which the report's loss shows without it costing the job a CPU.
+std::optional<Finding> check_slight_queueing(const Context& c) {
+  if (c.queued >= c.t.min_queued_threads || !loss_severity(c.loss.decides_range, c.t)) return std::nullopt;
+  Finding f = finding(FindingKind::queueing, Verdict::healthy);
+  f.message = fmt::format(
+      "{:.2f} threads were queued on average: an estimated {} of the job's throughput, but of a demand of {:.2f} "
+      "CPUs, so at most {:.2f} of one CPU's work, below --min-queued-threads {:g} and no finding (threads that "
+      "mostly sleep wait about this long to wake up)",
+      c.queued, percent(c.loss.decides), c.working, c.queued, c.t.min_queued_threads);
+  f.numbers = {{"queued_threads_avg", c.queued}, {"estimated_throughput_loss", c.loss.job}};
+  return f;
+}
+
 // What the queueing cost, as severe as the worst of the job's own causes in `causes` (a warning without one).
 std::optional<Finding> check_queueing(const Context& c, const std::vector<Finding>& causes) {
-  if (!c.severity) return std::nullopt;
+  if (!c.severity) return check_slight_queueing(c);
   Verdict severity = Verdict::warning;
   for (const auto& cause : causes) {
     if (cause.kind != FindingKind::outside_load) severity = std::max(severity, cause.severity);

@@ -53,7 +53,8 @@
 // fewer threads (`mptrain tune`).
 //
 // FINDINGS (FindingKind; a job-caused one is oversubscribed from
-// max-throughput-loss, a warning from warn-throughput-loss, absent below):
+// max-throughput-loss, a warning from warn-throughput-loss, absent below
+// and wherever fewer than min-queued-threads were queued on average):
 //   demand_above_capacity  R_w ÷ N from warn-demand-ratio (oversubscribed
 //                          needs max-demand-ratio too)
 //   thread_pool_too_large  M busy processes (busy-process-demand) whose pools
@@ -71,7 +72,8 @@
 //                          busy, idle-cpu-busy) while it queues: always a
 //                          warning
 //   queueing               the loss itself: as severe as the worst
-//                          job-caused finding, a warning without one
+//                          job-caused finding, a warning without one; info
+//                          where only min-queued-threads keeps it from one
 //   idle_capacity          IDLE CAPACITY below; severity healthy ("info")
 //   two_openmp_runtimes    a process maps two OpenMP runtimes (findings_users.hpp);
 //                          as severe as the loss, else info

@@ -23,6 +23,10 @@ constexpr std::array threshold_rows{
     ThresholdRow{"warn-queued-share", &T::warn_queued_share, 0.10,
                  "Queued threads per usable CPU from which a shared CPU is a finding and spare CPUs are not idle",
                  "0.1 queued threads per CPU costs CPU-bound work about 10%"},
+    ThresholdRow{"min-queued-threads", &T::min_queued_threads, 0.10,
+                 "Threads queued on average below which the job's loss, whatever its share, is no finding",
+                 "a tenth of one CPU kept waiting: the most the job could gain; wake-ups of threads that mostly "
+                 "sleep (a share of a tiny demand) queue less"},
     ThresholdRow{"warn-throughput-loss", &T::warn_throughput_loss, 0.10,
                  "Estimated throughput loss (job's or processes') for a warning",
                  "a tenth of the throughput; the corpus's right-sized jobs estimate 0.03 or less",

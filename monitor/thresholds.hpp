@@ -23,6 +23,7 @@ struct Thresholds {
   double queue_wait_per_slice_ms;
   double cpu_bound_demand;
   double warn_queued_share;
+  double min_queued_threads;
   double warn_throughput_loss;
   double max_throughput_loss;
   double warn_demand_ratio;

@@ -120,6 +120,34 @@ TEST_CASE("sleepers waking up lose nothing: no estimate above zero, healthy", "[
   CHECK(to_json(d)["estimated_throughput_loss"].get<double>() == 0);
 }
 
+TEST_CASE("a large share of a tiny demand queued is no finding: below min-queued-threads, info", "[monitor]") {
+  // 64 sleepers, and one thread that works 6% of the time and waits 4 ms to
+  // wake up 10 times a second (a loaded host's wake-up latency): 0.04 threads
+  // queued, 40% of what the job's working threads wanted.
+  Machine m = pool(1, 64, 0.002, 0.02, 100);
+  m.threads.push_back({1, 199, 0, 0.06, 0.04, "0-1", 10});
+  const auto d = run(m);
+  REQUIRE(d.loss.has_value());
+  CHECK(d.queued_threads_avg == Approx(0.04).epsilon(0.01));
+  CHECK(d.loss->decides == Approx(0.4).epsilon(0.02));
+  CHECK(d.verdict == Verdict::healthy);
+  const auto info = find(d, FindingKind::queueing);
+  REQUIRE(info.has_value());
+  CHECK(info->severity == Verdict::healthy);
+  CHECK(contains(info->message, "below --min-queued-threads 0.1"));
+
+  // The same shape five times over queues 0.2 threads: the same share is a warning.
+  m.threads.back() = {1, 199, 0, 0.3, 0.2, "0-1", 50};
+  const auto larger = run(m);
+  CHECK(larger.queued_threads_avg == Approx(0.2).epsilon(0.01));
+  CHECK(larger.verdict == Verdict::warning);
+  // And the threshold is the option's: at 0.01 the small one is a warning too.
+  Thresholds t;
+  t.min_queued_threads = 0.01;
+  m.threads.back() = {1, 199, 0, 0.06, 0.04, "0-1", 10};
+  CHECK(run(m, t).verdict == Verdict::warning);
+}
+
 TEST_CASE("too little evidence: no estimate, null in the JSON", "[monitor]") {
   const auto d = run(pool(1, 8, 0.001, 0.005, 1));
   REQUIRE_FALSE(d.evidence.sufficient);
