@@ -43,8 +43,10 @@
 // member held the others up). Each process's loss is bounded by two cases
 // (Work in evidence.hpp): `apart`, its threads never wait for each other,
 // and a process loses the share it was denied of min(wanted, N CPUs);
-// `together`, they move only while all of them run. A runtime known to
-// meet at barriers (meets_at_barriers) makes `together` the point, others
+// `together`, they move only while all of them run, at worst each queued
+// while the others run (1 − Σ queued shares of the time). A runtime known
+// to meet at barriers (meets_at_barriers) makes its team's product rule
+// (members queued independently, inside the range) the point, others
 // `apart`; the range is [apart, together] for the job and per process, and
 // the larger of job and processes at each end decides: oversubscribed
 // needs the low end at max-throughput-loss, a warning the high end at

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 #include <unordered_map>
 
 namespace mptrain::monitor {
@@ -66,24 +68,29 @@ struct Member {
 
 // What the working threads `members` of one process got done in an
 // interval of `dt` s under `rule` (Work, with its two bounds); `team`: its
-// pool meets at barriers (meets_at_barriers), so the point is the
-// `together` bound, otherwise the `apart` one. Together, with each member
-// running a share 1 − queued ÷ working of the time it wanted, all of them
-// run together about the product of those shares (queued independently,
-// behind other threads), and while one is queued the others spin at the
-// next barrier — when they are preempted more often than they sleep
-// (nonvoluntary switches ≥ voluntary) their CPU time is lost with it;
-// waiters that sleep give their CPU to others, who use it. Apart, the
-// process loses the share of min(wanted, N × dt) it was denied.
+// pool meets at barriers (meets_at_barriers), so the point is the team's
+// estimate below, otherwise the `apart` bound. Each member runs a share
+// 1 − queued ÷ working of the time it wanted. Together, a team moves only
+// while all of them run: queued independently (behind other threads), about
+// the product of those shares, the team's point; at worst, each queued while
+// the others run (as members taking turns on one CPU are), only 1 − the sum
+// of the queued shares, the `together` bound, the least the shares allow.
+// While one is queued the others spin at the next barrier — when they are
+// preempted more often than they sleep (nonvoluntary switches ≥ voluntary)
+// their CPU time is lost with it; waiters that sleep give their CPU to
+// others, who use it. Apart, the process loses the share of min(wanted,
+// N × dt) it was denied.
 Work process_work(const std::vector<Member>& members, bool team, double dt, const QueueRule& rule) {
   Work work;
-  double on = 0, together = 1;
+  double on = 0, independent = 1, queued_shares = 0;
   std::uint64_t voluntary = 0, nonvoluntary = 0;
   for (const auto& m : members) {
     work.working_s += m.working_s;
     work.wanted_s += m.on_s + m.queued_s;
     on += m.on_s;
-    together *= m.working_s > 0 ? 1 - m.queued_s / m.working_s : 1;
+    const double queued_share = m.working_s > 0 ? m.queued_s / m.working_s : 0;
+    independent *= 1 - queued_share;
+    queued_shares += queued_share;
     voluntary += m.voluntary_switches;
     nonvoluntary += m.nonvoluntary_switches;
   }
@@ -92,10 +99,16 @@ Work process_work(const std::vector<Member>& members, bool team, double dt, cons
   work.apart_progress_s = work.working_s * (1 - denied);
   work.apart_useful_s = on;
   const bool several = members.size() >= 2;
-  work.together_progress_s = several ? work.working_s * together : work.apart_progress_s;
-  work.together_useful_s = several && nonvoluntary >= voluntary ? on * together : on;
-  work.progress_s = team ? work.together_progress_s : work.apart_progress_s;
-  work.useful_s = team ? work.together_useful_s : work.apart_useful_s;
+  const bool spinning = nonvoluntary >= voluntary;
+  // The share of the time all members run: the team's point, and the bound.
+  const auto moving = [&](double all_run) {
+    return std::pair{several ? work.working_s * all_run : work.apart_progress_s,
+                     several && spinning ? on * all_run : on};
+  };
+  std::tie(work.together_progress_s, work.together_useful_s) = moving(std::max(0.0, 1 - queued_shares));
+  const auto [team_progress, team_useful] = moving(independent);
+  work.progress_s = team ? team_progress : work.apart_progress_s;
+  work.useful_s = team ? team_useful : work.apart_useful_s;
   return work;
 }
 
