@@ -16,7 +16,7 @@ job=$!
 node1_worker() {
   local pid child
   for pid in $(pgrep -x mptrain); do
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' || continue
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -x 'OMPI_COMM_WORLD_RANK=1' >/dev/null || continue
     for child in $(pgrep -P "$pid" -x mptrain); do
       [[ $(awk '{print $5}' "/proc/$child/stat" 2>/dev/null) == "$child" ]] && { echo "$child"; return 0; }
     done

@@ -13,7 +13,7 @@ CPU=$(taskset -c -p $$ | sed 's/.*: //; s/.*[,-]//')
 findings() { jq -r '.findings[].kind' "$WORK/out"; }
 # expect_finding KIND: the last run reported a finding of KIND.
 expect_finding() {
-  findings | grep -qx "$1" || { cat "$WORK/out" >&2; fail "no $1 finding"; }
+  findings | grep -x "$1" >/dev/null || { cat "$WORK/out" >&2; fail "no $1 finding"; }
 }
 # idle_or_load [OBJECT]: 0 when the last report (or its OBJECT, e.g. .monitor)
 # has an idle_capacity finding; 1 when it has none because other load took

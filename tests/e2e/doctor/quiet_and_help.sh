@@ -19,7 +19,7 @@ grep -Eq '^  --warn-throughput-loss +0.1 ' "$WORK/out" || { cat "$WORK/out" >&2;
 run_mptrain doctor --quiet -- bash -c "$spin"
 [[ $code == 0 || $code == 3 ]] || fail "doctor --quiet exited $code"
 head -1 "$WORK/out" | grep -Eq '^verdict: (healthy|inconclusive|warning|oversubscribed)' || { cat "$WORK/out" >&2; fail "no verdict line"; }
-! grep -vE '^(verdict: |  fix: )' "$WORK/out" | grep -q . || { cat "$WORK/out" >&2; fail "--quiet printed more than the verdict and fixes"; }
+! grep -vE '^(verdict: |  fix: )' "$WORK/out" | grep . >/dev/null || { cat "$WORK/out" >&2; fail "--quiet printed more than the verdict and fixes"; }
 # Each fix once: no fix line is a part of another.
 mapfile -t fixes < <(sed -n 's/^  fix: //p' "$WORK/out")
 for ((i = 0; i < ${#fixes[@]}; i++)); do

@@ -26,7 +26,7 @@ for child in 0 1 2; do
   [[ $team == "$per_child" ]] || fail "child $child ran a team of $team, not floor(T/K) = $per_child: $line"
   count=$(expand "$allowed" | wc -l)
   [[ $count == "$per_child" ]] || fail "child $child may use $allowed, not a slice of $per_child CPUs: $line"
-  expand "$allowed" | while read -r cpu; do expand "$cpus" | grep -qx "$cpu" || fail "child $child's CPU $cpu is not rank 0's ($cpus)"; done || exit 1
+  expand "$allowed" | while read -r cpu; do expand "$cpus" | grep -x "$cpu" >/dev/null || fail "child $child's CPU $cpu is not rank 0's ($cpus)"; done || exit 1
   eval "slice_$child=\$allowed"
 done
 # shellcheck disable=SC2154

@@ -19,7 +19,7 @@ SCRIPT
 chmod +x "$WORK/w.sh"
 
 # cgroup_gone NAME: no cgroup directory NAME is left under /sys/fs/cgroup.
-cgroup_gone() { ! find /sys/fs/cgroup -maxdepth 6 -type d -name "$1" 2>/dev/null | grep -q .; }
+cgroup_gone() { ! find /sys/fs/cgroup -maxdepth 6 -type d -name "$1" 2>/dev/null | grep . >/dev/null; }
 
 made=0
 for mode in v2 v1; do

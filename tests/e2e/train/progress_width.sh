@@ -54,7 +54,7 @@ expect_fits() {
 
 on_terminal 80
 expect_fits 80 < <(bars)
-bars | grep -q '^\[#*\.*\] ' || fail "no bar on an 80-column terminal: $(bars | head -n 1)"
+bars | grep '^\[#*\.*\] ' >/dev/null || fail "no bar on an 80-column terminal: $(bars | head -n 1)"
 
 on_terminal 50
 expect_fits 50 < <(bars)
@@ -63,6 +63,6 @@ bars | grep -Eqv '^ *[0-9]+%  loss [^ ]+  [a-z]+ *$' && fail "not the shortest f
 # Resized from 120 to 60 columns: after the first redraw (which may have
 # been under way), every redraw fits 60 columns.
 on_terminal 120 60
-bars | grep -q '.\{81\}' || fail "the bar does not use a wide terminal: $(bars | head -n 1)"
+bars | grep '.\{81\}' >/dev/null || fail "the bar does not use a wide terminal: $(bars | head -n 1)"
 expect_fits 60 < <(bars after | tail -n +2)
 exit 0
