@@ -100,11 +100,12 @@ void remake(std::vector<CandidateResult>& results, const CandidateInputs& inputs
   results = std::move(next);
 }
 
-// The seconds a trial of `result` is expected to take.
-double expected_seconds(const CandidateResult& result, const SearchSettings& settings, double longest_seen,
-                        double last_seen) {
+// The seconds a trial of `result` is expected to take: a windowed trial as
+// long as the longest trial yet (start and stop included; the last one may
+// have been a candidate that failed at once), at least its window and half a second.
+double expected_seconds(const CandidateResult& result, const SearchSettings& settings, double longest_seen) {
   const bool whole_run = settings.metric.kind == MetricKind::whole_run;
-  if (!whole_run) return std::max(settings.timing.warmup + settings.timing.window + 0.5, last_seen);
+  if (!whole_run) return std::max(settings.timing.warmup + settings.timing.window + 0.5, longest_seen);
   if (!result.values.empty()) return *std::max_element(result.values.begin(), result.values.end()) + 0.5;
   return longest_seen;
 }
@@ -198,7 +199,7 @@ class Search {
     CandidateResult& result = outcome_.candidates[i];
     if (result.dropped || result.failed || result.trials > round) return Step::skipped;
     const double left = settings_.budget - elapsed();
-    const double expected = expected_seconds(result, settings_, longest_seen_, last_seen_);
+    const double expected = expected_seconds(result, settings_, longest_seen_);
     if ((whole_run() && trial_number_ > 0 && expected > left) || (!whole_run() && expected > left) || left <= 0) {
       if (result.trials == 0) outcome_.skipped.push_back(result.candidate.label());
       return Step::skipped;
