@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 namespace mptrain::monitor {
 

@@ -255,7 +255,7 @@ TEST_CASE("the range: threads working apart bound the loss from below, moving to
   const auto d = run(two_thread_processes(2, 0.5, 0.45, 100, 1, 100, {gomp, torch}));
   REQUIRE(d.loss.has_value());
   const double together = (0.5 / 0.95) * (0.5 / 0.95);  // queued independently: the team's point
-  const double worst = 1 - 2 * (0.45 / 0.95);            // each queued while the other runs: the bound
+  const double worst = 1 - 2 * (0.45 / 0.95);           // each queued while the other runs: the bound
   // Apart, each process wanted 1.9 CPUs (within N = 2) and ran 1.0: it lost 0.9 of 1.9.
   CHECK(d.loss->processes_range.low == Approx(0.9 / 1.9).epsilon(0.01));
   CHECK(d.loss->processes_range.high == Approx(1 - worst).epsilon(0.01));
