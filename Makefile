@@ -2,6 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release $(if $(CI),-DMPTRAIN_WERROR=ON)
+CTEST_FLAGS ?=
 
 .PHONY: all setup configure build run test clean
 all: build
@@ -20,7 +21,7 @@ run: build
 
 test: build
 	@scripts/setup.sh --test
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
 clean:
 	rm -rf $(BUILD)
