@@ -7,7 +7,7 @@
 #   under `mptrain run -n 1` (the default placement);  under `mptrain run
 #   -n 1 --children P` (P = the program's processes);  under `mptrain
 #   torchrun --nproc-per-node 1 --no-python`.
-# Prints samples/s start to join (the mean, the median and every run) and steady
+# Prints samples/s start to join (the mean, the median, every run and the median of paired ratios) and steady
 # (timed inside the workers), REPEAT runs each, alternating, and mptrain's monitor verdict.
 # Usage: bench/children.sh  (from the repository root; P=4 TRAIN_LIMIT=… to change)
 set -euo pipefail
@@ -61,3 +61,12 @@ ratios() {
 }
 ratios wall_ means
 ratios median_ medians
+# paired A B: the median over rounds of A's run over B's run in the same round (the two ran minutes
+# apart at most, so a slow spell of the host falls on both more often than on the means of each).
+paired() {
+  jq -n --slurpfile a "$OUT/$1.jsonl" --slurpfile b "$OUT/$2.jsonl" \
+    "[range([\$a, \$b] | map(length) | min) | \$a[.].samples_per_second / \$b[.].samples_per_second] | $median"
+}
+printf 'by the median of paired runs (the same round): default/bare %.2fx, --children/bare %.2fx, torchrun/bare %.2fx, --children/hand-tuned %.2fx\n' \
+  "$(paired mptrain_default bare)" "$(paired mptrain_children bare)" "$(paired mptrain_torchrun bare)" \
+  "$(paired mptrain_children hand_tuned)"
