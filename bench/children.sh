@@ -8,8 +8,8 @@
 #   -n 1 --children P` (P = the program's processes);  under `mptrain
 #   torchrun --nproc-per-node 1 --no-python`.
 # Prints samples/s start to join (the mean, the median, every run and the median of paired ratios) and steady
-# (timed inside the workers), REPEAT runs each, alternating, and mptrain's monitor verdict.
-# Usage: bench/children.sh  (from the repository root; P=4 TRAIN_LIMIT=… to change)
+# (timed inside the workers), REPEAT runs each, in rounds of alternating order, and mptrain's monitor verdict.
+# Usage: bench/children.sh  (from the repository root; P=4 TRAIN_LIMIT=… REPEAT=… ROWS="bare mptrain_children" to change)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 N=$(nproc)
@@ -30,14 +30,27 @@ run() {
   sed -n 's/^monitor verdict: \([a-z]*\).*/\1/p' "$OUT/err" >>"$OUT/$name.verdicts"
 }
 
-names=(bare naive hand_tuned mptrain_default mptrain_children mptrain_torchrun)
+all_rows=(bare naive hand_tuned mptrain_default mptrain_children mptrain_torchrun)
+read -r -a names <<<"${ROWS:-${all_rows[*]}}"  # ROWS="bare mptrain_children": those rows alone
+for name in "${names[@]}"; do
+  [[ " ${all_rows[*]} " == *" $name "* ]] || { echo "bench: ROWS: no row $name (rows: ${all_rows[*]})" >&2; exit 2; }
+done
+# one NAME: one run of the row NAME.
+one() {
+  case $1 in
+    bare) run bare "${program[@]}" --threads 0 ;;
+    naive) run naive env OMP_NUM_THREADS="$N" "${program[@]}" --threads 0 ;;
+    hand_tuned) run hand_tuned "${program[@]}" --threads $((N / P > 0 ? N / P : 1)) ;;
+    mptrain_default) run mptrain_default "$MPTRAIN" run -n 1 -- "${program[@]}" --threads 0 ;;
+    mptrain_children) run mptrain_children "$MPTRAIN" run -n 1 --children "$P" -- "${program[@]}" --threads 0 ;;
+    mptrain_torchrun) run mptrain_torchrun "$MPTRAIN" torchrun --nproc-per-node 1 --no-python "${program[@]}" --threads 0 ;;
+  esac
+}
+# Rounds alternate the order (A B C ..., then ... C B A), so that no row always follows the same one
+# and a drift of the host within a round falls on every row alike.
 for ((r = 1; r <= REPEAT; r++)); do
-  run bare "${program[@]}" --threads 0
-  run naive env OMP_NUM_THREADS="$N" "${program[@]}" --threads 0
-  run hand_tuned "${program[@]}" --threads $((N / P > 0 ? N / P : 1))
-  run mptrain_default "$MPTRAIN" run -n 1 -- "${program[@]}" --threads 0
-  run mptrain_children "$MPTRAIN" run -n 1 --children "$P" -- "${program[@]}" --threads 0
-  run mptrain_torchrun "$MPTRAIN" torchrun --nproc-per-node 1 --no-python "${program[@]}" --threads 0
+  if ((r % 2)); then order=("${names[@]}"); else order=(); for name in "${names[@]}"; do order=("$name" "${order[@]}"); done; fi
+  for name in "${order[@]}"; do one "$name"; done
 done
 
 echo "== the seeds' program (torch.multiprocessing Hogwild), $P processes, $TRAIN_LIMIT samples each, $(machine_summary), $REPEAT runs each"
@@ -59,14 +72,20 @@ ratios() {
     printf "by the %s: --children against naive %.1fx, against hand-tuned %.2fx (bar: at least 0.9, healthy); ", what, c / n, c / h
     printf "against bare: default %.2fx, --children %.2fx, torchrun %.2fx (bar: at least 0.95)\n", d / b, c / b, t / b }'
 }
-ratios wall_ means
-ratios median_ medians
+has() { [[ " ${names[*]} " == *" $1 "* ]]; }
+if [[ ${#names[@]} == "${#all_rows[@]}" ]]; then
+  ratios wall_ means
+  ratios median_ medians
+fi
 # paired A B: the median over rounds of A's run over B's run in the same round (the two ran minutes
 # apart at most, so a slow spell of the host falls on both more often than on the means of each).
 paired() {
   jq -n --slurpfile a "$OUT/$1.jsonl" --slurpfile b "$OUT/$2.jsonl" \
     "[range([\$a, \$b] | map(length) | min) | \$a[.].samples_per_second / \$b[.].samples_per_second] | $median"
 }
-printf 'by the median of paired runs (the same round): default/bare %.2fx, --children/bare %.2fx, torchrun/bare %.2fx, --children/hand-tuned %.2fx\n' \
-  "$(paired mptrain_default bare)" "$(paired mptrain_children bare)" "$(paired mptrain_torchrun bare)" \
-  "$(paired mptrain_children hand_tuned)"
+line=""
+for pair in mptrain_default:bare mptrain_children:bare mptrain_torchrun:bare mptrain_children:hand_tuned; do
+  a=${pair%:*} b=${pair#*:}
+  has "$a" && has "$b" && line+=$(printf '%s %s/%s %.2fx' "${line:+,}" "$a" "$b" "$(paired "$a" "$b")")
+done
+[[ -z $line ]] || echo "by the median of paired runs (the same round):$line"
