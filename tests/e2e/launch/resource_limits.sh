@@ -38,6 +38,6 @@ if [[ $(id -u) == 0 && -n $uid ]] && command -v setpriv >/dev/null &&
   expect_code 1
   expect_stderr "^mptrain: error: cannot start rank [01] \(true\): no more processes may start \(this user's limit on processes is 3\); raise the limit \(ulimit -u\), or start fewer workers$"
 else
-  echo "note: no free user id or setpriv here; the process limit was not tested" >&2
+  echo "note: not root, no setpriv, no free user id, or user id $uid cannot run $MPTRAIN here; the process limit was not tested" >&2
 fi
 exit 0
