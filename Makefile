@@ -13,10 +13,13 @@ setup:
 configure: setup
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
+# Everything: the binary, its placement library, the tests and the benchmarks' programs.
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# Only what `mptrain run` runs: the binary and the placement library it preloads.
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target mptrain
 	$(BUILD)/mptrain run
 
 test: build

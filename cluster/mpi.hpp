@@ -51,7 +51,8 @@ class Mpi {
   // Ok for `error` 0; else an Error naming `call`, this rank and MPI's text.
   Status check(int error, const char* call) const;
 
-  void* library_;
+  // The plugin's handle, held for the life of the process (it is never closed).
+  [[maybe_unused]] void* library_;
   const MpiPluginApi* api_;
   int rank_ = 0;
   int size_ = 1;

@@ -8,6 +8,44 @@ set -uo pipefail
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+# close_inherited_fds: closes every descriptor above 2 that this shell inherited (make, CI
+# runners and shells with `exec 9>lock` leave some open), for a case that counts descriptors.
+close_inherited_fds() {
+  local fd fds=()
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    ((fd > 2)) && fds+=("$fd")
+  done
+  for fd in "${fds[@]}"; do
+    { exec {fd}>&-; } 2>/dev/null || true
+  done
+}
+# sanitizer_build: true when $MPTRAIN is built with AddressSanitizer or ThreadSanitizer (linked
+# statically by clang, dynamically by gcc: the runtime's entry point is named in the binary either way).
+sanitizer_build() { grep -qaE '__(asan|tsan)_init' "$MPTRAIN"; }
+# test_program NAME: prints the path of the client program NAME that CMake builds once
+# (tests/programs/CMakeLists.txt), or fails saying how to build it; use as
+#   omp=$(test_program omp_self_sized_gnu) || exit 1
+test_program() {
+  local path=${MPTRAIN_TEST_PROGRAMS:-$(dirname "$MPTRAIN")/tests/programs}/$1
+  [[ -x $path ]] || fail "the test program $path is not built: cmake --build BUILD --target mptrain_test_programs (it needs gcc, clang and libomp-dev: scripts/setup.sh --test)"
+  echo "$path"
+}
+# use_program NAME PROGRAM: copies the built test program PROGRAM to $WORK/NAME, so that the
+# process runs under the name the script expects, e.g. use_program omp_gnu omp_self_sized_gnu.
+use_program() {
+  local path
+  path=$(test_program "$2") || exit 1
+  cp "$path" "$WORK/$1" || fail "cannot copy $path to $WORK/$1"
+}
+# descendants PID: the pids of every living descendant of PID, one per line (children first).
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do
+    echo "$child"
+    descendants "$child"
+  done
+}
 # fail MESSAGE: report and exit 1.
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # skip REASON: report why and exit 77 (CTest's skip code here).

@@ -5,9 +5,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi
 "$MPTRAIN" plan -n 1 -t 2 >/dev/null 2>&1 || skip "fewer than 2 usable CPUs"
-command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
-clang -O1 -fopenmp "$(dirname "$0")/../launch/programs/omp_children.c" -o "$WORK/omp_children" ||
-  fail "cannot build the OpenMP program with clang -fopenmp (libomp-dev)"
+use_program omp_children omp_children_llvm
 
 timeout 120 mpirun -n 1 --bind-to none --oversubscribe "$MPTRAIN" run -n 1 -t 2 --children 2 -- "$WORK/omp_children" 2 \
   >"$WORK/out" 2>"$WORK/err"

@@ -1,7 +1,7 @@
 # A training worker killed on node 1 stops the training on node 0 too: the
 # MPI job ends, mpirun exits non-zero, and no worker is left behind.
 # ctest: timeout 200
-# ctest: serial (it looks for the job's mptrain processes by name)
+# ctest: processors 2 (two nodes train)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi
@@ -10,12 +10,19 @@ need_data
 timeout 150 mpirun -n 2 --oversubscribe "$MPTRAIN" run -n 1 --data "$data" --epochs 50 --sync-every 0.2 \
   >"$WORK/out" 2>"$WORK/err" &
 job=$!
+# job_mptrains: this job's mptrain processes (both nodes' and their children), not another test's.
+job_mptrains() {
+  local pid
+  for pid in $(descendants "$job"); do
+    [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mptrain ]] && echo "$pid"
+  done
+}
 # node 1's mptrain: the one whose environment says Open MPI rank 1; its
 # worker is the child that leads a process group of its own (the other
 # child, the watchdog, stays in mptrain's group; which starts first varies).
 node1_worker() {
   local pid child
-  for pid in $(pgrep -x mptrain); do
+  for pid in $(job_mptrains); do
     tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -x 'OMPI_COMM_WORLD_RANK=1' >/dev/null || continue
     for child in $(pgrep -P "$pid" -x mptrain); do
       [[ $(awk '{print $5}' "/proc/$child/stat" 2>/dev/null) == "$child" ]] && { echo "$child"; return 0; }
@@ -31,7 +38,7 @@ for _ in $(seq 100); do
 done
 [[ -n "$worker" ]] || { kill "$job"; fail "node 1's training worker never started"; }
 sleep 1
-mptrains=$(pgrep -x mptrain | tr '\n' ' ')  # both nodes' mptrain and their workers
+mptrains=$(job_mptrains | tr '\n' ' ')  # both nodes' mptrain and their workers
 kill -9 "$worker"
 start=$SECONDS
 wait "$job"

@@ -6,7 +6,8 @@
 # (OMPI_COMM_WORLD_LOCAL_SIZE, OMPI_MCA_orte_bound_at_launch) against its
 # Cpus_allowed_list, with mpirun's options that fix it; under --bind-to none
 # there is none.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

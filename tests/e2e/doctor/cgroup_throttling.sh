@@ -3,7 +3,8 @@
 # busy loop runs almost nothing, yet it is measured and oversubscribed (a
 # job denied CPU is evidence, not a sleeper). Needs a writable cpu
 # controller (v1 /sys/fs/cgroup/cpu, or v2 with cpu enabled); skips otherwise.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

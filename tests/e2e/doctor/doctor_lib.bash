@@ -1,11 +1,7 @@
 # Helpers for the doctor's end-to-end tests; source after ../lib.sh.
-# BURN: the test burner (tests/monitor/burn.cpp), built by CMake beside the
-# binary, or compiled here when the build tree lacks it.
-BURN="$(dirname "$MPTRAIN")/tests/monitor/mptrain_burn"
-if [[ ! -x "$BURN" ]]; then
-  BURN="$WORK/mptrain_burn"
-  c++ -O2 -std=c++20 -pthread -o "$BURN" "$MPTRAIN_SOURCE_DIR/tests/monitor/burn.cpp" || skip "cannot build the burner"
-fi
+# BURN: the test burner (tests/monitor/burn.cpp), built by CMake (CTest sets MPTRAIN_BURN).
+BURN=${MPTRAIN_BURN:-$(dirname "$MPTRAIN")/tests/monitor/mptrain_burn}
+[[ -x "$BURN" ]] || fail "the burner $BURN is not built: cmake --build BUILD --target mptrain_burn"
 # CPU: the CPU the tests pin load to (the last usable one); needs 2 usable CPUs.
 [[ $(nproc) -ge 2 ]] || skip "needs at least 2 usable CPUs, have $(nproc)"
 CPU=$(taskset -c -p $$ | sed 's/.*: //; s/.*[,-]//')

@@ -1,6 +1,6 @@
 # --every prints one verdict line per period on stderr while sampling, and
 # must not be shorter than --interval.
-# ctest: serial
+# ctest: processors 2 (its burners keep two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

@@ -1,5 +1,6 @@
 # `doctor -- CMD` follows children and grandchildren started after it began.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

@@ -1,7 +1,8 @@
 # One busy thread on its own CPU is not oversubscribed. Other engineers' load
 # may share that CPU: the doctor may then warn about outside load, but never
 # blames the job itself, and --fail-on oversubscribed does not trip.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

@@ -5,7 +5,8 @@
 # sleeps, never get it. Other load on the CPUs the job leaves rightly keeps
 # the finding away (they are not idle then): the script tries again, and
 # skips when the machine never left them free.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

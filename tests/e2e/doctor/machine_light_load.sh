@@ -1,7 +1,8 @@
 # The whole machine under a light load (one process using ~20% of one CPU)
 # is not oversubscribed, at the default interval and with an interval longer
 # than the duration. Skips when others' load makes the machine busy already.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"

@@ -4,12 +4,12 @@
 # runtime, its pool of 2 and the threads that worked, with the runtime's
 # knob at 1 (or threadpoolctl) as the fix, in JSON and text; one pool sized
 # to floor(N/M) is not its advice. With the knob at 1 there is no nesting.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"
-gcc -O1 -fopenmp -pthread "$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/programs/threads_calling_openmp.c" \
-  -o "$WORK/threads_calling_openmp" || fail "cannot build the program (scripts/setup.sh installs gcc)"
+use_program threads_calling_openmp threads_calling_openmp
 two=$(taskset -c -p $$ | sed 's/.*: //' | tr ',' '\n' |
   awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }' | head -2 | paste -sd,)
 # doctor ARGS...: mptrain doctor ARGS on the two CPUs (N = 2), as run_mptrain.

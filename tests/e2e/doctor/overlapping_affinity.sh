@@ -1,6 +1,7 @@
 # Two busy processes pinned to the same CPU while the other CPU is left:
 # an overlapping-affinity finding, found in the children of the command.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

@@ -1,6 +1,7 @@
 # 8 busy threads pinned to one CPU: oversubscribed, run-delay ratio > 1,
 # exit 3 by default, and fixes that name the numbers.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

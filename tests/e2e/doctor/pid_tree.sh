@@ -6,14 +6,12 @@
 # run -n 1 --children 2 -- <the parent's own command line>`, never `run -n
 # 2`, also when given the workers' pids alone. Children that come and go
 # are found and kept in the totals; --no-children watches the parent alone.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 90
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"
-PROGRAMS="$MPTRAIN_SOURCE_DIR/tests/e2e/launch/programs"
-command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
-clang -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/omp_children.c" -o "$WORK/omp_children" ||
-  fail "cannot build omp_children (scripts/setup.sh installs clang and libomp-dev)"
+use_program omp_children omp_children_llvm
 # Two CPUs this process may use: the job and the doctor run on them alone.
 two=$(taskset -c -p $$ | sed 's/.*: //' | tr ',' '\n' |
   awk -F- '{ last = NF > 1 ? $2 : $1; for (c = $1; c <= last; c++) print c }' | head -2 | paste -sd,)

@@ -2,7 +2,8 @@
 # fix once (doctor, run); the full report prints a fix another finding's
 # fix already says only once ("as above"); the model's threshold options
 # are out of --help and listed by --help-thresholds.
-# ctest: serial (the oversubscription it judges is its own)
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 source "$(dirname "$0")/../lib.sh"
 usable=$("$MPTRAIN" plan --json | jq -r '.usable_cpus')
 spin="for i in \$(seq $((2 * usable))); do (end=\$((SECONDS + 2)); while [ \$SECONDS -lt \$end ]; do :; done) & done; wait"

@@ -1,7 +1,8 @@
 # The doctor names the threading runtime that owns an oversized pool from
 # /proc/PID/maps, with the knob that sizes it and the exact command that
 # fits: N numpy processes on Debian's pthreads OpenBLAS (N threads each).
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"

@@ -1,7 +1,8 @@
 # A shell loop of sleeps is healthy, or inconclusive when it ran too little
 # to judge, even with --fail-on warning (the last landing said warning in 3
 # of 5 runs).
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 

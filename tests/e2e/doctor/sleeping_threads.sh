@@ -5,7 +5,8 @@
 # (~9%, run-delay ratio 3.35). A CI run under ASan on a loaded host said
 # warning for 64: 0.03 threads queued, 66% of a demand of 0.05 CPUs; fewer
 # than --min-queued-threads queued is no finding (an info note at most).
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 90
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"

@@ -5,7 +5,9 @@
 # thread each lose next to nothing; N × 2 independent burners on N CPUs
 # keep the CPUs busy with work (the job loses little) while each process
 # runs at half its speed. The text report has the estimate's line.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
+# ctest: label timing (it compares the loss it estimates with the loss it measures)
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"

@@ -1,7 +1,8 @@
 # N PyTorch processes, each with torch.set_num_threads(N), are oversubscribed
 # with a thread_pool_too_large finding naming the knob (the last landing
 # missed it). Skips without python3-torch.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 90
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"

@@ -3,7 +3,7 @@
 # integrated over time, is that thread's cpu_seconds in --json --threads
 # (within 10%); every usable CPU has a utilization track; every event has
 # ph, ts, pid and tid, and ts are sorted.
-# ctest: serial
+# ctest: processors 2 (its burners keep two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"

@@ -3,16 +3,12 @@
 # libomp), both parallel loops at once. The doctor names both libraries and
 # what sizes each pool, in JSON and text, and its fix runs them on one
 # runtime; the sizing advice for "one pool of 4" points at it instead.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 60
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/doctor_lib.bash"
-PROGRAMS="$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/programs"
-command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
-clang -O1 -fopenmp -shared -fPIC "$PROGRAMS/llvm_spin.c" -o "$WORK/libllvm_spin.so" ||
-  fail "cannot build the LLVM OpenMP library (scripts/setup.sh installs clang and libomp-dev)"
-gcc -O1 -fopenmp -pthread "$PROGRAMS/two_runtimes.c" "$WORK/libllvm_spin.so" -Wl,-rpath,"$WORK" \
-  -o "$WORK/two_runtimes" || fail "cannot build the GNU OpenMP program"
+use_program two_runtimes two_runtimes
 
 OMP_NUM_THREADS=2 run_mptrain doctor --json --fail-on never --interval 0.25 -- "$WORK/two_runtimes" 2
 expect_code 0

@@ -32,7 +32,7 @@ check_allocator() {
   # mptrain cannot run with one (its runtime must be loaded first), so there
   # only the allocator is checked.
   local user=(env LD_PRELOAD=libm.so.6) after=":libm.so.6"
-  if ldd "$MPTRAIN" | grep libasan >/dev/null; then
+  if sanitizer_build; then
     echo "NOTE: a sanitizer build: the user's own LD_PRELOAD is not checked" >&2
     user=(env -u LD_PRELOAD) after=""
   fi

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 command -v clang >/dev/null || fail "clang is needed (scripts/setup.sh installs it)"
-build_program omp_children clang -O1 -fopenmp "$PROGRAMS/omp_children.c"
+use_program omp_children omp_children_llvm
 plan=$("$MPTRAIN" plan -n 1 --json)
 cpus=$(jq -r '.workers[0].cpus' <<<"$plan")
 threads=$(jq -r '.threads_per_process' <<<"$plan")

@@ -4,14 +4,6 @@
 # PROGRAMS: the folder of the test programs the scripts run (programs/).
 PROGRAMS="$MPTRAIN_SOURCE_DIR/tests/e2e/launch/programs"
 
-# build_program NAME COMPILER ARGS...: compiles (COMPILER ARGS -o $WORK/NAME), failing the
-# test when it cannot, e.g. build_program omp_gnu gcc -O2 -fopenmp "$PROGRAMS/omp_self_sized.c".
-build_program() {
-  local name=$1
-  shift
-  "$@" -o "$WORK/$name" || fail "cannot build $name with $* (scripts/setup.sh installs gcc, clang and libomp-dev)"
-}
-
 # need_cpus M: skips unless `mptrain plan -n M` works here (M usable CPUs).
 need_cpus() {
   "$MPTRAIN" plan -n "$1" >/dev/null 2>&1 || skip "fewer than $1 usable CPUs for -n $1"

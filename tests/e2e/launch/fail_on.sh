@@ -2,7 +2,8 @@
 # launches its training through mptrain fails (exit 3, after the report) on
 # the verdict it names; the default, never, changes nothing; --ignore KIND
 # leaves a finding kind out of the decision; a bad value is a usage error.
-# ctest: serial (the oversubscription it judges is its own)
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 source "$(dirname "$0")/../lib.sh"
 need() { "$MPTRAIN" plan -n "$1" >/dev/null 2>&1 || skip "fewer than $1 usable CPUs"; }
 need 1

@@ -4,7 +4,8 @@
 # monitor object and text; its verdict stays healthy. Other load on the CPUs
 # it leaves rightly keeps the finding away: tried again, skipped if it never
 # leaves them free.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/doctor_lib.bash"

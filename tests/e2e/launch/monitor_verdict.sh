@@ -1,7 +1,8 @@
 # The launcher watches its workers: two workers each running 2 busy threads
 # pinned to one CPU are oversubscribed, said live on stderr and in the JSON
 # summary; one busy thread per worker shows none of the job's own findings.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/e2e/doctor/doctor_lib.bash"

@@ -7,7 +7,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-build_program omp_spawn cc -O1 -fopenmp "$PROGRAMS/omp_spawn.c"
+use_program omp_spawn omp_spawn
 cpus=$("$MPTRAIN" plan -n 1 -t 2 --json | jq -r '.workers[0].cpus')
 first=$(cut -d, -f1 <<<"${cpus%%-*}")
 

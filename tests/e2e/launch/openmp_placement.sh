@@ -6,14 +6,10 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
 
-source_file="$PROGRAMS/omp_where.c"
-build_program omp_gnu cc -O1 -fopenmp "$source_file"
-runtimes=(gnu)
-if clang -O1 -fopenmp "$source_file" -o "$WORK/omp_llvm" 2>"$WORK/clang.err" && ldd "$WORK/omp_llvm" | grep libomp >/dev/null; then
-  runtimes+=(llvm)
-else
-  echo "NOTE: LLVM OpenMP not checked here: clang -fopenmp with libomp is not available ($(head -1 "$WORK/clang.err"))" >&2
-fi
+use_program omp_gnu omp_where_gnu
+use_program omp_llvm omp_where_llvm
+ldd "$WORK/omp_llvm" | grep libomp >/dev/null || fail "omp_where_llvm does not load LLVM's libomp (scripts/setup.sh installs libomp-dev)"
+runtimes=(gnu llvm)
 
 # expand LIST: the CPUs of a kernel list such as 0-2,5, one per line.
 expand() {

@@ -9,8 +9,8 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
-build_program fork_setenv cc -O1 -pthread "$PROGRAMS/fork_setenv.c"
-build_program omp_gnu gcc -O2 -fopenmp "$PROGRAMS/omp_self_sized.c"
+use_program fork_setenv fork_setenv
+use_program omp_gnu omp_self_sized_gnu
 last=$("$MPTRAIN" plan -n 1 --json | jq -r "$cpus"' .workers[0].cpus | cpus | last')
 
 # Forks under a concurrent setenv loop: every child ends (a deadlock would hit the timeout).

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2
-build_program thread_pool cc -O1 -pthread "$PROGRAMS/thread_pool.c"
+use_program thread_pool thread_pool
 plan=$("$MPTRAIN" plan -n 1 --json)
 set_cpus=$(jq -r '.workers[0].cpus' <<<"$plan")
 threads=$(jq -r '.threads_per_process' <<<"$plan")

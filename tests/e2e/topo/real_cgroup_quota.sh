@@ -1,7 +1,6 @@
 # A real cgroup with a 1.5-CPU quota: topo reports N = 1 and quota 1.5,
 # plan binds nothing, and doctor names the same cgroup and directory. Uses cgroup v1's cpu controller, else a writable v2
 # hierarchy with the cpu controller; skips when neither can be created.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 
 [[ $(id -u) == 0 ]] || skip "creating a cgroup needs root"

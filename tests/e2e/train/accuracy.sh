@@ -1,6 +1,6 @@
 # Two workers, one full epoch of the default cnn on Fashion-MNIST, reach the
 # peer's accuracy (the PyTorch peer reaches about 0.76 in this setting).
-# ctest: serial
+# ctest: processors 2 (two workers train for a whole epoch)
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"

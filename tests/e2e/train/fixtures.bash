@@ -54,8 +54,9 @@ expect_save_refused() {
   if grep -q 'samples/s' "$WORK/err" "$WORK/out"; then fail "it trained before refusing $1"; fi
 }
 
-# shm_listing: the names in /dev/shm, sorted.
-shm_listing() { ls -A /dev/shm 2>/dev/null | sort; }
+# shm_listing: the names in /dev/shm that could be mptrain's, sorted (the training keeps its
+# memory in memfds, which have no name there; other tests' programs, torch's among them, come and go).
+shm_listing() { ls -A /dev/shm 2>/dev/null | grep -i mptrain | sort; }
 
 # worker_pids PARENT: the training workers of mptrain PARENT — its children
 # in a process group of their own (its watchdog stays in PARENT's group).

@@ -1,6 +1,5 @@
 # SIGINT mid-training stops the workers after their batch, and the model is
 # still saved and loadable.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_small_data 512 32

@@ -1,6 +1,5 @@
 # SIGKILL of one training worker fails the run fast, naming the rank, and
 # leaves nothing in /dev/shm.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_small_data 512 32

@@ -1,7 +1,8 @@
 # The built-in training watches its own workers: 2 workers x 2 threads on 2
 # CPUs (--allow-oversubscribe) is judged oversubscribed, while the planned
 # 2 workers x 1 thread shows none of the job's own findings.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"

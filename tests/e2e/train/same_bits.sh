@@ -8,7 +8,7 @@ source "$(dirname "$0")/fixtures.bash"
 # 3000 samples, as users compare runs; a sanitizer build trains about 100
 # times slower, so there 320 (5 batches: the same paths, every layer).
 limit=3000
-if ldd "$MPTRAIN" | grep -Eq 'lib(asan|tsan)'; then
+if sanitizer_build; then
   limit=320
   echo "NOTE: a sanitizer build: --train-limit $limit instead of 3000" >&2
 fi

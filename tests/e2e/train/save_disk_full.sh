@@ -3,7 +3,6 @@
 # message saying what to do (free some space only when space is what
 # lacked); an earlier file at the path is left intact and
 # no temporary file remains.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_small_data 256 32

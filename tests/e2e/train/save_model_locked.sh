@@ -3,7 +3,6 @@
 # it uses; the first one goes on and saves. Once the first has ended, the
 # path is free again and its lock file is gone. Two runs saving to
 # different names in one directory do not block each other.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_small_data 256 16

@@ -1,7 +1,7 @@
 # SIGUSR1 during built-in training saves a checkpoint to --save-model and
 # training goes on to its end (exit 0); the checkpoint loads. Without
 # --save-model it says that nothing was saved, and training goes on too.
-# ctest: serial
+# ctest: processors 2 (two workers train while it signals)
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"

@@ -1,7 +1,7 @@
 # SIGUSR2, SIGALRM and the other stop signals end built-in training as
 # SIGTERM does: the workers stop after their batch, the model is saved and
 # loads, the report names the signal, and the exit code is 128 + signal.
-# ctest: serial
+# ctest: processors 2 (two workers train while it signals)
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"

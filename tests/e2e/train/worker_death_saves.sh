@@ -2,7 +2,6 @@
 # store survives it, so --save-model still writes it; mptrain still exits
 # with the worker's code (137), names the worker and says where the model
 # went, and the checkpoint resumes.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_small_data 512 32

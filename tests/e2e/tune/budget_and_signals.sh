@@ -1,6 +1,5 @@
 # --budget bounds the whole search; SIGINT to tune stops the trial running
 # (nothing outlives it) and reports what was measured, exit 130.
-# ctest: serial
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_ticker 0.1

@@ -1,15 +1,23 @@
 # Helpers for the tune end-to-end tests (sourced; not a test itself).
 
-# build_forked_pools: compiles programs/forked_pools.c into $WORK/forked_pools.
-build_forked_pools() {
-  gcc -O2 -fopenmp "$(dirname "${BASH_SOURCE[0]}")/programs/forked_pools.c" -o "$WORK/forked_pools" ||
-    fail "cannot build forked_pools.c with gcc -fopenmp"
-}
+# build_forked_pools: programs/forked_pools.c (built by CMake) as $WORK/forked_pools.
+build_forked_pools() { use_program forked_pools forked_pools; }
 
 # make_ticker SECONDS: writes $WORK/ticker, a program that prints "tick"
-# every SECONDS until it is stopped; its rate is the same under any launch.
+# every SECONDS until it is stopped; its rate is the same under any launch
+# and any load: each tick waits for its own deadline (start + k SECONDS), so
+# a late wake-up never delays the ticks after it.
 make_ticker() {
-  printf '#!/bin/sh\nwhile :; do echo tick; sleep %s; done\n' "$1" >"$WORK/ticker"
+  cat >"$WORK/ticker" <<EOF_TICKER
+#!/usr/bin/python3
+import sys, time
+period = $1
+deadline = time.monotonic()
+while True:
+    print("tick", flush=True)
+    deadline += period
+    time.sleep(max(0.0, deadline - time.monotonic()))
+EOF_TICKER
   chmod +x "$WORK/ticker"
 }
 

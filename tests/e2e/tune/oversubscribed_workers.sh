@@ -2,7 +2,9 @@
 # every CPU (and spinning at its barriers), is oversubscribed as written: tune finds a faster launch, names
 # its command, and that command reproduces the gain. Whole-run trials (the
 # program ends on its own); nothing outlives a trial.
-# ctest: serial
+# ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: processors 2 (its load keeps two CPUs busy)
+# ctest: label timing (it checks that the launch tune names is faster)
 # ctest: timeout 300
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
