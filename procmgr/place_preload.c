@@ -955,9 +955,13 @@ static const struct {
     {"bli_thread_set_num_threads", (void*)bli_thread_set_num_threads},
 };
 
+HIDDEN void* place_resolve_dlsym(void);
+
 /* dlsym(handle, name) for a library handle: a sizing call comes back as this library's version
- * when the handle's definition is the one this library forwards to. */
+ * when the handle's definition is the one this library forwards to. Another library's constructor
+ * may call it before this library's constructor has run: libc's dlsym is found on first use. */
 HIDDEN void* place_dlsym_by_handle(void* handle, const char* name) {
+  if (real_dlsym == NULL && place_resolve_dlsym() == NULL) return NULL;
   void* found = real_dlsym(handle, name);
   if (found == NULL || !placing || !capping) return found;
   for (size_t i = 0; i < sizeof sizing_calls / sizeof sizing_calls[0]; ++i) {

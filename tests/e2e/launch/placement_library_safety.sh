@@ -98,6 +98,13 @@ fi
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
+# A library whose constructor calls dlsym through a handle runs before the placement library's
+# constructor: the lookup still works (it crashed with SIGSEGV, as Debian's stress-ng did).
+use_program dlsym_constructor dlsym_constructor
+run_mptrain run -n 1 -- "$WORK/dlsym_constructor"
+expect_code 0
+grep -q '^\[0\] cos(0) = 1$' "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "a constructor's dlsym through a handle failed under placement"; }
+
 # A program the library cannot reach (statically linked) is left alone, and the run says so.
 if printf 'int main(void) { return 0; }\n' | gcc -static -O1 -x c - -o "$WORK/static" 2>/dev/null; then
   run_mptrain run -n 1 --children 2 -- "$WORK/static"
