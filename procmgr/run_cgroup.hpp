@@ -41,7 +41,7 @@ struct CgroupFiles {
 // A run's cgroup, removed (once empty) on destruction.
 class RunCgroup {
  public:
-  // Makes the cgroup "mptrain-run-PID" under this process's own in the
+  // Makes the cgroup "mptrain-run-PID-TOKEN" (TOKEN: random, once per process) under its own in the
   // hierarchy `choice` names (automatic: v2, else v1's freezer), and checks
   // that a process can join it; an Error saying why it cannot be made or
   // joined (the last hierarchy tried), or that `choice` is off.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <random>
 #include <string_view>
 
 #include "procmgr/run_cgroup.hpp"
@@ -91,14 +93,18 @@ int kill_listed(const char* path) {
         pid = pid * 10 + (buffer[i] - '0');
         in_number = true;
       } else if (in_number) {
-        ::kill(static_cast<pid_t>(pid), SIGKILL);
-        ++found;
+        // A process this one cannot see (another PID namespace's) is listed as 0: kill(0) would end
+        // this process's own group. It is not ours to kill.
+        if (pid > 0) {
+          ::kill(static_cast<pid_t>(pid), SIGKILL);
+          ++found;
+        }
         pid = 0;
         in_number = false;
       }
     }
   }
-  if (in_number) {
+  if (in_number && pid > 0) {
     ::kill(static_cast<pid_t>(pid), SIGKILL);
     ++found;
   }
@@ -163,10 +169,21 @@ Result<RunCgroupChoice> run_cgroup_choice_from_env() {
   return Error{fmt::format("MPTRAIN_RUN_CGROUP={}: give auto, v2, v1 or off (or unset it)", text)};
 }
 
-// The directory of this process's run cgroup in `own`.
-std::string run_dir(const CgroupLocation& own) {
-  return fmt::format("{}/mptrain-run-{}", own.levels.front().dir, ::getpid());
+// This process's run cgroup's name: mptrain-run-PID-TOKEN. The pid alone is not unique: two
+// mptrains in sibling PID namespaces can both be pid 1, and each would take the other's cgroup.
+const std::string& run_name() {
+  static const std::string name = [] {
+    std::uint64_t token = 0;
+    if (::getrandom(&token, sizeof token, 0) != static_cast<ssize_t>(sizeof token)) {
+      token = std::random_device{}() ^ static_cast<std::uint64_t>(::time(nullptr));
+    }
+    return fmt::format("mptrain-run-{}-{:08x}", ::getpid(), static_cast<std::uint32_t>(token));
+  }();
+  return name;
 }
+
+// The directory of this process's run cgroup in `own`.
+std::string run_dir(const CgroupLocation& own) { return fmt::format("{}/{}", own.levels.front().dir, run_name()); }
 
 std::vector<CgroupFiles> RunCgroup::planned(RunCgroupChoice choice) {
   std::vector<CgroupFiles> files;
@@ -189,12 +206,8 @@ Result<RunCgroup> RunCgroup::make_in(CgroupVersion version) {
   const std::string_view name = version == CgroupVersion::v2 ? "cgroup v2" : "cgroup v1's freezer";
   if (!own) return Error{fmt::format("this process is in no {} hierarchy that mptrain can find", name)};
   const std::string dir = run_dir(*own);
-  if (::mkdir(dir.c_str(), 0755) < 0) {
-    // Left by an earlier mptrain of this pid that died with its watchdog: empty, so it can go.
-    if (errno != EEXIST || ::rmdir(dir.c_str()) < 0 || ::mkdir(dir.c_str(), 0755) < 0) {
-      return errno_error("cannot create", dir);
-    }
-  }
+  // A name of this process's own (never another job's: an existing one is not taken over).
+  if (::mkdir(dir.c_str(), 0755) < 0) return errno_error("cannot create", dir);
   auto files = files_of(dir, version);
   UniqueFd join(::open(files.procs.c_str(), O_WRONLY | O_CLOEXEC));
   if (!join.valid() || !can_join(join.get())) {

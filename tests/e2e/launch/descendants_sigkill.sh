@@ -38,7 +38,7 @@ for mode in v2 v1; do
   signal_and_wait KILL
   wait_for 20 none_alive $pids || fail "$mode: descendants $pids outlived a SIGKILLed mptrain"
   # The watchdog removes the cgroup once it is empty.
-  wait_for 20 cgroup_gone "mptrain-run-$launcher" || fail "$mode: the run's cgroup $(cat "$OUT/cgroup") was left behind"
+  wait_for 20 cgroup_gone "mptrain-run-$launcher-*" || fail "$mode: the run's cgroup $(cat "$OUT/cgroup") was left behind"
 done
 
 # Without a cgroup the watchdog kills what mptrain last told it had left the

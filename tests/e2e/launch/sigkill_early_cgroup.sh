@@ -14,7 +14,7 @@ for delay in 0.002 0.005 0.008 0.01 0.012 0.015 0.02 0.025 0.03 0.04; do
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null
   for _ in $(seq 40); do
-    found=$(find $mounts -maxdepth 6 -type d -name "mptrain-run-$pid" 2>/dev/null)
+    found=$(find $mounts -maxdepth 6 -type d -name "mptrain-run-$pid-*" 2>/dev/null)
     [[ -z $found ]] && break
     sleep 0.05
   done
