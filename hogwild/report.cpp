@@ -34,7 +34,7 @@ std::string text_nodes_and_resume(const TrainConfig& config, const TrainReport& 
   }
   if (!config.resume.empty()) {
     text +=
-        fmt::format("  resumed from      {}: {} model, {} and {} before this run\n", config.resume,
+        fmt::format("  resumed from      {}: {} model, {} and {} before this run\n", printable(config.resume),
                     to_string(config.settings.model), counted(static_cast<long long>(report.resumed.epochs), "epoch"),
                     counted(static_cast<long long>(report.resumed.samples), "sample"));
   }
@@ -172,9 +172,9 @@ std::string text_report(const affinity::Plan& plan, const TrainConfig& config, c
   text += fmt::format("  model checksum    {}\n", report.model_checksum);
   text += text_workers(plan, report);
   text += monitor;
-  if (!report.saved_model.empty()) text += fmt::format("  model saved to    {}\n", report.saved_model);
+  if (!report.saved_model.empty()) text += fmt::format("  model saved to    {}\n", printable(report.saved_model));
   if (!report.save_error.empty())
-    text += fmt::format("  model NOT saved   to {} (see the error below)\n", config.save_model);
+    text += fmt::format("  model NOT saved   to {} (see the error below)\n", printable(config.save_model));
   return text;
 }
 

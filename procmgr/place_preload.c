@@ -728,8 +728,10 @@ static void note_cap(const char* call, int asked, int got, int shared) {
   if (table == NULL || __atomic_exchange_n(&table->noted, 1, __ATOMIC_ACQ_REL)) return;
   char name[17] = "?";
   prctl(PR_GET_NAME, name, 0, 0, 0);
-  for (char* c = name; *c != '\0'; ++c) {
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  /* Control bytes, and C1 controls (0xC2 0x80-0x9F in UTF-8, which some terminals obey), as '?'. */
+  for (unsigned char* c = (unsigned char*)name; *c != '\0'; ++c) {
+    if (*c < 0x20 || *c == 0x7f) *c = '?';
+    if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) c[0] = c[1] = '?';
   }
   char where[96];
   if (shared > 1) {
