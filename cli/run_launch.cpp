@@ -79,7 +79,7 @@ void add_thread_launch_options(CLI::App& command, LaunchOptions& options) {
                       names_list(procmgr::descendants_names));
   command.add_flag("--keep-program-threads", options.keep_program_threads,
                    "Let a pool the program sizes itself (omp_set_num_threads, torch.set_num_threads, "
-                   "openblas_set_num_threads, a num_threads clause) hold more threads than its process's CPUs; by "
+                   "openblas_set_num_threads) hold more threads than its process's CPUs; by "
                    "default such a request gets the CPU count. Its OpenMP runtimes then wait passively");
   add_word_option(command, "--spread-threads", options.spread_threads, monitor::spread_threads_names,
                   "Give each busy thread that no runtime placed (OpenBLAS pthreads, oneTBB, std::thread) a PU of its "

@@ -41,15 +41,17 @@
  *     taskset's or numactl's) keeps it, and so do the processes it
  *     starts; it says so once on stderr;
  *   - a pool never holds more threads than its CPUs: a sizing call
- *     (omp_set_num_threads, mkl_set_num_threads, openblas_set_num_threads,
- *     bli_thread_set_num_threads), the count omp_get_max_threads gives
- *     outside a region, and a GNU OpenMP parallel region without a
- *     num_threads clause that would start more get the room of its
- *     process: its placement's CPUs (or the plan's threads, if more)
- *     divided among the processes of the same placement that ran a
- *     parallel region in the last PLACE_ACTIVE_MS; said once per tree on
- *     stderr, and kept in the table for the run's report. Not with
- *     MPTRAIN_PLACE_KEEP=1, nor for a process that set its own affinity.
+ *     (omp_set_num_threads in C and Fortran, mkl_set_num_threads,
+ *     openblas_set_num_threads, bli_thread_set_num_threads) and the
+ *     thread count OpenMP starts with get the room of its process: its
+ *     placement's CPUs (or the plan's threads, if more) divided among the
+ *     processes of the same placement that were busy in the last
+ *     PLACE_ACTIVE_MS; said once per tree on stderr, and kept in the
+ *     table for the run's report. Not with MPTRAIN_PLACE_KEEP=1, nor for
+ *     a process that set its own affinity. OpenMP's contract holds: the
+ *     cap goes into the runtime's nthreads-var once per thread (fix_team),
+ *     so queries and teams always agree; only with dyn-var true are GNU
+ *     OpenMP regions resized as the neighbours get busy.
  *     A num_threads clause is the program's own count and stands: code in
  *     the region may need every thread it asked for (oneDNN's barriers
  *     wait for them, a partition by the count asked leaves a part undone),
@@ -88,6 +90,10 @@
 #define PLACE_IN_REGION INT64_MAX / 2 /* active_ms while the process runs a parallel region */
 
 /* ---- What the constructor read (a forked child inherits it) ---- */
+
+/* Each thread's OpenMP team is fixed once per process (fix_team); a forked child bumps the generation. */
+static int team_generation = 1;
+static __thread int team_fixed_in; /* the generation this thread's team was fixed in (0: never) */
 static cpu_set_t worker_cpus;     /* MPTRAIN_PLACE_CPUS */
 static int placing = 0;           /* 1 once worker_cpus is known */
 static int capping = 0;           /* 1 unless MPTRAIN_PLACE_KEEP=1 */
@@ -255,7 +261,7 @@ static struct place_process* claim_entry(pid_t pid, uint64_t start) {
       entry->cpus = 0;
       entry->asked = 0;
       entry->got = 0;
-      entry->active_ms = 0;
+      entry->active_ms = now_ms(); /* a process that has just started is about to work */
       entry->call[0] = '\0';
       entry->comm[0] = '\0';
       int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
@@ -362,6 +368,7 @@ static void place_in_tree(pid_t self, uint64_t start, int parent_slice, int may_
 /* ---- After fork: async-signal-safe only ---- */
 
 static void after_fork_in_child(void) {
+  ++team_generation; /* the child's threads fix their OpenMP teams for its own placement */
   is_main = 0;
   stands_in = 0;
   self_entry = NULL;
@@ -668,9 +675,11 @@ static void mark_region(int inside) {
   }
 }
 
-/* The processes of this placement that are busy, this one included: in a parallel region or out of one
- * for less than PLACE_ACTIVE_MS, or (a pool capped to one thread runs no regions) that used a third of a
- * CPU or more since this process last looked, at most once every PLACE_ACTIVE_MS. */
+/* The processes of this placement that are busy, this one included: in a parallel region, out of one
+ * or started for less than PLACE_ACTIVE_MS (a sibling forked a moment ago is about to work: a fork burst
+ * shares the room from the first sizing call on), or (a pool capped to one thread runs no regions) that
+ * used a third of a CPU or more since this process last looked, at most once every PLACE_ACTIVE_MS; not
+ * this process's parent, unless it is in a region of its own. */
 static int sharers(void) {
   static __thread int64_t counted_at = -PLACE_ACTIVE_MS;
   static __thread int counted = 1;
@@ -690,7 +699,10 @@ static int sharers(void) {
     const int pid = __atomic_load_n(&entry->pid, __ATOMIC_RELAXED);
     if (pid == 0 || entry == self_entry || entry->slice != current_slice) continue;
     if (entry->flags & (PLACE_HELPER | PLACE_OWN_AFFINITY)) continue;
-    if (now - __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED) <= PLACE_ACTIVE_MS) {
+    const int64_t active = __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED);
+    /* The parent that has just forked this process waits for it, unless it is in a region of its own. */
+    if (pid == (int)getppid() && active != PLACE_IN_REGION) continue;
+    if (now - active <= PLACE_ACTIVE_MS) {
       ++count;
       continue;
     }
@@ -811,23 +823,52 @@ static void* real_symbol(const char* name) {
   static __typeof__(type) real_##name; \
   if (real_##name == NULL) real_##name = (type)real_symbol(#name)
 
+/* OpenMP's contract (dyn-var false, the default): a region without a num_threads clause gets exactly
+ * omp_get_max_threads() threads, and programs split their work by that answer. So the cap is never
+ * applied to a query or a team apart: it goes into the runtime's own nthreads-var, once per thread of a
+ * process (at its first query or clause-less region, or at the program's own setter call), and every
+ * query, C or Fortran, and every team agree with it from then on. A forked child fixes its own anew. */
+
+/* Fixes this thread's OpenMP team at the room of its process (`call`: what asked, for the report), once;
+ * only outside any region. */
+static void fix_team(const char* call) {
+  if (!placing || !capping || own_affinity || team_fixed_in == team_generation) return;
+  REAL(int (*)(void), omp_get_level);
+  REAL(int (*)(void), omp_get_max_threads);
+  REAL(void (*)(int), omp_set_num_threads);
+  if (real_omp_get_level == NULL || real_omp_get_max_threads == NULL || real_omp_set_num_threads == NULL) return;
+  if (real_omp_get_level() > 0) return;
+  team_fixed_in = team_generation;
+  const int asked = real_omp_get_max_threads();
+  const int got = capped(asked, call);
+  if (got < asked) real_omp_set_num_threads(got);
+}
+
 /* The team a GNU OpenMP parallel region asking for `num_threads` (0: the ICV) starts with; `*outer` is
- * set when it is an outermost region (whose start and end mark the process busy). */
+ * set when it is an outermost region (whose start and end mark the process busy). A clause is the
+ * program's own count and stands (see the top); without one the team is the thread's fixed ICV, or,
+ * where the program let the runtime choose (dyn-var true), the room its placement has now. */
 static unsigned region_team(unsigned num_threads, int* outer) {
   *outer = 0;
   if (!placing || !capping || own_affinity) return num_threads;
   REAL(int (*)(void), omp_get_level);
   REAL(int (*)(void), omp_get_max_threads);
+  REAL(int (*)(void), omp_get_dynamic);
   if (real_omp_get_level == NULL || real_omp_get_max_threads == NULL || real_omp_get_level() > 0) return num_threads;
   *outer = 1;
-  if (num_threads > 0) { /* a num_threads clause: the program's own count stands (see the top) */
+  if (num_threads > 0) {
     mark_region(1);
     return num_threads;
   }
-  const int asked = real_omp_get_max_threads();
-  const int got = capped(asked, "parallel region");
+  fix_team("parallel region");
+  unsigned team = num_threads;
+  if (real_omp_get_dynamic != NULL && real_omp_get_dynamic()) {
+    const int asked = real_omp_get_max_threads();
+    const int got = capped(asked, "parallel region");
+    if (got < asked) team = (unsigned)got;
+  }
   mark_region(1);
-  return got < asked ? (unsigned)got : num_threads;
+  return team;
 }
 
 /* Runs `call` as a region of `threads` asked for: the team capped, the process marked busy throughout. */
@@ -841,19 +882,45 @@ static unsigned region_team(unsigned num_threads, int* outer) {
 
 typedef void (*region_fn)(void*);
 
+/* The program's own setter: its count, capped to the room, is the thread's team from now on. */
 VISIBLE void omp_set_num_threads(int count) {
   REAL(void (*)(int), omp_set_num_threads);
-  if (real_omp_set_num_threads != NULL) real_omp_set_num_threads(capped(count, "omp_set_num_threads"));
+  if (real_omp_set_num_threads == NULL) return;
+  real_omp_set_num_threads(capped(count, "omp_set_num_threads"));
+  team_fixed_in = team_generation;
 }
 
-/* The count a program sizes its pools and clauses from: outside a region, at most the room. */
+/* The count a program sizes its pools and clauses from: the runtime's own answer, once the team is fixed. */
 VISIBLE int omp_get_max_threads(void) {
   REAL(int (*)(void), omp_get_max_threads);
-  REAL(int (*)(void), omp_get_level);
   if (real_omp_get_max_threads == NULL) return 1;
-  const int max = real_omp_get_max_threads();
-  if (real_omp_get_level == NULL || real_omp_get_level() > 0) return max;
-  return capped(max, "omp_get_max_threads");
+  fix_team("omp_get_max_threads");
+  return real_omp_get_max_threads();
+}
+
+/* The Fortran entry points (gfortran's `use omp_lib`; GNU and LLVM OpenMP both export them): as the C ones. */
+VISIBLE void omp_set_num_threads_(const int32_t* count) {
+  REAL(void (*)(const int32_t*), omp_set_num_threads_);
+  if (real_omp_set_num_threads_ == NULL) return;
+  const int32_t got = (int32_t)capped((int)*count, "omp_set_num_threads");
+  real_omp_set_num_threads_(&got);
+  team_fixed_in = team_generation;
+}
+
+VISIBLE void omp_set_num_threads_8_(const int64_t* count) {
+  REAL(void (*)(const int64_t*), omp_set_num_threads_8_);
+  if (real_omp_set_num_threads_8_ == NULL) return;
+  const int asked = *count > INT32_MAX ? INT32_MAX : *count < INT32_MIN ? INT32_MIN : (int)*count;
+  const int64_t got = capped(asked, "omp_set_num_threads");
+  real_omp_set_num_threads_8_(&got);
+  team_fixed_in = team_generation;
+}
+
+VISIBLE int32_t omp_get_max_threads_(void) {
+  REAL(int32_t (*)(void), omp_get_max_threads_);
+  if (real_omp_get_max_threads_ == NULL) return 1;
+  fix_team("omp_get_max_threads");
+  return real_omp_get_max_threads_();
 }
 
 VISIBLE void openblas_set_num_threads(int count) {

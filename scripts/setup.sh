@@ -18,7 +18,7 @@ packages=(
   clang libclang-rt-14-dev           # fuzz targets (libFuzzer) in .ci/run
   gcc python3 python3-numpy libopenblas0-pthread stress-ng  # the doctor's corpus (tests/corpus)
   openmpi-bin libopenmpi-dev         # beyond one machine: the MPI plugin and mpirun
-  numactl libomp-dev                 # launcher tests: dry-run lines with numactl, LLVM's OpenMP runtime
+  numactl libomp-dev gfortran        # launcher tests: dry-run lines with numactl, LLVM's OpenMP runtime, Fortran OpenMP
 )
 
 case "${1:-}" in
