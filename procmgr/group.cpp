@@ -179,6 +179,9 @@ Status Supervisor::prepare() {
   auto relay = SignalRelay::install();
   if (!relay.ok()) return relay.error();
   relay_ = std::move(*relay);
+  // Ctrl-Z stops the workers with mptrain, and fg or bg continues them: they are in a process group of
+  // their own, which the terminal's signals do not reach.
+  relay_->on_job_control([this](int signal) { signal_group(signal); });
   // Every descendant of a worker stays below mptrain (orphans come back to
   // it) and, where a cgroup can be made, in the run's cgroup (setsid too).
   if (auto status = set_subreaper(true); !status.ok()) return status.error();

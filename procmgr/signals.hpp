@@ -3,6 +3,7 @@
 // signals with one poll().
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -20,11 +21,14 @@ namespace mptrain::procmgr {
 // SIGSYS), SIGKILL and SIGSTOP (uncatchable) and the real-time signals.
 std::span<const int> stop_signals();
 
-// While alive, catches stop_signals(), SIGUSR1, SIGUSR2 and SIGCHLD and
-// writes each one's number to a pipe; restores the previous handlers and
-// signal mask on destruction. A SIGHUP ignored at installation (nohup) stays
-// ignored, by mptrain and by its workers; the others are always caught. At
-// most one exists at a time.
+// While alive, catches stop_signals(), SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT and
+// SIGCHLD and writes each one's number to a pipe; restores the previous
+// handlers and signal mask on destruction. A SIGHUP ignored at installation
+// (nohup) stays ignored, by mptrain and by its workers, and so does an
+// ignored SIGTSTP; the others are always caught. Job control is handled as
+// the signals are taken: SIGTSTP (Ctrl-Z) stops this process as a shell's
+// job stops, and SIGCONT continues it, each passed on first to what
+// on_job_control names. At most one exists at a time.
 class SignalRelay {
  public:
   // Installs the handlers; an Error when a relay already exists or a call fails.
@@ -35,8 +39,13 @@ class SignalRelay {
 
   // A descriptor that polls readable when signals have arrived.
   int fd() const;
-  // The signals received since the last call, oldest first (SIGCHLD included).
+  // The signals received since the last call, oldest first (SIGCHLD included;
+  // SIGTSTP and SIGCONT are acted on here, not returned).
   std::vector<int> take();
+  // Who else stops and continues with this process: `pass_on` is called with
+  // SIGTSTP before it stops and with SIGCONT once it runs again (the workers'
+  // process group, which the terminal's Ctrl-Z does not reach).
+  void on_job_control(std::function<void(int)> pass_on);
   // Waits up to `seconds` for a signal other than SIGCHLD (SIGCHLDs taken
   // meanwhile are dropped); returns it, or 0 when none came.
   int wait_for_signal(double seconds);
@@ -51,6 +60,8 @@ class SignalRelay {
 
  private:
   SignalRelay();
+  // Stops this process (SIGSTOP), passing SIGTSTP on before and SIGCONT after.
+  void suspend();
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -15,9 +15,10 @@ namespace mptrain::procmgr {
 
 namespace {
 
-// stop_signals(), then the two the caller gives a meaning to, then SIGCHLD.
-constexpr int caught_signals[] = {SIGINT,  SIGTERM, SIGHUP, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
-                                  SIGXFSZ, SIGPWR,  SIGIO,  SIGUSR1, SIGUSR2,   SIGCHLD};
+// stop_signals(), then the two the caller gives a meaning to, the two of job control (SIGTSTP,
+// SIGCONT: handled in take()), then SIGCHLD.
+constexpr int caught_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+                                  SIGPWR,  SIGIO,   SIGUSR1, SIGUSR2, SIGTSTP,   SIGCONT, SIGCHLD};
 constexpr int stop_count = 10;
 constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
@@ -50,6 +51,7 @@ std::span<const int> stop_signals() { return std::span<const int>(caught_signals
 
 struct SignalRelay::State {
   Pipe pipe;
+  std::function<void(int)> job_control;
   struct sigaction previous[caught_count];
   sigset_t previous_mask;
 };
@@ -71,7 +73,9 @@ Result<std::unique_ptr<SignalRelay>> SignalRelay::install() {
   for (int i = 0; i < caught_count; ++i) {
     const int signal = caught_signals[i];
     ::sigaction(signal, nullptr, &relay->state_->previous[i]);
-    ignored_at_install[i] = signal == SIGHUP && relay->state_->previous[i].sa_handler == SIG_IGN;
+    // SIGHUP under nohup, and SIGTSTP where job control is off (a shell that ignores it for its jobs).
+    ignored_at_install[i] =
+        (signal == SIGHUP || signal == SIGTSTP) && relay->state_->previous[i].sa_handler == SIG_IGN;
     if (ignored_at_install[i]) continue;
     action.sa_flags = signal == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
     ::sigaction(signal, &action, nullptr);
@@ -92,6 +96,14 @@ SignalRelay::~SignalRelay() {
 
 int SignalRelay::fd() const { return state_->pipe.read.get(); }
 
+void SignalRelay::on_job_control(std::function<void(int)> pass_on) { state_->job_control = std::move(pass_on); }
+
+void SignalRelay::suspend() {
+  if (state_->job_control) state_->job_control(SIGTSTP);
+  ::kill(::getpid(), SIGSTOP);  // as a shell's job stops; the shell's fg or bg continues it here
+  if (state_->job_control) state_->job_control(SIGCONT);
+}
+
 std::vector<int> SignalRelay::take() {
   std::vector<int> signals;
   unsigned char buffer[64];
@@ -99,7 +111,15 @@ std::vector<int> SignalRelay::take() {
     const ssize_t n = ::read(fd(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    signals.insert(signals.end(), buffer, buffer + n);
+    for (ssize_t i = 0; i < n; ++i) {
+      if (buffer[i] == SIGTSTP) {
+        suspend();
+      } else if (buffer[i] == SIGCONT) {
+        if (state_->job_control) state_->job_control(SIGCONT);  // continued from a stop it did not take here
+      } else {
+        signals.push_back(buffer[i]);
+      }
+    }
   }
   return signals;
 }
