@@ -14,6 +14,8 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 #include "affinity/bind.hpp"
 #include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
@@ -89,6 +91,9 @@ WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o
   procmgr::GroupOptions group;
   group.output = o.json ? procmgr::Output::tagged : procmgr::Output::inherit;
   group.tagged_stdout = procmgr::TaggedStdout::to_stderr;
+  // The command reads what mptrain was given (`printf data | mptrain doctor -- cat`), as time and strace
+  // pass it on; not a terminal, which a command outside the terminal's foreground group cannot read.
+  group.input = ::isatty(STDIN_FILENO) ? procmgr::Input::dev_null : procmgr::Input::inherit;
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };
   auto result = procmgr::run_group({procmgr::WorkerSpec{}}, procmgr::Program{o.request.command}, group);
   if (!result.ok()) throw Failure(exit_code::runtime_failure, result.error().message);

@@ -326,7 +326,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
     for (auto& entry : options_.attempt_env(spec.rank, restart)) overrides.push_back(std::move(entry));
   }
   setup.environment = merge_environment(base_environment_, overrides);
-  setup.streams.in = dev_null_.get();
+  setup.streams.in = options_.input == Input::inherit ? -1 : dev_null_.get();
   setup.process_group = process_group_;
   if (target_.function != nullptr) setup.install_handlers = options_.worker_signals;
   if (cgroup_) {

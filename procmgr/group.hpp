@@ -101,6 +101,9 @@ enum class RankTag { on, off };
 // Where tagged worker stdout lines are written (`--json` keeps stdout for the report).
 enum class TaggedStdout { to_stdout, to_stderr };
 
+// What the workers read on stdin: /dev/null (several workers cannot share one input), or mptrain's own.
+enum class Input { dev_null, inherit };
+
 struct GroupResult;
 
 // How the group is supervised.
@@ -122,6 +125,7 @@ struct GroupOptions {
   // An exception it throws kills and reaps the workers, then propagates.
   std::function<void(const std::vector<pid_t>&)> on_tick;
   TaggedStdout tagged_stdout = TaggedStdout::to_stdout;  // for workers' stdout lines on the console
+  Input input = Input::dev_null;                         // the workers' stdin
   RankTag rank_tag = RankTag::on;                        // for lines on the console
   int tag_offset = 0;  // added to the local rank in the tag: node rank x M across nodes, so "[R]" is global
   Timestamps timestamps = Timestamps::off;  // for lines on the console, before the rank tag
