@@ -264,16 +264,29 @@ Status make_log_directory(const std::filesystem::path& dir) {
 
 namespace {
 
-// Opens `path` for writing, created or truncated; with LogLayout::flat a
-// symbolic link there is removed first, so the file is a new regular one.
-// Anything else that is not a regular file (a FIFO, a device, a directory)
-// is refused at once: opened without blocking, never written.
-Result<UniqueFd> open_log(const std::filesystem::path& path, LogLayout layout) {
+// Removes a symbolic link at `path`, where mptrain makes a file or folder of its own: another user
+// may have planted it to have mptrain write through it.
+Status remove_link(const std::filesystem::path& path) {
   struct stat info {};
-  if (layout == LogLayout::flat && ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
-      ::unlink(path.c_str()) != 0) {
+  if (::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode) && ::unlink(path.c_str()) != 0) {
     return errno_error("cannot remove the old link", path.string());
   }
+  return ok_status();
+}
+
+// Makes `dir`, a folder of mptrain's own inside --log-dir (attempt-N, torchrun's), never through a link.
+Status make_own_directory(const std::filesystem::path& dir) {
+  if (auto removed = remove_link(dir); !removed.ok()) return removed.error();
+  return make_log_directory(dir);
+}
+
+// Opens `path` for writing, created or truncated, never through a symbolic
+// link (one there is removed first, so the file is a new regular one, in every layout).
+// Anything else that is not a regular file (a FIFO, a device, a directory)
+// is refused at once: opened without blocking, never written.
+Result<UniqueFd> open_log(const std::filesystem::path& path) {
+  struct stat info {};
+  if (auto removed = remove_link(path); !removed.ok()) return removed.error();
   const auto not_regular = [&path](const struct stat& found) {
     return Error{
         fmt::format("the log file {} is {}, not a regular file; mptrain leaves it as it is: remove it, or "
@@ -281,7 +294,7 @@ Result<UniqueFd> open_log(const std::filesystem::path& path, LogLayout layout) {
                     path.string(), file_kind(found.st_mode))};
   };
   if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return not_regular(info);
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0644));
   if (!fd.valid()) return errno_error("cannot write the log file", path.string());
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return not_regular(info);
   if (::ftruncate(fd.get(), 0) != 0) return errno_error("cannot truncate the log file", path.string());
@@ -313,21 +326,23 @@ Result<std::vector<RankLogs>> open_logs(const std::filesystem::path& dir, LogLay
   const std::string attempt_name = fmt::format("attempt-{}", attempt);
   const auto files_dir = layout == LogLayout::per_attempt ? dir / attempt_name : dir;
   if (layout == LogLayout::per_attempt) {
-    if (auto made = make_log_directory(files_dir); !made.ok()) return made.error();
+    if (auto made = make_own_directory(files_dir); !made.ok()) return made.error();
   }
   std::vector<RankLogs> logs;
   for (const auto& rank : ranks) {
     RankLogs rank_logs;
     const auto rank_dir = layout == LogLayout::torchrun ? torchrun_rank_dir(dir, attempt, rank.rank) : files_dir;
     if (layout == LogLayout::torchrun) {
-      if (auto made = make_log_directory(rank_dir); !made.ok()) return made.error();
+      for (const auto& own : {rank_dir.parent_path(), rank_dir}) {  // attempt_N, then the rank's
+        if (auto made = make_own_directory(own); !made.ok()) return made.error();
+      }
     }
     for (const Streams stream : {Streams::out, Streams::err}) {
       if (!includes(rank.streams, stream)) continue;
       const auto name = layout == LogLayout::torchrun
                             ? std::string(stream == Streams::err ? "stderr.log" : "stdout.log")
                             : log_file_name(rank.rank, stream);
-      auto fd = open_log(rank_dir / name, layout);
+      auto fd = open_log(rank_dir / name);
       if (!fd.ok()) return fd.error();
       if (layout == LogLayout::per_attempt) {
         if (auto linked = link_latest(dir, fmt::format("{}/{}", attempt_name, name), name); !linked.ok())
