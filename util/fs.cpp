@@ -139,6 +139,18 @@ Result<Temporary> create_temporary(int dir_fd, const std::filesystem::path& dir,
   return errno_error("cannot create a file in directory", dir.string(), EEXIST);
 }
 
+// Whether `existing`, the file write_file_atomic replaces in the directory `dir_fd`, keeps its
+// owner, group and mode: when it is this process's user's, or its owner's directory holds it (root
+// giving a user's file back to them grants nothing they could not do there). Elsewhere (a shared
+// directory such as /tmp) another user's file is replaced by one of this process's, as new: a file
+// planted there must not make what root writes theirs to rewrite.
+bool kept_as_it_was(int dir_fd, const std::optional<struct stat>& existing) {
+  if (!existing) return false;
+  if (existing->st_uid == ::geteuid()) return true;
+  struct stat dir {};
+  return ::fstat(dir_fd, &dir) == 0 && dir.st_uid == existing->st_uid;
+}
+
 // Gives `fd` the owner and group of `existing` (the file at `path` it will
 // replace); an Error saying whose they are when this process may not.
 Status keep_owner(int fd, const struct stat& existing, const std::filesystem::path& path) {
@@ -345,14 +357,15 @@ Status check_can_create(const std::filesystem::path& path, std::string_view opti
   auto dir_fd = open_directory(dir);
   if (!dir_fd.ok()) return Error{subject + ": " + dir_fd.error().message, dir_fd.error().code};
   const auto existing = stat_at(dir_fd->get(), path.filename());
-  auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
+  const bool keep = kept_as_it_was(dir_fd->get(), existing);
+  auto temp = create_temporary(dir_fd->get(), dir, keep ? 0600 : 0666);
   if (!temp.ok()) {
     return Error{fmt::format("{}: cannot create files in {} (mptrain writes a temporary file there first, then "
                              "renames it): {}; choose a directory you can write to",
                              subject, dir.string(), std::strerror(temp.error().code)),
                  temp.error().code};
   }
-  Status kept = existing ? keep_owner(temp->fd.get(), *existing, path) : ok_status();
+  Status kept = keep ? keep_owner(temp->fd.get(), *existing, path) : ok_status();
   ::unlinkat(dir_fd->get(), temp->name.c_str(), 0);
   return kept;
 }
@@ -364,8 +377,9 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   auto dir_fd = open_directory(dir);
   if (!dir_fd.ok()) return Error{"cannot write " + target + ": " + dir_fd.error().message, dir_fd.error().code};
   const auto existing = stat_at(dir_fd->get(), name);
-  // A file replaced is never readable by more people than it was, even while being written.
-  auto temp = create_temporary(dir_fd->get(), dir, existing ? 0600 : 0666);
+  const bool keep = kept_as_it_was(dir_fd->get(), existing);
+  // A file of ours replaced is never readable by more people than it was, even while being written.
+  auto temp = create_temporary(dir_fd->get(), dir, keep ? 0600 : 0666);
   if (!temp.ok()) return errno_error("cannot create a temporary file for", target, temp.error().code);
   const std::string temp_path = (dir / temp->name).string();
   auto fail = [&](Error failure) {
@@ -374,7 +388,7 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view con
   };
   const int fd = temp->fd.get();
   if (auto written = write_all(fd, content, temp_path); !written.ok()) return fail(written.error());
-  if (existing) {
+  if (keep) {
     if (auto kept = keep_owner(fd, *existing, path); !kept.ok()) return fail(kept.error());
     if (::fchmod(fd, existing->st_mode & 07777) != 0) return fail(errno_error("cannot chmod", temp_path));
   }

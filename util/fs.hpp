@@ -110,15 +110,17 @@ std::string first_non_directory(const std::filesystem::path& path);
 Status check_directory_usable(const std::filesystem::path& path, std::string_view option = {});
 // Ok when write_file_atomic can create its temporary file in `path`'s
 // directory — tried for real, then removed — and give it the owner of the
-// file at `path`, if any; an Error saying which fails otherwise (starting
+// file at `path` where write_file_atomic keeps it; an Error saying which fails otherwise (starting
 // "`option` `path`: " when the directory is the problem, as above).
 Status check_can_create(const std::filesystem::path& path, std::string_view option = {});
 
 // Writes `content` to `path` atomically: a temporary file beside it, with a
 // short fixed-length name (".mptrain-XXXXXX") so that any name that fits
 // also fits its temporary, fsync, rename, fsync of the directory. A file
-// replaced keeps its mode, owner and group; a new file gets 0666 less the
-// umask. Refuses (before the rename) a `path` that check_replaceable
+// replaced keeps its mode, owner and group when it is this process's user's
+// or sits in its owner's directory; a new file, and one that replaces
+// another user's elsewhere (a file planted in /tmp), gets this process's
+// owner and 0666 less the umask. Refuses (before the rename) a `path` that check_replaceable
 // refuses for `kind`. Returns an Error naming the step and errno; on any
 // error an earlier file at `path` is left as it was.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view content, const FileKind& kind = {});

@@ -191,7 +191,8 @@ TEST_CASE("an atomic write keeps the mode of the file it replaces, and a new fil
   ::umask(mask);
 }
 
-TEST_CASE("an atomic write keeps the owner and group of the file it replaces (as root)", "[util]") {
+TEST_CASE("an atomic write keeps the owner and group of the file it replaces in its owner's directory (as root)",
+          "[util]") {
   if (::geteuid() != 0) {
     WARN("not root: a file cannot be given to another user here, so only the write itself is checked");
   }
@@ -199,12 +200,36 @@ TEST_CASE("an atomic write keeps the owner and group of the file it replaces (as
   const auto file = dir.path / "model";
   REQUIRE(write_file_atomic(file, "x").ok());
   if (::geteuid() == 0) {
+    REQUIRE(::chown(dir.path.c_str(), 65534, 65534) == 0);
     REQUIRE(::chown(file.c_str(), 65534, 65534) == 0);
     REQUIRE(write_file_atomic(file, "y").ok());
     struct stat info {};
     REQUIRE(::stat(file.c_str(), &info) == 0);
     CHECK(info.st_uid == 65534);
     CHECK(info.st_gid == 65534);
+    CHECK(*read_file(file) == "y");
+  }
+}
+
+TEST_CASE("an atomic write over another user's file planted in a shared directory is this process's own (as root)",
+          "[util]") {
+  if (::geteuid() != 0) {
+    WARN("not root: another user's file cannot be made here, so only the write itself is checked");
+  }
+  const TempDir dir("mptrain-planted");
+  const auto file = dir.path / "model";
+  REQUIRE(write_file_atomic(file, "").ok());
+  if (::geteuid() == 0) {
+    REQUIRE(::chmod(dir.path.c_str(), 01777) == 0);  // root's, everyone may write: as /tmp
+    REQUIRE(::chown(file.c_str(), 65534, 65534) == 0);
+    REQUIRE(::chmod(file.c_str(), 0666) == 0);
+    const mode_t mask = ::umask(022);
+    REQUIRE(write_file_atomic(file, "y").ok());
+    ::umask(mask);
+    struct stat info {};
+    REQUIRE(::stat(file.c_str(), &info) == 0);
+    CHECK(info.st_uid == 0);
+    CHECK((info.st_mode & 07777) == 0644);
     CHECK(*read_file(file) == "y");
   }
 }

@@ -1,6 +1,9 @@
 # A checkpoint replaced by --save-model keeps its mode (600, 640, 444),
-# and, when root gave it to another user, its owner and group; a new one
-# gets 0666 less the umask. The same for a --trace file.
+# and, when root gave it to another user in that user's directory, its
+# owner and group; a new one gets 0666 less the umask. The same for a
+# --trace file. A file another user planted in a shared directory (an empty
+# one, mode 666, in a sticky /tmp-like folder) is replaced by root's own, so
+# that user cannot rewrite what root will --resume.
 # ctest: timeout 120
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
@@ -48,7 +51,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 nobody=$(id -u nobody) || fail "no user nobody"
 group=$(id -g nobody)
-chown "$nobody:$group" "$model" "$trace"
+chown "$nobody:$group" "$model" "$trace" "$WORK"
 chmod 640 "$model"
 run_mptrain "${train[@]}" --resume "$model" --save-model "$model"
 expect_code 0
@@ -56,6 +59,18 @@ expect_stat "$model" %u:%g:%a "$nobody:$group:640"
 run_mptrain doctor --json --fail-on never --interval 0.05 --trace "$trace" -- sleep 0.1
 expect_code 0
 expect_stat "$trace" %u:%g:%a "$nobody:$group:600"
+
+# Planted: nobody's empty file, mode 666, in a sticky folder everyone may write (as /tmp).
+mkdir -m 1777 "$WORK/sticky"
+touch "$WORK/sticky/model.ckpt" "$WORK/sticky/t.json"
+chown "$nobody:$group" "$WORK/sticky/model.ckpt" "$WORK/sticky/t.json"
+chmod 666 "$WORK/sticky/model.ckpt" "$WORK/sticky/t.json"
+(umask 022 && "$MPTRAIN" "${train[@]}" --save-model "$WORK/sticky/model.ckpt" >/dev/null 2>"$WORK/err") ||
+  { cat "$WORK/err" >&2; fail "saving over a planted file failed"; }
+expect_stat "$WORK/sticky/model.ckpt" %u:%a "0:644"
+(umask 022 && "$MPTRAIN" doctor --json --fail-on never --interval 0.05 --trace "$WORK/sticky/t.json" -- sleep 0.1 \
+  >/dev/null 2>"$WORK/err") || { cat "$WORK/err" >&2; fail "a trace over a planted file failed"; }
+expect_stat "$WORK/sticky/t.json" %u:%a "0:644"
 
 # A user who could not keep the owner is refused before training (exit 1):
 # nobody, in a directory everyone may write, replacing root's checkpoint.
