@@ -23,3 +23,9 @@ idle_or_load() {
   cat "$WORK/out" >&2
   fail "no idle_capacity finding, and no other load or queueing to explain its absence"
 }
+# skip_on_outside_load: skips (saying so) when the last run's report names load from outside the job
+# on its CPUs: a test that measures the job's own loss cannot tell it apart from that load's.
+skip_on_outside_load() {
+  [[ $(jq '[.findings[] | select(.kind == "outside_load")] | length' "$WORK/out") == 0 ]] ||
+    skip "other processes loaded the job's CPUs during the run: $(jq -r '.findings[] | select(.kind == "outside_load") | .message' "$WORK/out")"
+}
