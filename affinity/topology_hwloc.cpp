@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
@@ -16,6 +17,7 @@
 #include <optional>
 
 #include "affinity/topology.hpp"
+#include "util/cpu_set.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::affinity {
@@ -179,6 +181,9 @@ constexpr std::array cache_types{CacheType{HWLOC_OBJ_L1CACHE, "L1d"}, CacheType{
                                  CacheType{HWLOC_OBJ_L3CACHE, "L3"},  CacheType{HWLOC_OBJ_L4CACHE, "L4"},
                                  CacheType{HWLOC_OBJ_L5CACHE, "L5"},  CacheType{HWLOC_OBJ_L1ICACHE, "L1i"}};
 
+// The largest cache size taken as known: 1 PiB.
+constexpr std::uint64_t largest_cache_bytes = std::uint64_t{1} << 50;
+
 // Every cache level of `topology` that has caches, with each cache's size and PUs.
 std::vector<CacheLevel> cache_levels(hwloc_topology_t topology) {
   std::vector<CacheLevel> levels;
@@ -188,7 +193,9 @@ std::vector<CacheLevel> cache_levels(hwloc_topology_t topology) {
     for (int i = 0; i < count; ++i) {
       const hwloc_obj_t cache = hwloc_get_obj_by_type(topology, type.type, static_cast<unsigned>(i));
       if (cache == nullptr || cache->cpuset == nullptr) continue;
-      const auto size = cache->attr != nullptr ? static_cast<long long>(cache->attr->cache.size) : 0;
+      // A size no cache has (a recorded file's, beyond 1 PiB) is unknown, never a negative number.
+      const auto bytes = cache->attr != nullptr ? cache->attr->cache.size : 0;
+      const auto size = bytes > largest_cache_bytes ? 0 : static_cast<long long>(bytes);
       level.caches.push_back({os_cpus(cache->cpuset), size});
     }
     if (!level.caches.empty()) levels.push_back(std::move(level));
@@ -327,8 +334,43 @@ std::optional<std::string> with_numa_per_package(std::string_view description) {
   return out;
 }
 
+// The OS index of a PU of `topology` that mptrain cannot plan for (max_cpus or beyond), nullopt when none.
+std::optional<unsigned> pu_beyond_bounds(hwloc_topology_t topology) {
+  const int count = count_of(topology, HWLOC_OBJ_PU);
+  for (int i = 0; i < count; ++i) {
+    const hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    if (pu != nullptr && pu->os_index >= static_cast<unsigned>(max_cpus)) return pu->os_index;
+  }
+  return std::nullopt;
+}
+
+// The largest number in the "indexes=" lists of synthetic `description` (saturating), 0 when none:
+// hwloc sizes its bitmaps by them before anything can be checked (4294967295 took 4.7 GB or crashed).
+unsigned long long largest_synthetic_index(std::string_view description) {
+  unsigned long long largest = 0;
+  for (auto at = description.find("indexes="); at != std::string_view::npos;
+       at = description.find("indexes=", at + 1)) {
+    unsigned long long number = 0;
+    for (auto i = at + 8; i < description.size() && description[i] != ')' && description[i] != ' '; ++i) {
+      const char c = description[i];
+      if (c >= '0' && c <= '9') {
+        number = number > 1'000'000'000'000ULL ? number : number * 10 + static_cast<unsigned>(c - '0');
+        largest = std::max(largest, number);
+      } else {
+        number = 0;
+      }
+    }
+  }
+  return largest;
+}
+
 Result<Topology> load(HwlocTopology topology, std::string source) {
   if (hwloc_topology_load(topology.get()) != 0) return errno_error("hwloc cannot load the topology of", source);
+  if (const auto index = pu_beyond_bounds(topology.get())) {
+    return Error{fmt::format("the topology of {} has a PU numbered {}, beyond the {} CPUs mptrain plans for", source,
+                             *index, max_cpus),
+                 ERANGE};
+  }
   Topology out = flatten(topology.get(), std::move(source));
   if (out.pus.empty()) return Error{"the topology of " + out.source + " has no PU"};
   return out;
@@ -354,7 +396,7 @@ Result<Topology> load_xml_topology(std::string_view xml, std::string_view source
                  " (write one with 'lstopo --of xml FILE')"};
   }
   auto loaded = load(std::move(topology).value(), source);
-  if (!loaded.ok()) {
+  if (!loaded.ok() && loaded.error().code != ERANGE) {
     return Error{std::string(source_name) + " is not a valid hwloc XML topology" + hwloc_says.as_reason() +
                  " (write one with 'lstopo --of xml FILE')"};
   }
@@ -365,6 +407,10 @@ Result<Topology> load_synthetic_topology(std::string_view description) {
   auto topology = new_topology();
   if (!topology.ok()) return topology.error();
   const std::string text(description);
+  if (const auto index = largest_synthetic_index(text); index >= static_cast<unsigned long long>(max_cpus)) {
+    return Error{fmt::format("synthetic topology '{}' numbers a PU {}, beyond the {} CPUs mptrain plans for", text,
+                             index, max_cpus)};
+  }
   const auto pus = synthetic_pus(text, max_synthetic_pus);
   if (pus && *pus > max_synthetic_pus) {
     return Error{fmt::format("synthetic topology '{}' has more than {} PUs, the most mptrain plans for", text,

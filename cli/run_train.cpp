@@ -208,14 +208,20 @@ int train_as_worker(const hogwild::TrainSettings& settings, const hogwild::Datas
   return outcome->diverged ? exit_code::runtime_failure : exit_code::success;
 }
 
-// Evaluates with `threads` threads every epoch completed since the last call; prints and keeps each result.
-void evaluate_epochs(hogwild::EpochEvaluator& evaluator, int threads, hogwild::Progress& progress,
+// How many of the epochs due evaluate_epochs evaluates in one call.
+enum class Backlog { one, all };
+
+// Evaluates with `threads` threads the next epoch completed since the last call (Backlog::one: a tick
+// of the group, so that a signal is answered between two evaluations), or every one; prints and keeps
+// each result.
+void evaluate_epochs(hogwild::EpochEvaluator& evaluator, int threads, Backlog backlog, hogwild::Progress& progress,
                      hogwild::TrainReport& report) {
   while (auto done = evaluator.next(threads)) {
     progress.finish();
     print_note(fmt::format("mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", done->epoch,
                            done->result.accuracy, done->result.loss));
     report.epochs.push_back(*done);
+    if (backlog == Backlog::one) return;
   }
 }
 
@@ -272,7 +278,7 @@ hogwild::TrainReport train(TrainRun& run, monitor::RunMonitor& monitor, hogwild:
     monitor.observe(pids);
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     progress.update(hogwild::progress_figures(run.store, total, settings.epochs, elapsed, monitor.live_verdict()));
-    evaluate_epochs(evaluator, 1, progress, report);
+    evaluate_epochs(evaluator, 1, Backlog::one, progress, report);
     if (run.sync) value_or_fail(run.sync->tick());
   };
   group.pass_on.clear();
@@ -311,7 +317,13 @@ void finish_training(TrainRun& run, hogwild::EpochEvaluator& evaluator, hogwild:
   if (!run.leader()) return;
   hogwild::save_model(run.config, run.store, report);
   const int threads = std::max(1, run.node_plan.plan.usable_cpus);
-  evaluate_epochs(evaluator, threads, progress, report);
+  // A stop (SIGINT, SIGTERM…) does not wait for the epochs' evaluations still queued: the model is saved.
+  if (report.interrupted_by == 0) {
+    evaluate_epochs(evaluator, threads, Backlog::all, progress, report);
+  } else if (evaluator.due()) {
+    print_note(fmt::format("mptrain: {}: the evaluations of the epochs still queued are left out\n",
+                           procmgr::signal_name(report.interrupted_by)));
+  }
   hogwild::evaluate_final_model(run.config, run.store, run.test_data, threads, report);
 }
 

@@ -285,6 +285,13 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
   const auto stored = load<std::uint32_t>(bytes.data() + payload_at + count * float_bytes);
   const auto computed = crc32_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
   if (stored != computed) return bad(path, "checksum mismatch: the checkpoint is corrupt");
+  // 2^53: beyond any training, exact as a double and positive wherever it is shown.
+  constexpr std::uint64_t largest_counter = std::uint64_t{1} << 53;
+  if (checkpoint.epochs > largest_counter || checkpoint.samples > largest_counter) {
+    return bad(path, fmt::format("its totals ({} epochs, {} samples) are beyond any training's: it is corrupt or "
+                                 "was not written by mptrain",
+                                 checkpoint.epochs, checkpoint.samples));
+  }
   return checkpoint;
 }
 

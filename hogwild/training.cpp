@@ -76,6 +76,8 @@ void install_worker_signals() {
   ::sigaction(SIGUSR1, &ignore, nullptr);
 }
 
+bool EpochEvaluator::due() const { return store_.epoch_snapshot(next_).has_value(); }
+
 std::optional<EpochEvaluation> EpochEvaluator::next(int threads) {
   const auto snapshot = store_.epoch_snapshot(next_);
   if (!snapshot) return std::nullopt;

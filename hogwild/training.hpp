@@ -87,6 +87,8 @@ class EpochEvaluator {
   // The next epoch's evaluation with `threads` threads, once every worker
   // completed it; nullopt while none is due.
   std::optional<EpochEvaluation> next(int threads);
+  // Whether an epoch's evaluation is due (every worker completed it).
+  bool due() const;
 
  private:
   const ParameterStore& store_;

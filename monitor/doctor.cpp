@@ -188,7 +188,7 @@ void IntervalRecorder::add(const IntervalEnd& interval) {
   if (trace_) trace_->add(interval);
   if (!periods_ || monitor_ == nullptr) return;
   if (auto period = periods_->add(interval)) {
-    on_period_(period_line(monitor_->judge(period->evidence), period->since_start_s));
+    on_period_(period_line(monitor_->judge(period->evidence), period->since_start_s, period->every_s));
   }
 }
 

@@ -15,6 +15,7 @@ namespace mptrain::monitor {
 struct Period {
   Evidence evidence;
   double since_start_s = 0;  // from the first sample to the period's end
+  double every_s = 1;        // the length of the periods
 };
 
 // Groups intervals (from MonitorOptions::on_interval) into periods of
@@ -41,6 +42,8 @@ class Periods {
 // "[   3.0 s] oversubscribed  runnable 3.98  waiting 1.97  wait/slice 11.2 ms
 // cpu 100%  switches 4/s vol 251/s invol  top demand_above_capacity"; an
 // inconclusive period (too little evidence) ends in "  (too little evidence)".
-std::string period_line(const Diagnosis& diagnosis, double since_start_s);
+// The time has as many decimals as periods of `every_s` need to differ
+// (one from 0.1 s, two below, three below 0.01 s).
+std::string period_line(const Diagnosis& diagnosis, double since_start_s, double every_s = 1);
 
 }  // namespace mptrain::monitor

@@ -83,8 +83,10 @@ PreloadReach preload_reach(std::string_view head, unsigned mode);
 PreloadReach preload_reach_of_file(const std::string& path);
 
 // The placement library: libmptrain_place.so next to the running mptrain
-// (the build tree) or in ../lib/mptrain (the install tree); an Error naming
-// both places otherwise.
+// (the build tree) or in ../lib/mptrain (the install tree), its real path;
+// an Error naming both places otherwise, or saying why the one found may
+// not go into the workers (a path LD_PRELOAD would split; a file or folder
+// on its path that another user than root may change).
 Result<std::string> find_place_library();
 
 // One process of a worker's tree as the placement library recorded it.

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
@@ -22,6 +24,41 @@ namespace mptrain::procmgr {
 
 namespace {
 constexpr const char* library_name = "libmptrain_place.so";
+
+// Whom `info` lets change the file or folder it describes besides root and this user: "" when no one.
+std::string others_can_change(const struct stat& info) {
+  if (info.st_uid != 0 && info.st_uid != ::geteuid()) return fmt::format("it belongs to uid {}", info.st_uid);
+  const bool sticky = (info.st_mode & S_ISVTX) != 0 && S_ISDIR(info.st_mode);  // others may not replace our entries
+  if ((info.st_mode & S_IWOTH) != 0 && !sticky) return "everyone may write to it";
+  if ((info.st_mode & S_IWGRP) != 0 && !sticky && info.st_gid != ::getegid() && info.st_gid != 0) {
+    return fmt::format("group {} may write to it", info.st_gid);
+  }
+  return {};
+}
+
+// Ok when the library at `path` can go into every worker as a loader running as root would take it:
+// a path LD_PRELOAD does not split, a regular file that neither it nor any folder above it lets
+// another user change; an Error saying which part fails.
+Status trusted_library(const std::filesystem::path& path) {
+  const std::string text = path.string();
+  if (text.find_first_of(" \t\n:") != std::string::npos) {
+    return Error{fmt::format("the placement library's path {} holds a space or colon, which LD_PRELOAD would split "
+                             "(the workers would load what follows relative to their folder); install mptrain where "
+                             "its path has neither",
+                             text)};
+  }
+  for (auto part = path; !part.empty(); part = part.parent_path()) {
+    struct stat info {};
+    if (::lstat(part.c_str(), &info) != 0) return errno_error("cannot check", part.string());
+    if (auto who = others_can_change(info); !who.empty()) {
+      return Error{fmt::format("the placement library {} is not loaded into the workers: {} ({}), so another user "
+                               "could put code there; install mptrain where only root or you may write",
+                               text, part.string(), who)};
+    }
+    if (part == part.root_path()) break;
+  }
+  return ok_status();
+}
 }  // namespace
 
 Result<std::string> find_place_library() {
@@ -32,7 +69,12 @@ Result<std::string> find_place_library() {
   const std::filesystem::path candidates[] = {directory / library_name,
                                               directory / ".." / "lib" / "mptrain" / library_name};
   for (const auto& candidate : candidates) {
-    if (std::filesystem::is_regular_file(candidate, error)) return candidate.lexically_normal().string();
+    if (!std::filesystem::is_regular_file(candidate, error)) continue;
+    // The real path: each folder on the way is checked, not a link's.
+    const auto real = std::filesystem::canonical(candidate, error);
+    if (error) return Error{"cannot resolve " + candidate.string() + ": " + error.message()};
+    if (auto trusted = trusted_library(real); !trusted.ok()) return trusted.error();
+    return real.string();
   }
   return Error{"the placement library " + std::string(library_name) + " is neither in " + directory.string() +
                " nor in " + (directory / ".." / "lib" / "mptrain").lexically_normal().string() +

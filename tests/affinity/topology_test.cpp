@@ -71,6 +71,41 @@ TEST_CASE("a level whose type starts with a digit is refused before hwloc reads 
   CHECK(load_synthetic_topology("package:2 pu:2").ok());
 }
 
+TEST_CASE("a synthetic PU numbered beyond the CPUs mptrain plans for is refused before hwloc sizes bitmaps by it",
+          "[affinity][topology]") {
+  // hwloc took 4.7 GB and 8 s, or crashed under a 1 GiB limit, on this one.
+  auto topology = load_synthetic_topology("pu:2(indexes=0,4294967295)");
+  REQUIRE_FALSE(topology.ok());
+  CHECK(topology.error().message.find("numbers a PU 4294967295, beyond the 8192 CPUs") != std::string::npos);
+  CHECK(load_synthetic_topology("pu:2(indexes=1,0)").ok());
+}
+
+// `file` of tests/data/affinity with its first `from` replaced by `to`.
+std::string edited_fixture(const std::string& file, const std::string& from, const std::string& to) {
+  auto xml = read_file(std::string(MPTRAIN_TEST_DATA) + "/affinity/" + file);
+  REQUIRE(xml.ok());
+  const auto at = xml->find(from);
+  REQUIRE(at != std::string::npos);
+  return xml->replace(at, from.size(), to);
+}
+
+TEST_CASE("a recorded PU numbered beyond the CPUs mptrain plans for is refused, never planned as negative",
+          "[affinity][topology]") {
+  const auto xml = edited_fixture("two-sockets.xml", R"(type="PU" os_index="0")", R"(type="PU" os_index="4000000000")");
+  auto topology = load_xml_topology(xml, "big-index.xml");
+  REQUIRE_FALSE(topology.ok());
+  CHECK(topology.error().message.find("a PU numbered 4000000000, beyond the 8192 CPUs") != std::string::npos);
+}
+
+TEST_CASE("a recorded cache size no cache has is unknown, never a negative size", "[affinity][topology]") {
+  const auto xml = edited_fixture("hybrid-client.xml", R"(cache_size="26214400")", R"(cache_size="9223372036854775808")");
+  auto topology = load_xml_topology(xml, "big-l3.xml");
+  REQUIRE(topology.ok());
+  for (const auto& level : topology->caches) {
+    for (const auto& cache : level.caches) CHECK(cache.size_bytes >= 0);
+  }
+}
+
 TEST_CASE("an hwloc XML file gives the machine it records", "[affinity][topology]") {
   auto xml = read_file(std::string(MPTRAIN_TEST_DATA) + "/affinity/two-sockets.xml");
   REQUIRE(xml.ok());

@@ -81,6 +81,18 @@ TEST_CASE("a flipped byte fails the checksum", "[hogwild]") {
   fs::remove(path);
 }
 
+TEST_CASE("counters beyond any training's are refused, never shown as negative epochs", "[hogwild]") {
+  const auto layout = model_layout(ModelKind::logreg);
+  const auto path = temp_path("counters");
+  for (const auto& [epochs, samples] : {std::pair{~std::uint64_t{0}, std::uint64_t{1}}, std::pair{std::uint64_t{1}, ~std::uint64_t{0}}}) {
+    REQUIRE(write_file_atomic(path, encode_checkpoint(layout, some_parameters(layout), epochs, samples)).ok());
+    CHECK_THAT(load_error(path, ModelKind::logreg), Catch::Contains("beyond any training's"));
+  }
+  REQUIRE(write_file_atomic(path, encode_checkpoint(layout, some_parameters(layout), std::uint64_t{1} << 53, 7)).ok());
+  CHECK(load_checkpoint(path, ModelKind::logreg).ok());
+  fs::remove(path);
+}
+
 TEST_CASE("a truncated checkpoint is refused", "[hogwild]") {
   const auto layout = model_layout(ModelKind::logreg);
   const auto bytes = encode_checkpoint(layout, some_parameters(layout), 1, 1);

@@ -77,6 +77,15 @@ TEST_CASE("period_line: the verdict, the figures and the top finding on one line
         "251/s invol  loss 50%  top demand_above_capacity");
 }
 
+TEST_CASE("period_line: periods shorter than 0.1 s get the decimals that tell them apart", "[period]") {
+  Diagnosis d;
+  d.verdict = Verdict::healthy;
+  CHECK(period_line(d, 0.05, 0.05).starts_with("[  0.05 s] healthy"));
+  CHECK(period_line(d, 0.1, 0.05).starts_with("[  0.10 s] healthy"));
+  CHECK(period_line(d, 0.005, 0.005).starts_with("[ 0.005 s] healthy"));
+  CHECK(period_line(d, 0.2, 0.1).starts_with("[   0.2 s] healthy"));
+}
+
 TEST_CASE("period_line: no finding reads '-', too little evidence is said", "[period]") {
   Diagnosis d;
   d.verdict = Verdict::inconclusive;

@@ -14,7 +14,7 @@ done
 
 run_mptrain doctor --every 500ms --interval 0.25 --fail-on never -- "$BURN" 1 3
 expect_code 0
-line='^\[ *[0-9]+\.[0-9] s\] (healthy|inconclusive|warning|oversubscribed) +runnable [0-9.]+  waiting [0-9.]+  wait/slice [0-9.e+-]+ ms  cpu [0-9]+%  switches [0-9]+/s vol [0-9]+/s invol  loss ([0-9]+%|-)  top [a-z_-]+'
+line='^\[ *[0-9]+\.[0-9]{1,3} s\] (healthy|inconclusive|warning|oversubscribed) +runnable [0-9.]+  waiting [0-9.]+  wait/slice [0-9.e+-]+ ms  cpu [0-9]+%  switches [0-9]+/s vol [0-9]+/s invol  loss ([0-9]+%|-)  top [a-z_-]+'
 lines=$(grep -cE "$line" "$WORK/err")
 # 3 s of burning in 0.5 s periods: about 6 lines (a last partial period prints none).
 (( lines >= 4 && lines <= 7 )) || { cat "$WORK/err" >&2; fail "expected about 6 lines for 3 s every 0.5 s, got $lines"; }
