@@ -8,13 +8,12 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <thread>
-
-#include <unistd.h>
 
 #include "affinity/bind.hpp"
 #include "affinity/usable_cpus.hpp"

@@ -38,9 +38,10 @@ std::string period_line(const Diagnosis& d, double since_start_s, double every_s
   std::string line = fmt::format(
       "[{:6.{}f} s] {:<14}  runnable {:.2f}  waiting {:.2f}  wait/slice {:.3g} ms  cpu {:.0f}%  switches {:.0f}/s vol "
       "{:.0f}/s invol  loss {}  top {}",
-      since_start_s, decimals, to_string(d.verdict), d.runnable_threads_avg, d.waiting_threads_avg, d.wait_per_slice_ms_mean,
-      100 * d.cpu_utilization, d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second,
-      d.loss ? fmt::format("{:.0f}%", 100 * d.loss->decides) : std::string("-"), top_finding(d));
+      since_start_s, decimals, to_string(d.verdict), d.runnable_threads_avg, d.waiting_threads_avg,
+      d.wait_per_slice_ms_mean, 100 * d.cpu_utilization, d.voluntary_switches_per_second,
+      d.nonvoluntary_switches_per_second, d.loss ? fmt::format("{:.0f}%", 100 * d.loss->decides) : std::string("-"),
+      top_finding(d));
   if (!d.evidence.sufficient) {
     line += "  (too little evidence)";
   }

@@ -17,8 +17,8 @@ namespace {
 
 // stop_signals(), then the two the caller gives a meaning to, the two of job control (SIGTSTP,
 // SIGCONT: handled in take()), then SIGCHLD.
-constexpr int caught_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
-                                  SIGPWR,  SIGIO,   SIGUSR1, SIGUSR2, SIGTSTP,   SIGCONT, SIGCHLD};
+constexpr int caught_signals[] = {SIGINT, SIGTERM, SIGHUP,  SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+                                  SIGPWR, SIGIO,   SIGUSR1, SIGUSR2, SIGTSTP,   SIGCONT, SIGCHLD};
 constexpr int stop_count = 10;
 constexpr int caught_count = sizeof caught_signals / sizeof caught_signals[0];
 
@@ -74,8 +74,7 @@ Result<std::unique_ptr<SignalRelay>> SignalRelay::install() {
     const int signal = caught_signals[i];
     ::sigaction(signal, nullptr, &relay->state_->previous[i]);
     // SIGHUP under nohup, and SIGTSTP where job control is off (a shell that ignores it for its jobs).
-    ignored_at_install[i] =
-        (signal == SIGHUP || signal == SIGTSTP) && relay->state_->previous[i].sa_handler == SIG_IGN;
+    ignored_at_install[i] = (signal == SIGHUP || signal == SIGTSTP) && relay->state_->previous[i].sa_handler == SIG_IGN;
     if (ignored_at_install[i]) continue;
     action.sa_flags = signal == SIGCHLD ? SA_RESTART | SA_NOCLDSTOP : SA_RESTART;
     ::sigaction(signal, &action, nullptr);

@@ -1,12 +1,11 @@
 // The Linux side of tree placement: finding the library beside the running
 // binary, and the tree tables as memfds.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -42,18 +41,20 @@ std::string others_can_change(const struct stat& info) {
 Status trusted_library(const std::filesystem::path& path) {
   const std::string text = path.string();
   if (text.find_first_of(" \t\n:") != std::string::npos) {
-    return Error{fmt::format("the placement library's path {} holds a space or colon, which LD_PRELOAD would split "
-                             "(the workers would load what follows relative to their folder); install mptrain where "
-                             "its path has neither",
-                             text)};
+    return Error{
+        fmt::format("the placement library's path {} holds a space or colon, which LD_PRELOAD would split "
+                    "(the workers would load what follows relative to their folder); install mptrain where "
+                    "its path has neither",
+                    text)};
   }
   for (auto part = path; !part.empty(); part = part.parent_path()) {
     struct stat info {};
     if (::lstat(part.c_str(), &info) != 0) return errno_error("cannot check", part.string());
     if (auto who = others_can_change(info); !who.empty()) {
-      return Error{fmt::format("the placement library {} is not loaded into the workers: {} ({}), so another user "
-                               "could put code there; install mptrain where only root or you may write",
-                               text, part.string(), who)};
+      return Error{
+          fmt::format("the placement library {} is not loaded into the workers: {} ({}), so another user "
+                      "could put code there; install mptrain where only root or you may write",
+                      text, part.string(), who)};
     }
     if (part == part.root_path()) break;
   }

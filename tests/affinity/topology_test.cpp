@@ -98,7 +98,8 @@ TEST_CASE("a recorded PU numbered beyond the CPUs mptrain plans for is refused, 
 }
 
 TEST_CASE("a recorded cache size no cache has is unknown, never a negative size", "[affinity][topology]") {
-  const auto xml = edited_fixture("hybrid-client.xml", R"(cache_size="26214400")", R"(cache_size="9223372036854775808")");
+  const auto xml =
+      edited_fixture("hybrid-client.xml", R"(cache_size="26214400")", R"(cache_size="9223372036854775808")");
   auto topology = load_xml_topology(xml, "big-l3.xml");
   REQUIRE(topology.ok());
   for (const auto& level : topology->caches) {

@@ -84,7 +84,8 @@ TEST_CASE("a flipped byte fails the checksum", "[hogwild]") {
 TEST_CASE("counters beyond any training's are refused, never shown as negative epochs", "[hogwild]") {
   const auto layout = model_layout(ModelKind::logreg);
   const auto path = temp_path("counters");
-  for (const auto& [epochs, samples] : {std::pair{~std::uint64_t{0}, std::uint64_t{1}}, std::pair{std::uint64_t{1}, ~std::uint64_t{0}}}) {
+  for (const auto& [epochs, samples] :
+       {std::pair{~std::uint64_t{0}, std::uint64_t{1}}, std::pair{std::uint64_t{1}, ~std::uint64_t{0}}}) {
     REQUIRE(write_file_atomic(path, encode_checkpoint(layout, some_parameters(layout), epochs, samples)).ok());
     CHECK_THAT(load_error(path, ModelKind::logreg), Catch::Contains("beyond any training's"));
   }

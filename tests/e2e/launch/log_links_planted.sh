@@ -13,21 +13,21 @@ intact() {
   [[ -z $(ls -A "$WORK/elsewhere") ]] || fail "$1: a planted folder link was written into: $(ls -A "$WORK/elsewhere")"
 }
 
-logs="$WORK/restarts"
-mkdir -p "$logs/attempt-0"
-ln -s "$WORK/victim" "$logs/attempt-0/rank-0.out"
-run_mptrain run -n 1 --max-restarts 1 --log-dir "$logs" -- sh -c 'echo written'
-expect_code 0
-intact "attempt-0/rank-0.out"
-[[ -f "$logs/attempt-0/rank-0.out" && ! -L "$logs/attempt-0/rank-0.out" ]] || fail "attempt-0/rank-0.out is not mptrain's own file"
-grep -q '^written$' "$logs/attempt-0/rank-0.out" || fail "the log lost the worker's output"
-
-logs="$WORK/folder"
-mkdir -p "$logs"
-ln -s "$WORK/elsewhere" "$logs/attempt-0"
-run_mptrain run -n 1 --max-restarts 1 --log-dir "$logs" -- sh -c 'echo written'
-expect_code 0
-intact "attempt-0 folder"
-[[ -d "$logs/attempt-0" && ! -L "$logs/attempt-0" ]] || fail "attempt-0 is not mptrain's own folder"
+# planted_run NAME LINK TARGET: in a new --log-dir $WORK/NAME, LINK (relative to it) is a link to
+# TARGET; a run with --max-restarts 1 succeeds and writes through neither; the log is mptrain's own.
+planted_run() {
+  logs="$WORK/$1"
+  mkdir -p "$(dirname "$logs/$2")"
+  ln -s "$3" "$logs/$2"
+  run_mptrain run -n 1 --max-restarts 1 --log-dir "$logs" -- sh -c 'echo written'
+  expect_code 0
+  intact "$2"
+  [[ ! -L "$logs/$2" ]] || fail "$2 is still the planted link"
+  grep -q '^written$' "$logs/attempt-0/rank-0.out" || fail "the log lost the worker's output"
+}
+planted_run restarts attempt-0/rank-0.out "$WORK/victim"
+[[ -f "$logs/attempt-0/rank-0.out" ]] || fail "attempt-0/rank-0.out is not mptrain's own file"
+planted_run folder attempt-0 "$WORK/elsewhere"
+[[ -d "$logs/attempt-0" ]] || fail "attempt-0 is not mptrain's own folder"
 
 echo PASS
