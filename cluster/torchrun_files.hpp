@@ -20,8 +20,9 @@ namespace mptrain::cluster {
 // do when it cannot be made.
 Result<std::filesystem::path> make_run_folder(const RunFolderPlan& plan, bool dry_run);
 
-// Whether a worker wrote anything under `dir`: a file that is not empty (a
-// refusal before any worker started leaves only empty folders).
+// Whether a worker wrote anything under `dir`: a file that is not empty and
+// not the run's lock file (a refusal before any worker started leaves only
+// empty folders).
 bool holds_files(const std::filesystem::path& dir);
 
 // Removes `dir` and everything in it; an error is ignored (a temporary folder).

@@ -36,6 +36,7 @@ bool holds_files(const std::filesystem::path& dir) {
   std::error_code error;
   for (auto it = std::filesystem::recursive_directory_iterator(dir, error);
        !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (it->path().filename() == procmgr::log_lock_name) continue;  // the run's own lock, not its output
     if (it->is_regular_file(error) && it->file_size(error) > 0) return true;
   }
   return false;

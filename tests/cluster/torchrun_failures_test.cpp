@@ -51,6 +51,8 @@ TEST_CASE("the run folder is made under its base, and only a file with content c
         std::vector<std::string>{"TORCHELASTIC_ERROR_FILE=" + (folder / "attempt_0/1/error.json").string()});
   CHECK(std::filesystem::is_directory(folder / "attempt_0/1"));
   CHECK_FALSE(holds_files(folder));
+  std::ofstream(folder / ".mptrain.lock") << "4242\n";  // the run's lock holds its pid, not the run's output
+  CHECK_FALSE(holds_files(folder));
   std::ofstream(folder / "attempt_0/1/error.json") << "{}";
   CHECK(holds_files(folder));
   remove_run_folder(folder);

@@ -22,9 +22,13 @@ if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 else
   expect_stderr "no other python3 in PATH, /usr/bin or /usr/local/bin imports it either"
 fi
-# A failure of another kind gets no such line.
+# A failure of another kind gets no such line; a failure that wrote no
+# file leaves no run folder behind (its lock file is not the run's output).
 echo 'raise SystemExit(3)' >"$WORK/fail.py"
-MPTRAIN_PYTHON=/usr/bin/python3 run_mptrain torchrun --nproc-per-node 1 "$WORK/fail.py"
+mkdir "$WORK/tmp"
+TMPDIR="$WORK/tmp" MPTRAIN_PYTHON=/usr/bin/python3 run_mptrain torchrun --nproc-per-node 1 "$WORK/fail.py"
 expect_code 3
 ! grep -q "cannot import" "$WORK/err" || fail "a plain failure was blamed on the interpreter"
+! grep -q "mptrain: kept" "$WORK/err" || fail "a run folder holding only its lock was kept"
+[[ -z $(ls -A "$WORK/tmp") ]] || fail "left behind in TMPDIR: $(ls -A "$WORK/tmp")"
 exit 0
