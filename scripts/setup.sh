@@ -5,7 +5,9 @@
 #
 # Usage: scripts/setup.sh [--test]
 #   --test  also what only the test suite needs: PyTorch (python3-torch, for
-#           the torchrun and torch.distributed tests), so `make run` stays lean.
+#           the torchrun and torch.distributed tests) and scikit-learn (the
+#           placement library under numpy, torch and sklearn together), so
+#           `make run` stays lean.
 set -euo pipefail
 
 packages=(
@@ -22,7 +24,7 @@ packages=(
 )
 
 case "${1:-}" in
-  --test) packages+=(python3-torch python3-tqdm) ;;
+  --test) packages+=(python3-torch python3-tqdm python3-sklearn) ;;
   "") ;;
   *) echo "setup: error: unknown argument '$1'; usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
 esac

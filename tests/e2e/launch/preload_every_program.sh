@@ -1,0 +1,70 @@
+# The placement library loaded into programs it was not written for changes
+# nothing: every ELF program of a directory (MPTRAIN_SWEEP_DIR, /usr/bin by
+# default) run with --version, as an unprivileged user with stdin from
+# /dev/null, prints the same and exits the same with the library preloaded
+# as bare. A program whose bare runs differ from each other (a clock, a pid,
+# a random name in its output) is left out and counted. A library that
+# crashes one (a constructor calling dlsym before the library's own ran, as
+# libGLdispatch does for stress-ng) fails this.
+# ctest: timeout 600
+source "$(dirname "$0")/../lib.sh"
+dir=${MPTRAIN_SWEEP_DIR:-/usr/bin}
+library="$(dirname "$MPTRAIN")/libmptrain_place.so"
+[[ -r $library ]] || fail "no placement library beside $MPTRAIN"
+# A sanitizer's library can be loaded only into programs built with its runtime.
+if sanitizer_build; then skip "the placement library of a sanitizer build cannot be preloaded into other programs"; fi
+command -v setpriv >/dev/null || fail "setpriv (util-linux) is needed"
+id nobody >/dev/null 2>&1 || fail "the user nobody is needed"
+
+# The library and a working folder that nobody can read and write.
+mkdir -p "$WORK/lib" "$WORK/cwd"
+cp "$library" "$WORK/lib/libmptrain_place.so"
+chmod 755 "$WORK" "$WORK/lib" "$WORK/lib/libmptrain_place.so"
+chmod 1777 "$WORK/cwd"
+setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$WORK/lib/libmptrain_place.so" ||
+  fail "nobody cannot read $WORK/lib: give TMPDIR a folder every user can enter"
+
+# One program, once: a digest of what it printed and its exit code.
+cat >"$WORK/once.sh" <<'ONCE'
+#!/bin/bash
+# once.sh PRELOAD PROGRAM: PRELOAD is a library path or "" for bare.
+cd "$(dirname "$0")/cwd" || exit 1
+if [[ -n $1 ]]; then set -- env LD_PRELOAD="$1" "$2"; else set -- "$2"; fi
+out=$(mktemp) || exit 1
+timeout -k 1 3 setpriv --reuid=nobody --regid=nogroup --clear-groups "$@" --version </dev/null >"$out" 2>&1
+code=$?
+digest=$(head -c 4000 "$out" | md5sum)
+rm -f "$out"
+echo "$code ${digest%% *}"
+ONCE
+cat >"$WORK/compare.sh" <<'COMPARE'
+#!/bin/bash
+# compare.sh LIBRARY PROGRAM: one line, "same", "unstable" or "differs: ...".
+once=$(dirname "$0")/once.sh
+bare=$("$once" "" "$2")
+placed=$("$once" "$1" "$2")
+[[ $bare == "$placed" ]] && { echo "same $2"; exit 0; }
+again=$("$once" "" "$2")
+[[ $bare != "$again" ]] && { echo "unstable $2"; exit 0; }
+echo "differs $2: bare [$bare] preloaded [$placed]"
+COMPARE
+chmod 755 "$WORK/once.sh" "$WORK/compare.sh"
+
+for program in "$dir"/*; do
+  [[ -f $program && -x $program && $(head -c 4 "$program" 2>/dev/null | tr -d '\0') == $'\x7fELF' ]] && echo "$program"
+done >"$WORK/programs"
+count=$(wc -l <"$WORK/programs")
+((count >= 10)) || fail "$dir holds $count ELF programs: too few to sweep"
+
+xargs -d '\n' -P "$(nproc)" -n 1 "$WORK/compare.sh" "$WORK/lib/libmptrain_place.so" <"$WORK/programs" >"$WORK/results"
+(($(wc -l <"$WORK/results") == count)) || fail "$(wc -l <"$WORK/results") results for $count programs"
+unstable=$(grep -c '^unstable ' "$WORK/results")
+echo "swept $count programs of $dir: $(grep -c '^same ' "$WORK/results") the same, $unstable unstable bare (left out)"
+grep '^unstable ' "$WORK/results" | head -20
+# A directory whose programs mostly change run to run proves nothing.
+((unstable * 10 <= count)) || fail "$unstable of $count programs print differently from run to run"
+if grep -q '^differs ' "$WORK/results"; then
+  grep '^differs ' "$WORK/results" >&2
+  fail "the placement library changed what $(grep -c '^differs ' "$WORK/results") programs print or return"
+fi
+exit 0
