@@ -55,9 +55,14 @@ std::optional<std::uint64_t> read_le(std::string_view bytes, std::uint64_t offse
 
 }  // namespace
 
-PreloadReach preload_reach(std::string_view head, unsigned mode) {
-  constexpr unsigned set_id_bits = 04000 | 02000;  // S_ISUID | S_ISGID
-  if ((mode & set_id_bits) != 0) return PreloadReach::set_id;
+bool secure_exec(unsigned mode, unsigned owner, unsigned group, unsigned uid, unsigned gid) {
+  constexpr unsigned set_uid = 04000, set_gid = 02000, group_execute = 0010;
+  if ((mode & set_uid) != 0 && owner != uid) return true;
+  return (mode & set_gid) != 0 && (mode & group_execute) != 0 && group != gid;
+}
+
+PreloadReach preload_reach(std::string_view head, bool secure) {
+  if (secure) return PreloadReach::set_id;
   if (head.size() < 20 ||
       head.substr(0, 4) !=
           "\x7f"

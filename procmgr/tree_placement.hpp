@@ -69,15 +69,22 @@ bool pools_may_exceed_cpus(ProgramThreads program_threads, bool oversubscribed, 
 
 // Whether a preloaded library reaches a program: the dynamic loader runs
 // it for dynamically linked programs (and scripts, through their
-// interpreter), not for static ones nor set-user-ID or set-group-ID ones.
+// interpreter), not for static ones nor those it runs in secure mode.
 enum class PreloadReach { reaches, static_binary, set_id };
 
+// Whether executing a file of `mode`, owned by `owner` and `group`, as real
+// user `uid` and group `gid` puts the loader in secure mode (AT_SECURE),
+// where it ignores LD_PRELOAD: a set-user-ID bit naming another user, or a
+// set-group-ID bit (with group execute) naming another group. Root running
+// a set-user-ID-root program, or a user their own, stays itself.
+bool secure_exec(unsigned mode, unsigned owner, unsigned group, unsigned uid, unsigned gid);
+
 // What `head` (the first bytes of a program file, at least its ELF header
-// and program headers) and its `mode` say: a 64- or 32-bit ELF without a
-// PT_INTERP header is static; a set-user-ID or set-group-ID mode is
-// set_id; anything else (a script, a dynamic ELF, bytes too short to tell)
-// reaches.
-PreloadReach preload_reach(std::string_view head, unsigned mode);
+// and program headers) says, and whether the loader runs it in `secure`
+// mode: a secure exec is set_id; a 64- or 32-bit ELF without a PT_INTERP
+// header is static; anything else (a script, a dynamic ELF, bytes too
+// short to tell) reaches.
+PreloadReach preload_reach(std::string_view head, bool secure);
 
 // preload_reach of the program file at `path` (its first 64 KiB); reaches when it cannot be read.
 PreloadReach preload_reach_of_file(const std::string& path);

@@ -91,7 +91,7 @@ PreloadReach preload_reach_of_file(const std::string& path) {
   std::string head(64 * 1024, '\0');
   const ssize_t got = ::pread(fd.get(), head.data(), head.size(), 0);
   head.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-  return preload_reach(head, info.st_mode);
+  return preload_reach(head, secure_exec(info.st_mode, info.st_uid, info.st_gid, ::getuid(), ::getgid()));
 }
 
 Result<PlaceTable> PlaceTable::create(int slices) {

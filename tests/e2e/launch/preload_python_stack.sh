@@ -4,7 +4,6 @@
 # KMeans centres, the same pools named; preloaded by hand and under
 # `mptrain run -n 1` (every usable CPU, as bare).
 source "$(dirname "$0")/../lib.sh"
-sanitizer_build && skip "the placement library of a sanitizer build cannot be preloaded into python3"
 /usr/bin/python3 -c 'import numpy, torch, sklearn, threadpoolctl' 2>"$WORK/import" ||
   fail "python3 cannot import numpy, torch and sklearn (scripts/setup.sh --test installs them): $(tail -1 "$WORK/import")"
 cat >"$WORK/stack.py" <<'PY'
