@@ -94,8 +94,10 @@ WatchOutcome watch_command(monitor::LiveMonitor& monitor, const DoctorOptions& o
   // pass it on; not a terminal, which a command outside the terminal's foreground group cannot read.
   group.input = ::isatty(STDIN_FILENO) ? procmgr::Input::dev_null : procmgr::Input::inherit;
   group.on_tick = [&monitor](const std::vector<pid_t>& pids) { monitor.observe(pids); };
-  auto result = procmgr::run_group({procmgr::WorkerSpec{}}, procmgr::Program{o.request.command}, group);
-  if (!result.ok()) throw Failure(exit_code::runtime_failure, result.error().message);
+  procmgr::WorkerSpec command;
+  command.name = "the command";  // one command, not a rank of a launch
+  auto result = procmgr::run_group({command}, procmgr::Program{o.request.command}, group);
+  if (!result.ok()) throw Failure(exit_code::runtime_failure, with_limit_advice(result.error()));
   return {{result->exit_code(), result->forwarded_signal, !result->output_losses.empty()}, result->output_losses};
 }
 

@@ -2,6 +2,7 @@
 // turn any failure into "mptrain: error: …" and the spec's exit code; then
 // make sure the report reached stdout (finish_stdout).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -15,6 +16,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "procmgr/environment.hpp"
+#include "procmgr/tree_placement.hpp"
 #include "util/failure.hpp"
 #include "util/fd.hpp"
 #include "util/parse_errors.hpp"
@@ -125,10 +128,29 @@ int parse_and_run(CLI::App& app, const cli::Runner& runner, std::span<char* cons
   }
 }
 
+// A launch (run, torchrun, tune) started inside a worker of another mptrain
+// run plans, places and caps its own workers: it execs itself again without
+// what the outer run set for its workers, its placement library above all
+// (loaded here, it would take this mptrain's pinning of its workers for a
+// program's own). Returns only when there is nothing to leave or the exec
+// failed (the launch then goes on as it is).
+void leave_outer_run(char** argv) {
+  if (argv[0] == nullptr || argv[1] == nullptr) return;
+  const std::string_view command = argv[1];
+  if (command != "run" && command != "torchrun" && command != "tune") return;
+  const auto outside = procmgr::outside_outer_run(current_environment(), procmgr::place_library_name);
+  if (!outside) return;
+  std::vector<char*> envp;
+  for (const auto& entry : *outside) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+  ::execve("/proc/self/exe", argv, envp.data());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   reserve_standard_descriptors();
+  leave_outer_run(argv);
   CLI::App app{"mptrain: a CPU training launcher and oversubscription profiler", "mptrain"};
   app.set_version_flag("--version", cli::version_text);
   app.require_subcommand(1);

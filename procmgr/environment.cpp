@@ -4,8 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 
 #include "util/launcher_variables.hpp"
+#include "util/place_variables.h"
+#include "util/text.hpp"
 
 namespace mptrain::procmgr {
 
@@ -118,6 +121,77 @@ std::vector<std::string> mpi_launcher_variables(const std::vector<std::string>& 
     }
   }
   return names;
+}
+
+namespace {
+
+// What every launch sets for every worker, whatever its options: the
+// launcher's variables, each attempt's, and the placement library's.
+bool set_by_every_launch(std::string_view name) {
+  namespace lv = launcher_variables;
+  static constexpr std::array<std::string_view, 18> names = {lv::rank,
+                                                             lv::local_rank,
+                                                             lv::world_size,
+                                                             lv::local_world_size,
+                                                             lv::group_rank,
+                                                             lv::group_world_size,
+                                                             lv::role_name,
+                                                             lv::role_rank,
+                                                             lv::role_world_size,
+                                                             lv::max_restarts,
+                                                             lv::master_addr,
+                                                             lv::master_port,
+                                                             lv::mptrain_cpus,
+                                                             lv::run_id,
+                                                             lv::use_agent_store,
+                                                             lv::mptrain_restart_count,
+                                                             lv::restart_count,
+                                                             lv::error_file};
+  return std::find(names.begin(), names.end(), name) != names.end() || name.starts_with(PLACE_VAR_PREFIX);
+}
+
+}  // namespace
+
+std::string set_variables_entry(const std::vector<std::string>& env) {
+  std::vector<std::string> names;
+  for (const auto& entry : env) {
+    const auto name = variable_name(entry);
+    if (name != "LD_PRELOAD" && name != launcher_variables::mptrain_set && !set_by_every_launch(name))
+      names.emplace_back(name);
+  }
+  return fmt::format("{}={}", launcher_variables::mptrain_set, fmt::join(names, ","));
+}
+
+std::optional<std::vector<std::string>> outside_outer_run(const std::vector<std::string>& environment,
+                                                          std::string_view library_name) {
+  std::string set;
+  const bool inside = find_variable(environment, launcher_variables::mptrain_set, &set);
+  std::vector<std::string> names;
+  if (inside) {
+    for (auto name : split(set, ',')) names.emplace_back(name);
+    names.emplace_back(launcher_variables::mptrain_set);
+    for (const auto& entry : environment) {
+      if (set_by_every_launch(variable_name(entry))) names.emplace_back(variable_name(entry));
+    }
+  }
+  std::string preload;
+  std::vector<std::string> kept;
+  bool library = false;
+  if (find_variable(environment, "LD_PRELOAD", &preload)) {
+    for (const auto& path : split(preload, ':')) {
+      const auto file = path.substr(path.rfind('/') + 1);  // the whole path when it has no folder
+      const bool ours = file == library_name;
+      library = library || ours;
+      if (!ours && !path.empty()) kept.emplace_back(path);
+    }
+  }
+  if (!inside && !library) return std::nullopt;
+  auto outside = without_variables(environment, names);
+  if (library) {
+    outside = without_variables(std::move(outside), {"LD_PRELOAD"});
+    if (!kept.empty()) outside.push_back(fmt::format("LD_PRELOAD={}", fmt::join(kept, ":")));
+  }
+  return outside;
 }
 
 std::vector<std::string> without_variables(std::vector<std::string> environment,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,6 +110,23 @@ std::vector<std::string> preload_environment(const std::string& library, const s
 // MPI_LOCALNRANKS. Workers must not inherit them: they are not that
 // launcher's ranks.
 std::vector<std::string> mpi_launcher_variables(const std::vector<std::string>& environment);
+
+// "MPTRAIN_SET=A,B,…": the names of the variables in `env` (what mptrain
+// sets for a worker) that depend on the launch's options (thread counts,
+// OpenMP places, the allocator's settings…): not LD_PRELOAD, which also
+// holds the user's libraries, nor what every launch sets (the launcher's
+// variables, each attempt's, the placement library's).
+std::string set_variables_entry(const std::vector<std::string>& env);
+
+// The environment for a launch started inside a worker of another mptrain
+// run (a nested run): without the variables that run set for its workers
+// (those MPTRAIN_SET names, MPTRAIN_SET, and what every launch sets) and
+// without its placement
+// library (`library_name`) in LD_PRELOAD, so that this run plans, places and
+// caps on its own and does not take the outer run's settings for the
+// user's; nullopt when `environment` holds neither (not inside a run).
+std::optional<std::vector<std::string>> outside_outer_run(const std::vector<std::string>& environment,
+                                                          std::string_view library_name);
 
 // `environment` without the entries named in `names`.
 std::vector<std::string> without_variables(std::vector<std::string> environment, const std::vector<std::string>& names);

@@ -23,4 +23,8 @@ int GroupResult::exit_code() const {
   return workers.at(static_cast<std::size_t>(*failed_rank)).status.shell_code();
 }
 
+std::string worker_name(const WorkerSpec& spec) {
+  return spec.name.empty() ? fmt::format("rank {}", spec.rank) : spec.name;
+}
+
 }  // namespace mptrain::procmgr

@@ -336,11 +336,11 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
   UniqueFd child_out, child_err;
   if (options_.output != Output::inherit) {
     if (auto s = pipe_stream(worker, Streams::out, setup.streams.out, child_out); !s.ok()) {
-      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank),
+      return limit_error(s.error(), fmt::format("create a pipe for {}'s output", worker_name(spec)),
                          static_cast<int>(workers_.size()));
     }
     if (auto s = pipe_stream(worker, Streams::err, setup.streams.err, child_err); !s.ok()) {
-      return limit_error(s.error(), fmt::format("create a pipe for rank {}'s output", spec.rank),
+      return limit_error(s.error(), fmt::format("create a pipe for {}'s output", worker_name(spec)),
                          static_cast<int>(workers_.size()));
     }
   }
@@ -356,7 +356,7 @@ Status Supervisor::spawn_one(Worker& worker, int restart) {
     const std::string program = target_.function != nullptr || target_.argv.empty()
                                     ? std::string()
                                     : fmt::format(" ({})", printable(target_.argv.front()));
-    return limit_error(child.error(), fmt::format("start rank {}{}", spec.rank, program),
+    return limit_error(child.error(), fmt::format("start {}{}", worker_name(spec), program),
                        static_cast<int>(workers_.size()));
   }
   worker.result.pid = child->pid;

@@ -66,7 +66,11 @@ struct WorkerSpec {
   std::vector<std::string> env;  // "NAME=value" set in the child on top of the parent's environment
   std::vector<int> inherit_fds;  // descriptors of mptrain's the child keeps across exec (close-on-exec
                                  // cleared in the child only), under the same numbers
+  std::string name;              // how messages name it ("the command" for doctor -- CMD); empty: "rank N"
 };
+
+// How messages name `spec`'s worker: its name, or "rank N".
+std::string worker_name(const WorkerSpec& spec);
 
 // A program each worker execs (argv[0] searched in PATH).
 struct Program {

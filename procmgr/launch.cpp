@@ -108,6 +108,7 @@ std::vector<WorkerSpec> launch_specs(const LaunchLayout& layout, const WorldInfo
     }
     if (settings.passive_wait) append(spec.env, passive_wait_environment(environment));
     if (settings.memory) spec.memory = *settings.memory;
+    spec.env.push_back(set_variables_entry(spec.env));  // a run started inside the worker plans without them
   }
   return specs;
 }

@@ -69,16 +69,17 @@ nlohmann::json result_json(const GroupResult& result, const std::vector<CpuSet>&
 std::string pools_text(const std::vector<PoolRecord>& records) {
   std::string text;
   for (const auto& [rank, process] : records) {
-    const std::string name = process.comm.empty() ? std::string("?") : printable(process.comm);
+    const std::string name = process.comm.empty() ? std::string() : printable(process.comm);
     if (process.own_affinity) {
-      text += fmt::format("  rank {} pid {} ({}): set its own CPU affinity; left alone, its pools uncapped\n", rank,
-                          process.pid, name);
+      text += fmt::format("  rank {} pid {}{}: set its own CPU affinity; left alone, its pools uncapped\n", rank,
+                          process.pid, name.empty() ? name : " (" + name + ")");
       continue;
     }
     const auto cpus = process.cpus.to_short_string();
     const auto where = process.slice >= 0 ? fmt::format("slice {}: CPUs {}", process.slice, cpus) : "CPUs " + cpus;
-    text += fmt::format("  rank {} pid {} ({}, {}): asked for {} ({}), got {}\n", rank, process.pid, name, where,
-                        counted(process.asked, "thread"), process.call, process.got);
+    text += fmt::format("  rank {} pid {} ({}{}): asked for {} ({}), got {}\n", rank, process.pid,
+                        name.empty() ? name : name + ", ", where, counted(process.asked, "thread"), process.call,
+                        process.got);
   }
   return text.empty() ? text : "mptrain: the thread pools the programs sized themselves:\n" + text;
 }

@@ -94,14 +94,14 @@
 /* Each thread's OpenMP team is fixed once per process (fix_team); a forked child bumps the generation. */
 static int team_generation = 1;
 static __thread int team_fixed_in; /* the generation this thread's team was fixed in (0: never) */
-static cpu_set_t worker_cpus;     /* MPTRAIN_PLACE_CPUS */
-static int placing = 0;           /* 1 once worker_cpus is known */
-static int capping = 0;           /* 1 unless MPTRAIN_PLACE_KEEP=1 */
-static int worker_pool = 0;       /* MPTRAIN_PLACE_POOL: T */
-static int child_pool = 0;        /* MPTRAIN_PLACE_THREADS: floor(T/K) */
-static int slice_total = 0;       /* K */
-static char slices_text[65536];   /* MPTRAIN_PLACE_SLICES */
-static struct place_table* table; /* the worker's tree table; NULL: unreachable */
+static cpu_set_t worker_cpus;      /* MPTRAIN_PLACE_CPUS */
+static int placing = 0;            /* 1 once worker_cpus is known */
+static int capping = 0;            /* 1 unless MPTRAIN_PLACE_KEEP=1 */
+static int worker_pool = 0;        /* MPTRAIN_PLACE_POOL: T */
+static int child_pool = 0;         /* MPTRAIN_PLACE_THREADS: floor(T/K) */
+static int slice_total = 0;        /* K */
+static char slices_text[65536];    /* MPTRAIN_PLACE_SLICES */
+static struct place_table* table;  /* the worker's tree table; NULL: unreachable */
 
 /* ---- This process ---- */
 static int is_main = 0;                  /* the worker's own process */
@@ -263,7 +263,7 @@ static struct place_process* claim_entry(pid_t pid, uint64_t start) {
       entry->got = 0;
       entry->active_ms = now_ms(); /* a process that has just started is about to work */
       entry->call[0] = '\0';
-      entry->comm[0] = '\0';
+      prctl(PR_GET_NAME, entry->comm, 0, 0, 0); /* the report names it even if it ends before asking */
       int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
       while (used < i + 1 &&
              !__atomic_compare_exchange_n(&table->used, &used, i + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -513,6 +513,7 @@ static void in_worker_place(const struct place_process* parent, int helper) {
  * mask of its own (`now`, read when `known`); a wrapper or shell (`helper`) gives its slice back. */
 static void keep_forked_placement(struct place_process* entry, int helper, int known, const cpu_set_t* now) {
   self_entry = entry;
+  prctl(PR_GET_NAME, entry->comm, 0, 0, 0); /* the program it exec'd, not the one that forked it */
   current_slice = entry->slice;
   holder = (entry->flags & PLACE_HOLDER) != 0;
   cpu_set_t placed;
@@ -917,7 +918,7 @@ VISIBLE void omp_set_num_threads_8_(const int64_t* count) {
 }
 
 VISIBLE int32_t omp_get_max_threads_(void) {
-  REAL(int32_t (*)(void), omp_get_max_threads_);
+  REAL(int32_t(*)(void), omp_get_max_threads_);
   if (real_omp_get_max_threads_ == NULL) return 1;
   fix_team("omp_get_max_threads");
   return real_omp_get_max_threads_();

@@ -50,17 +50,17 @@ struct Prepared {
 std::string describe_failure(Step step, const ChildTarget& target, const WorkerSpec& spec) {
   switch (step) {
     case Step::death_signal:
-      return fmt::format("cannot set the parent-death signal of rank {}", spec.rank);
+      return fmt::format("cannot set the parent-death signal of {}", worker_name(spec));
     case Step::streams:
-      return fmt::format("cannot redirect the output of rank {}", spec.rank);
+      return fmt::format("cannot redirect the output of {}", worker_name(spec));
     case Step::cpu_affinity:
-      return fmt::format("cannot pin rank {} to CPUs {}", spec.rank, spec.cpus.to_short_string());
+      return fmt::format("cannot pin {} to CPUs {}", worker_name(spec), spec.cpus.to_short_string());
     case Step::memory_policy:
-      return fmt::format("cannot set the memory policy of rank {} ({})", spec.rank, to_string(spec.memory));
+      return fmt::format("cannot set the memory policy of {} ({})", worker_name(spec), to_string(spec.memory));
     case Step::exec:
-      return fmt::format("cannot run '{}' for rank {}", target.argv.at(0), spec.rank);
+      return fmt::format("cannot run '{}' for {}", target.argv.at(0), worker_name(spec));
   }
-  return fmt::format("cannot start rank {}", spec.rank);
+  return fmt::format("cannot start {}", worker_name(spec));
 }
 
 bool is_executable_file(const std::string& path, int* error) {
@@ -140,12 +140,13 @@ Status prepare_masks(const ChildSetup& setup, Prepared& prepared) {
   const WorkerSpec& spec = *setup.spec;
   if (!spec.cpus.empty()) {
     auto mask = IdMask::of(spec.cpus, "CPU");
-    if (!mask.ok()) return Error{fmt::format("cannot pin rank {}: {}", spec.rank, mask.error().message)};
+    if (!mask.ok()) return Error{fmt::format("cannot pin {}: {}", worker_name(spec), mask.error().message)};
     prepared.cpu_mask = *mask;
   }
   if (!spec.memory.nodes.empty()) {
     auto mask = IdMask::of(spec.memory.nodes, "NUMA node");
-    if (!mask.ok()) return Error{fmt::format("cannot bind the memory of rank {}: {}", spec.rank, mask.error().message)};
+    if (!mask.ok())
+      return Error{fmt::format("cannot bind the memory of {}: {}", worker_name(spec), mask.error().message)};
     prepared.node_mask = *mask;
   }
   return ok_status();

@@ -37,6 +37,9 @@ std::string slices_text(const std::vector<CpuSet>& slices);
 // that asks for more gets the CPU count.
 enum class ProgramThreads { cap, keep };
 
+// The placement library's file name (beside mptrain, or in ../lib/mptrain).
+inline constexpr std::string_view place_library_name = "libmptrain_place.so";
+
 // The variables of tree_placement_environment that name the launching
 // mptrain process (its pid, its table under /proc/PID/fd): meaningless
 // outside that run, so a dry run leaves them out.

@@ -22,7 +22,7 @@
 namespace mptrain::procmgr {
 
 namespace {
-constexpr const char* library_name = "libmptrain_place.so";
+constexpr const char* library_name = place_library_name.data();
 
 // Whom `info` lets change the file or folder it describes besides root and this user: "" when no one.
 std::string others_can_change(const struct stat& info) {
@@ -97,7 +97,7 @@ PreloadReach preload_reach_of_file(const std::string& path) {
 Result<PlaceTable> PlaceTable::create(int slices) {
   PlaceTable table;
   table.fd_.reset(::memfd_create("mptrain-tree", MFD_CLOEXEC));
-  if (!table.fd_.valid()) return errno_error("cannot create the tree table", "memfd_create");
+  if (!table.fd_.valid()) return errno_error("cannot create the tree table (memfd_create)", "");
   if (::ftruncate(table.fd_.get(), static_cast<off_t>(sizeof(place_table))) != 0) {
     return errno_error("cannot size the tree table", "memfd");
   }

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
+#include <cerrno>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -48,10 +50,23 @@ template <class... Args>
   throw Failure(exit_code::runtime_failure, fmt::format(format, std::forward<Args>(args)...));
 }
 
-// Returns the value of `result`, or throws a Failure with `code` and its message.
+// `error`'s message, and when it ran out of file descriptors (EMFILE,
+// ENFILE) and does not already say what to do about it, which limit and how
+// to raise it.
+inline std::string with_limit_advice(const Error& error) {
+  if ((error.code != EMFILE && error.code != ENFILE) || error.message.find("ulimit") != std::string::npos)
+    return error.message;
+  rlimit limit{};
+  if (error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0)
+    return error.message + "; the system's limit on open files is reached";
+  return fmt::format("{} (the limit on open files is {}); raise the limit (ulimit -n)", error.message, limit.rlim_cur);
+}
+
+// Returns the value of `result`, or throws a Failure with `code` and its
+// message (with what to do where a limit on open files caused it).
 template <class T>
 T value_or_fail(Result<T> result, int code = exit_code::runtime_failure) {
-  if (!result.ok()) throw Failure(code, result.error().message);
+  if (!result.ok()) throw Failure(code, with_limit_advice(result.error()));
   return std::move(result).value();
 }
 

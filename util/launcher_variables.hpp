@@ -31,6 +31,9 @@ inline constexpr std::string_view error_file = "TORCHELASTIC_ERROR_FILE";
 // What mptrain adds for each worker: its CPUs and its attempt.
 inline constexpr std::string_view mptrain_cpus = "MPTRAIN_CPUS";
 inline constexpr std::string_view mptrain_restart_count = "MPTRAIN_RESTART_COUNT";
+// The names of the variables mptrain set for a worker, comma-separated: a
+// launch started inside that worker (a nested mptrain run) plans without them.
+inline constexpr std::string_view mptrain_set = "MPTRAIN_SET";
 
 // Open MPI's mpirun.
 inline constexpr std::string_view ompi_rank = "OMPI_COMM_WORLD_RANK";

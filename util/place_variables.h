@@ -4,6 +4,7 @@
  * them, monitor reads them back from /proc/PID/environ) spell one name. */
 #pragma once
 
+#define PLACE_VAR_PREFIX "MPTRAIN_PLACE_"           /* every variable of the library's */
 #define PLACE_VAR_CPUS "MPTRAIN_PLACE_CPUS"         /* the worker's CPUs ("0-3,8") */
 #define PLACE_VAR_TABLE "MPTRAIN_PLACE_TABLE"       /* the worker's tree table (procmgr/place_table.h) */
 #define PLACE_VAR_LAUNCHER "MPTRAIN_PLACE_LAUNCHER" /* mptrain's pid: its child is the worker itself */

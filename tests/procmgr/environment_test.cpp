@@ -107,3 +107,27 @@ TEST_CASE("ranks are global across nodes: node rank x M + local rank, in a world
     CHECK(contains(env, entry));
   }
 }
+
+TEST_CASE("a worker's environment names what mptrain set; a run inside it plans without that") {
+  const std::vector<std::string> set = {"OMP_NUM_THREADS=2", "OMP_PLACES={0},{1}",
+                                        "LD_PRELOAD=/b/libmptrain_place.so:/u.so"};
+  CHECK(set_variables_entry(set) == "MPTRAIN_SET=OMP_NUM_THREADS,OMP_PLACES");
+  // What every launch sets goes without saying.
+  CHECK(set_variables_entry({"RANK=0", "MPTRAIN_CPUS=0", "MPTRAIN_PLACE_POOL=1", "MALLOC_CONF=x"}) ==
+        "MPTRAIN_SET=MALLOC_CONF");
+  const std::string library = "libmptrain_place.so";
+  CHECK_FALSE(outside_outer_run({"OMP_NUM_THREADS=7", "LD_PRELOAD=/u.so"}, library));  // not inside a run
+  const std::vector<std::string> worker = {"HOME=/h",
+                                           "OMP_NUM_THREADS=2",
+                                           "OMP_PLACES={0},{1}",
+                                           "MINE=1",
+                                           "LD_PRELOAD=/b/libmptrain_place.so:/u.so",
+                                           "RANK=0",
+                                           "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
+                                           "MPTRAIN_SET=OMP_NUM_THREADS,OMP_PLACES"};
+  CHECK(outside_outer_run(worker, library) == std::vector<std::string>{"HOME=/h", "MINE=1", "LD_PRELOAD=/u.so"});
+  // The library alone (a program that preloads it by hand), or named without a folder.
+  CHECK(outside_outer_run({"LD_PRELOAD=libmptrain_place.so"}, library) == std::vector<std::string>{});
+  // A library of the same name's end is not it.
+  CHECK_FALSE(outside_outer_run({"LD_PRELOAD=/x/notlibmptrain_place.so"}, library));
+}

@@ -85,7 +85,7 @@ TEST_CASE("pools_text and pools_json: each process's request, or its own affinit
   CHECK(pools_text(records) ==
         "mptrain: the thread pools the programs sized themselves:\n"
         "  rank 0 pid 12 (python3, slice 1: CPUs 1): asked for 1 thread (omp_set_num_threads), got 1\n"
-        "  rank 1 pid 13 (?): set its own CPU affinity; left alone, its pools uncapped\n");
+        "  rank 1 pid 13: set its own CPU affinity; left alone, its pools uncapped\n");  // its name unknown
   const auto json = pools_json(records);
   CHECK(json[0]["slice"] == 1);
   CHECK(json[1]["slice"].is_null());

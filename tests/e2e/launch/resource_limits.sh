@@ -1,13 +1,27 @@
 # A resource limit that stops a worker from starting is named with its
 # value and the command, and the advice fits: "start fewer workers" only
-# where there are several (the doctor's one command has no workers to drop).
+# where there are several (the doctor's one command has no workers to drop,
+# and is not called a rank). Every limit on open files too low for a
+# launch, wherever it runs out (the tree tables, the port's socket, a
+# pipe), is named with its value and how to raise it.
 source "$(dirname "$0")/../lib.sh"
+close_inherited_fds
 
 # Open files: `ulimit -n 8` leaves mptrain too few descriptors for a worker's pipes.
 (ulimit -n 8 && "$MPTRAIN" doctor -- sleep 0.1) >"$WORK/out" 2>"$WORK/err"
 code=$?
 expect_code 1
 expect_stderr "^mptrain: error: cannot [^:]*: too many open files \(the limit is 8\); raise the limit \(ulimit -n\)$"
+for limit in $(seq 4 12); do
+  (ulimit -n "$limit" && "$MPTRAIN" doctor -- sleep 0.1) >"$WORK/out" 2>"$WORK/err"
+  ! grep -q "rank" "$WORK/err" || fail "ulimit -n $limit: the doctor's command was called a rank: $(cat "$WORK/err")"
+done
+for limit in $(seq 4 16); do
+  (ulimit -n "$limit" && "$MPTRAIN" run -n 6 --allow-oversubscribe --children 1 -- true) >"$WORK/out" 2>"$WORK/err"
+  [[ $? == 0 ]] && break
+  grep -q "^mptrain: error: .*open files .*raise the limit (ulimit -n)" "$WORK/err" ||
+    fail "ulimit -n $limit: no limit named: $(cat "$WORK/err")"
+done
 # With descriptors for some workers only, the advice adds fewer workers: the largest limit that still
 # fails (what the caller left open moves it) fails at a later worker's start.
 for limit in $(seq 8 64); do
