@@ -42,6 +42,11 @@ run_dir=$(echo "$WORK"/logs/job4_*)
 [[ $(cat "$run_dir/attempt_0/0/stderr.log") == "attempt 0" && $(cat "$run_dir/attempt_1/0/stderr.log") == "attempt 1" ]] ||
   { find "$run_dir" >&2; fail "attempt folders"; }
 
+# A run id with slashes (or dots) names a folder inside --log-dir, never one elsewhere.
+run_mptrain torchrun --nproc-per-node 1 --rdzv-id ../a/b --log-dir "$WORK/logs" -r 1 --no-python sh -c "$talk"
+expect_code 0
+[[ $(cat "$WORK"/logs/.._a_b_*/attempt_0/0/stdout.log) == "out of 0" ]] || { find "$WORK" >&2; fail "--rdzv-id ../a/b: its folder"; }
+
 # -r without --log-dir: torchrun writes to a temporary folder; mptrain keeps it and says where.
 export TMPDIR=$WORK/tmp
 mkdir -p "$TMPDIR"
