@@ -7,18 +7,13 @@
 #include <vector>
 
 #include "cluster/torchrun_files.hpp"
-#include "tests/procmgr/temp_files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace mptrain;
 using namespace mptrain::cluster;
+using mptrain::test::TempDir;
 
 namespace {
-
-// A temporary directory, removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path = test::make_temp_dir();
-  ~TempDir() { remove_run_folder(path); }
-};
 
 procmgr::WorkerResult worker(int rank, procmgr::ExitStatus status, bool stopped = false) {
   procmgr::WorkerResult result;

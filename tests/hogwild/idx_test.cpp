@@ -1,6 +1,5 @@
 #include "hogwild/idx.hpp"
 
-#include <unistd.h>
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
@@ -9,21 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
+
 using namespace mptrain::hogwild;
 namespace fs = std::filesystem;
+using mptrain::test::TempDir;
 
 namespace {
-
-// A fresh temporary directory removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("mptrain-idx-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // The bytes of an unsigned-byte IDX file with `dims` and `payload`.
 std::string idx_bytes(const std::vector<std::uint32_t>& dims, const std::string& payload) {

@@ -1,8 +1,6 @@
 // --save-model: the checks before training, the save after it, and a save on SIGUSR1.
 #include "hogwild/save.hpp"
 
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <filesystem>
@@ -12,24 +10,15 @@
 
 #include "hogwild/checkpoint.hpp"
 #include "hogwild/training.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "util/failure.hpp"
 
 using namespace mptrain;
 using namespace mptrain::hogwild;
 namespace fs = std::filesystem;
+using mptrain::test::TempDir;
 
 namespace {
-
-// A fresh directory for one test case, removed after it.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("mptrain-save-" + std::to_string(::getpid()) + "-" + name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // The exit code of the Failure `action` throws (0 when it throws none).
 template <class F>
@@ -51,7 +40,7 @@ ParameterStore logreg_store() {
 }  // namespace
 
 TEST_CASE("a --save-model path is checked before training") {
-  const TempDir dir("check");
+  const TempDir dir("save-check");
   TrainConfig config;
   config.data = dir.path.string();
   CHECK(failure_code([&] { check_save_path(config); }) == 0);  // no --save-model: nothing to check
@@ -67,7 +56,7 @@ TEST_CASE("a --save-model path is checked before training") {
 }
 
 TEST_CASE("the model is never saved over the run's data") {
-  const TempDir dir("input");
+  const TempDir dir("save-input");
   TrainConfig config;
   config.data = dir.path.string();
   config.save_model = (dir.path / "train-labels-idx1-ubyte").string();
@@ -78,7 +67,7 @@ TEST_CASE("the model is never saved over the run's data") {
 }
 
 TEST_CASE("the saved model holds the run's totals, the resumed ones included") {
-  const TempDir dir("save");
+  const TempDir dir("save-save");
   TrainConfig config;
   config.settings.model = ModelKind::logreg;
   config.save_model = (dir.path / "model.ckpt").string();
@@ -103,7 +92,7 @@ TEST_CASE("the saved model holds the run's totals, the resumed ones included") {
 }
 
 TEST_CASE("SIGUSR1 saves a copy of a finite model while training goes on") {
-  const TempDir dir("signal");
+  const TempDir dir("save-signal");
   TrainConfig config;
   config.settings.model = ModelKind::logreg;
   auto store = logreg_store();

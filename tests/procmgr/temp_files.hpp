@@ -1,22 +1,14 @@
-// Files for the procmgr tests: a fresh directory under /tmp, and a file's whole text.
+// Files for the procmgr tests: a fresh directory (make_temp_dir), and a file's whole text.
 #pragma once
 
-#include <stdlib.h>
-
-#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-namespace mptrain::test {
+#include "tests/support/temp_dir.hpp"
 
-// A new, empty directory /tmp/mptrain-test.XXXXXX (the caller removes it).
-inline std::filesystem::path make_temp_dir() {
-  char pattern[] = "/tmp/mptrain-test.XXXXXX";
-  REQUIRE(::mkdtemp(pattern) != nullptr);
-  return pattern;
-}
+namespace mptrain::test {
 
 // The whole content of file `path` ("" when it cannot be read).
 inline std::string slurp(const std::filesystem::path& path) {

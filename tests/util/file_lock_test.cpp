@@ -10,23 +10,15 @@
 #include <optional>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
 #include "util/fs.hpp"
 
 using namespace mptrain;
-
-namespace {
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-}  // namespace
+using mptrain::test::TempDir;
 
 TEST_CASE("a second lock on the same target is refused naming the holder's pid", "[util]") {
-  const auto dir = fresh_dir("mptrain-lock");
+  const TempDir temp("lock");
+  const auto& dir = temp.path;
   const auto target = dir / "model.ckpt";
   {
     auto first = FileLock::acquire(target, "--save-model");
@@ -45,26 +37,25 @@ TEST_CASE("a second lock on the same target is refused naming the holder's pid",
   // Let go: the lock file is gone, and the target can be locked again.
   CHECK_FALSE(std::filesystem::exists(FileLock::lock_path(target)));
   CHECK(FileLock::acquire(target, "--save-model").ok());
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the lock file name has a fixed length, so a target of NAME_MAX bytes can be locked", "[util]") {
-  const auto dir = fresh_dir("mptrain-lock-long");
+  const TempDir temp("lock-long");
+  const auto& dir = temp.path;
   const auto target = dir / std::string(255, 'n');
   CHECK(FileLock::lock_path(target).filename().string().size() == 30);
   CHECK(FileLock::lock_path(target).parent_path() == dir);
   CHECK(FileLock::acquire(target, "--trace").ok());
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a lock file left by a run that died is taken over", "[util]") {
-  const auto dir = fresh_dir("mptrain-lock-stale");
+  const TempDir temp("lock-stale");
+  const auto& dir = temp.path;
   const auto target = dir / "t.json";
   REQUIRE(write_file_atomic(FileLock::lock_path(target), "999999\n").ok());
   auto lock = FileLock::acquire(target, "--trace");
   REQUIRE(lock.ok());
   CHECK(read_file(FileLock::lock_path(target)).value_or("") == std::to_string(::getpid()) + "\n");
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a lock file that cannot be created is refused with the cause, not the retry's ENOENT", "[util]") {
@@ -74,7 +65,8 @@ TEST_CASE("a lock file that cannot be created is refused with the cause, not the
     WARN("not root: cannot become another user to try a directory it may not write");
     return;
   }
-  const auto dir = fresh_dir("mptrain-lock-denied");
+  const TempDir temp("lock-denied");
+  const auto& dir = temp.path;
   std::filesystem::permissions(dir, std::filesystem::perms(0755));
   const auto target = dir / "model.ckpt";
   int pipe_fds[2];
@@ -102,7 +94,6 @@ TEST_CASE("a lock file that cannot be created is refused with the cause, not the
   CHECK(message == "--save-model " + target.string() + ": cannot create its lock file in " + dir.string() + " (" +
                        FileLock::lock_path(target).filename().string() +
                        "): Permission denied; give a path in a directory you can write to");
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a lock file holds nothing or a pid line, and anything else is a user's file", "[util]") {
@@ -116,7 +107,8 @@ TEST_CASE("a lock file holds nothing or a pid line, and anything else is a user'
 }
 
 TEST_CASE("a user's file with the lock file's name is refused, kept and never removed", "[util]") {
-  const auto dir = fresh_dir("mptrain-lock-user");
+  const TempDir temp("lock-user");
+  const auto& dir = temp.path;
   const auto target = dir / "model.ckpt";
   const auto lock_file = FileLock::lock_path(target);
   REQUIRE(write_file_atomic(lock_file, "my own notes\n").ok());
@@ -128,5 +120,4 @@ TEST_CASE("a user's file with the lock file's name is refused, kept and never re
   auto content = read_file(lock_file);
   REQUIRE(content.ok());
   CHECK(*content == "my own notes\n");
-  std::filesystem::remove_all(dir);
 }

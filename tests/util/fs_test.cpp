@@ -10,7 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/temp_dir.hpp"
+
 using namespace mptrain;
+using mptrain::test::TempDir;
 
 TEST_CASE("FsRoot resolves absolute kernel paths under its root", "[util]") {
   const FsRoot root("/tmp/recorded");
@@ -26,14 +29,13 @@ TEST_CASE("reading a missing file is an error naming the path and errno", "[util
 }
 
 TEST_CASE("an atomic write replaces the file and leaves no temporary behind", "[util]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("mptrain-fs-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp("fs");
+  const auto& dir = temp.path;
   const auto file = dir / "out.txt";
   REQUIRE(write_file_atomic(file, "first").ok());
   REQUIRE(write_file_atomic(file, "second").ok());
   CHECK(*read_file(file) == "second");
   CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an atomic write into a missing directory fails cleanly", "[util]") {
@@ -43,18 +45,17 @@ TEST_CASE("an atomic write into a missing directory fails cleanly", "[util]") {
 }
 
 TEST_CASE("check_can_create accepts a new file in a writable directory and names what is wrong otherwise", "[util]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("mptrain-create-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp("create");
+  const auto& dir = temp.path;
   CHECK(check_can_create(dir / "new.ckpt").ok());
   auto missing = check_can_create("/nonexistent/dir/file");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("does not exist") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("only a new name or a regular file may be replaced", "[util]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("mptrain-replace-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp("replace");
+  const auto& dir = temp.path;
   CHECK(check_replaceable(dir / "new.ckpt").ok());
   REQUIRE(write_file_atomic(dir / "old.ckpt", "old").ok());
   CHECK(check_replaceable(dir / "old.ckpt").ok());
@@ -75,12 +76,11 @@ TEST_CASE("only a new name or a regular file may be replaced", "[util]") {
   CHECK(std::filesystem::is_symlink(dir / "link"));
   CHECK(read_file(dir / "old.ckpt").value_or("") == "old");
   CHECK(std::filesystem::is_character_file("/dev/null"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a bounded read refuses devices, FIFOs and files larger than the bound", "[util]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("mptrain-bounded-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const TempDir temp("bounded");
+  const auto& dir = temp.path;
   REQUIRE(write_file_atomic(dir / "small", "12345").ok());
   CHECK(read_regular_file(dir / "small", 5).value_or("") == "12345");
   auto large = read_regular_file(dir / "small", 4);
@@ -91,21 +91,9 @@ TEST_CASE("a bounded read refuses devices, FIFOs and files larger than the bound
   CHECK(zero.error().message.find("a character device, not a regular file") != std::string::npos);
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   CHECK_FALSE(read_regular_file(dir / "fifo", 10).ok());  // without a writer: refused, not blocked
-  std::filesystem::remove_all(dir);
 }
 
 namespace {
-
-// A fresh directory for one test case, removed at its end.
-struct TempDir {
-  explicit TempDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::filesystem::path path;
-};
 
 // The permission bits of `path`.
 mode_t mode_of(const std::filesystem::path& path) {
@@ -117,7 +105,7 @@ mode_t mode_of(const std::filesystem::path& path) {
 }  // namespace
 
 TEST_CASE("an atomic write of a name of NAME_MAX bytes works: its temporary name is short", "[util]") {
-  const TempDir dir("mptrain-long");
+  const TempDir dir("long");
   const auto file = dir.path / std::string(255, 'n');
   CHECK(check_name_fits(file).ok());
   CHECK(check_can_create(file).ok());
@@ -128,7 +116,7 @@ TEST_CASE("an atomic write of a name of NAME_MAX bytes works: its temporary name
 }
 
 TEST_CASE("check_name_fits refuses a name over NAME_MAX and a path over PATH_MAX, saying how long", "[util]") {
-  const TempDir dir("mptrain-fits");
+  const TempDir dir("fits");
   auto name = check_name_fits(dir.path / std::string(256, 'n'));
   REQUIRE_FALSE(name.ok());
   CHECK(name.error().message.find("is 256 bytes") != std::string::npos);
@@ -145,7 +133,7 @@ TEST_CASE("check_name_fits refuses a name over NAME_MAX and a path over PATH_MAX
 }
 
 TEST_CASE("a file of a kind is replaced only when empty or of that kind", "[util]") {
-  const TempDir dir("mptrain-kind");
+  const TempDir dir("kind");
   const FileKind kind{"a test file", "KIND"};
   CHECK(check_replaceable(dir.path / "new", kind).ok());
   REQUIRE(write_file_atomic(dir.path / "empty", "").ok());
@@ -163,7 +151,7 @@ TEST_CASE("a file of a kind is replaced only when empty or of that kind", "[util
 }
 
 TEST_CASE("check_not_input finds an input through a hard link and a symbolic link to its directory", "[util]") {
-  const TempDir dir("mptrain-input");
+  const TempDir dir("input");
   REQUIRE(write_file_atomic(dir.path / "labels", "data").ok());
   std::filesystem::create_hard_link(dir.path / "labels", dir.path / "hard");
   std::filesystem::create_directory_symlink(dir.path, dir.path / "via");
@@ -179,7 +167,7 @@ TEST_CASE("check_not_input finds an input through a hard link and a symbolic lin
 }
 
 TEST_CASE("an atomic write keeps the mode of the file it replaces, and a new file gets 0666 less the umask", "[util]") {
-  const TempDir dir("mptrain-mode");
+  const TempDir dir("mode");
   const mode_t mask = ::umask(022);
   REQUIRE(write_file_atomic(dir.path / "new", "x").ok());
   CHECK(mode_of(dir.path / "new") == 0644);
@@ -196,7 +184,7 @@ TEST_CASE("an atomic write keeps the owner and group of the file it replaces in 
   if (::geteuid() != 0) {
     WARN("not root: a file cannot be given to another user here, so only the write itself is checked");
   }
-  const TempDir dir("mptrain-owner");
+  const TempDir dir("owner");
   const auto file = dir.path / "model";
   REQUIRE(write_file_atomic(file, "x").ok());
   if (::geteuid() == 0) {
@@ -216,7 +204,7 @@ TEST_CASE("an atomic write over another user's file planted in a shared director
   if (::geteuid() != 0) {
     WARN("not root: another user's file cannot be made here, so only the write itself is checked");
   }
-  const TempDir dir("mptrain-planted");
+  const TempDir dir("planted");
   const auto file = dir.path / "model";
   REQUIRE(write_file_atomic(file, "").ok());
   if (::geteuid() == 0) {

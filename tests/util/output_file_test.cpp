@@ -12,22 +12,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/temp_dir.hpp"
 #include "util/failure.hpp"
 
 using namespace mptrain;
+using mptrain::test::TempDir;
 
 namespace {
-
-// A fresh directory for one test case, removed at its end.
-struct TempDir {
-  explicit TempDir(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::filesystem::path path;
-};
 
 constexpr FileKind notes{"an mptrain test file", "NOTES"};
 
@@ -45,7 +36,7 @@ Failure refusal(const OutputFile& file) {
 }  // namespace
 
 TEST_CASE("an output file may be a new name, an empty file or a file of its kind", "[util]") {
-  const TempDir dir("mptrain-output-ok");
+  const TempDir dir("output-ok");
   CHECK_NOTHROW(check_output_file({dir.path / "new.txt", "--out", notes, {}}));
   std::ofstream(dir.path / "empty.txt").flush();
   CHECK_NOTHROW(check_output_file({dir.path / "empty.txt", "--out", notes, {}}));
@@ -54,7 +45,7 @@ TEST_CASE("an output file may be a new name, an empty file or a file of its kind
 }
 
 TEST_CASE("an output path that is no regular file is a usage error saying what it is", "[util]") {
-  const TempDir dir("mptrain-output-kind");
+  const TempDir dir("output-kind");
   REQUIRE(::mkfifo((dir.path / "fifo").c_str(), 0600) == 0);
   const auto fifo = refusal({dir.path / "fifo", "--out", notes, {}});
   CHECK(fifo.exit_code() == exit_code::usage_error);
@@ -70,7 +61,7 @@ TEST_CASE("an output path that is no regular file is a usage error saying what i
 }
 
 TEST_CASE("an output path that is an input of the run is a usage error naming the input", "[util]") {
-  const TempDir dir("mptrain-output-input");
+  const TempDir dir("output-input");
   std::ofstream(dir.path / "data.txt") << "NOTES";
   const auto input = refusal({dir.path / "data.txt", "--out", notes, {{dir.path / "data.txt", "the data (--data)"}}});
   CHECK(input.exit_code() == exit_code::usage_error);
@@ -78,14 +69,14 @@ TEST_CASE("an output path that is an input of the run is a usage error naming th
 }
 
 TEST_CASE("a name too long is a usage error starting with the option", "[util]") {
-  const TempDir dir("mptrain-output-long");
+  const TempDir dir("output-long");
   const auto long_name = refusal({dir.path / std::string(300, 'n'), "--out", notes, {}});
   CHECK(long_name.exit_code() == exit_code::usage_error);
   CHECK_THAT(long_name.what(), Catch::StartsWith("--out: "));
 }
 
 TEST_CASE("a missing directory is a runtime failure naming it", "[util]") {
-  const TempDir dir("mptrain-output-missing");
+  const TempDir dir("output-missing");
   const auto missing = refusal({dir.path / "gone" / "x.txt", "--out", notes, {}});
   CHECK(missing.exit_code() == exit_code::runtime_failure);
   CHECK_THAT(missing.what(), Catch::StartsWith("--out " + (dir.path / "gone" / "x.txt").string() + ": directory"));
