@@ -89,16 +89,22 @@ expect_json() {
 expect_stderr() {
   grep -Eq -- "$1" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr does not match: $1"; }
 }
-# expect_refused CODE PATTERN ARGS...: mptrain ARGS exits CODE with
-# "mptrain: error: …PATTERN" on stderr and no report on stdout (the
-# scripts' own refused() helpers add what else must not have happened).
-expect_refused() {
+# refused CODE PATTERN ARGS...: mptrain ARGS is refused: within 20 s it exits CODE, its stderr is the one
+# line "mptrain: error: …PATTERN" (for ^PATTERN: the message starts with PATTERN), stdout stays empty,
+# and nothing ran: no $WORK/ran, the file a command given as `-- touch "$WORK/ran"` would make.
+# A prefix VAR=VALUE refused … reaches mptrain.
+refused() {
   local want=$1 pattern=$2
   shift 2
-  run_mptrain "$@"
+  if [[ $pattern == ^* ]]; then pattern=${pattern#^}; else pattern=".*$pattern"; fi
+  timeout 20 "$MPTRAIN" "$@" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+  [[ $code != 124 ]] || fail "mptrain $* hung"
   expect_code "$want"
-  expect_stderr "^mptrain: error: .*$pattern"
+  expect_stderr "^mptrain: error: $pattern"
+  [[ $(wc -l <"$WORK/err") == 1 ]] || { cat "$WORK/err" >&2; fail "mptrain $* said more than its error"; }
   [[ ! -s "$WORK/out" ]] || { cat "$WORK/out" >&2; fail "mptrain $* printed a report"; }
+  [[ ! -e "$WORK/ran" ]] || fail "mptrain $* ran the command"
 }
 # expect_usage_error PATTERN: the last run exited 2 with "mptrain: error: …PATTERN" on stderr.
 expect_usage_error() {

@@ -14,18 +14,13 @@ first=$!
 trap 'kill "$first" 2>/dev/null; wait "$first"; rm -rf "$WORK"' EXIT  # the first run waits for a file in $WORK
 wait_for 30 test -e "$WORK/started" || fail "the first run did not start"
 
-# refused ARGS...: `mptrain run ARGS -- touch …` exits 1 naming the first run, running nothing.
-refused() {
-  run_mptrain run "$@" -- touch "$WORK/ran"
-  expect_code 1
-  expect_stderr "^mptrain: error: --log-dir .* is in use by another mptrain run \(pid $first\); wait for that run to end"
-  [[ ! -e "$WORK/ran" ]] || fail "a worker of the second run ran"
-}
-refused -n 1 --log-dir "$logs"
-refused -n 2 --log-dir "$logs" --max-restarts 1
-refused -n 1 --log-dir "$logs" --tee 0
+# The second run is refused naming the first, running nothing.
+in_use="^--log-dir .* is in use by another mptrain run \(pid $first\); wait for that run to end"
+refused 1 "$in_use" run -n 1 --log-dir "$logs" -- touch "$WORK/ran"
+refused 1 "$in_use" run -n 2 --log-dir "$logs" --max-restarts 1 -- touch "$WORK/ran"
+refused 1 "$in_use" run -n 1 --log-dir "$logs" --tee 0 -- touch "$WORK/ran"
 ln -s "$logs" "$WORK/alias"
-refused -n 1 --log-dir "$WORK/alias"  # another name for the same directory
+refused 1 "$in_use" run -n 1 --log-dir "$WORK/alias" -- touch "$WORK/ran"  # another name for the same directory
 [[ $(cat "$logs/rank-0.out") == first ]] || fail "the first run's log was touched"
 [[ $(cat "$logs/.mptrain.lock") == "$first" ]] || fail "the lock file does not hold the first run's pid"
 

@@ -12,7 +12,7 @@ run_mptrain plan -n 16 -t 6 --topology "$epyc" --json
 expect_code 0
 expect_json '[.workers[] | .l3] | (all(. != null) and (unique | length) == 16)'
 
-expect_refused 2 "--bind l3: synthetic: package:2 core:4 pu:2 shows no L3 cache" \
+refused 2 "--bind l3: synthetic: package:2 core:4 pu:2 shows no L3 cache" \
   plan -n 2 --bind l3 --topology-synthetic "package:2 core:4 pu:2"
 run_mptrain plan -n 4 --bind l3 --topology-synthetic "package:2 l3:2 core:2 pu:2"
 expect_code 0

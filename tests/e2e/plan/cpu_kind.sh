@@ -11,7 +11,7 @@ run_mptrain plan -n 5 "${hybrid[@]}" --json
 expect_code 0
 expect_json '[.workers[] | .kind] == ["performance", "performance", "performance", "performance", "efficiency"]'
 
-expect_refused 2 "rank 1 would mix two kinds of core.*use -t 8, or --cpu-kind all" plan -n 2 -t 10 "${hybrid[@]}"
+refused 2 "rank 1 would mix two kinds of core.*use -t 8, or --cpu-kind all" plan -n 2 -t 10 "${hybrid[@]}"
 
 run_mptrain plan -n 2 -t 10 --cpu-kind all "${hybrid[@]}" --json
 expect_code 0
@@ -25,7 +25,7 @@ run_mptrain plan -n 2 --cpu-kind performance "${hybrid[@]}" --json
 expect_code 0
 expect_json '.usable_cpu_list == "0-15"'
 
-expect_refused 2 "--cpu-kind efficiency: synthetic: package:1 core:4 pu:2 has one kind of core" \
+refused 2 "--cpu-kind efficiency: synthetic: package:1 core:4 pu:2 has one kind of core" \
   plan --cpu-kind efficiency --topology-synthetic "package:1 core:4 pu:2"
 run_mptrain plan --cpu-kind fast "${hybrid[@]}"
 expect_usage_error "cpu-kind"

@@ -10,7 +10,7 @@ expect_json 'any(.notes[]; startswith("-t lowered from 21 to 20"))'
 # Core C of this machine is PUs 2C and 2C+1: no core has PUs in two workers.
 expect_json "$cpus"' [.workers[] | [.cpus | cpus[] | . / 2 | floor] | unique] | add | (length == (unique | length))'
 
-expect_refused 2 "-n 3 x -t 21: ranks 0 and 1 would share the SMT siblings of one core \(CPUs 20-21\).*use -t 20, or --physical-cores" \
+refused 2 "-n 3 x -t 21: ranks 0 and 1 would share the SMT siblings of one core \(CPUs 20-21\).*use -t 20, or --physical-cores" \
   plan -n 3 -t 21 "${synthetic[@]}"
 
 run_mptrain plan -n 3 --topology-synthetic "package:1 core:2 pu:2"

@@ -9,23 +9,11 @@ mkfifo "$WORK/fifo"
 truncate -s 1G "$WORK/sparse.xml"
 mkdir "$WORK/dir.xml"
 
-# refused COMMAND...: runs mptrain COMMAND under a 20 s guard; it must fail with exit 1 at once.
-refused() {
-  timeout 20 "$MPTRAIN" "$@" >"$WORK/out" 2>"$WORK/err"
-  code=$?
-  [[ $code != 124 ]] || fail "mptrain $* hung"
-  expect_code 1
-  [[ ! -s $WORK/out ]] || fail "mptrain $* printed a report: $(head -c 300 "$WORK/out")"
-}
-
-refused plan --topology /dev/zero
-expect_stderr "^mptrain: error: --topology: /dev/zero is a character device, not a regular file"
-refused topo --topology "$WORK/fifo"
-expect_stderr "fifo is a FIFO, not a regular file"
-refused plan -n 1 --topology "$WORK/sparse.xml"
-expect_stderr "sparse.xml is 1073741824 bytes, more than the [0-9]+ bytes mptrain reads of such a file"
-refused plan --topology "$WORK/dir.xml"
-expect_stderr "dir.xml is a directory, not a regular file"
+refused 1 "^--topology: /dev/zero is a character device, not a regular file" plan --topology /dev/zero
+refused 1 "fifo is a FIFO, not a regular file" topo --topology "$WORK/fifo"
+refused 1 "sparse.xml is 1073741824 bytes, more than the [0-9]+ bytes mptrain reads of such a file" \
+  plan -n 1 --topology "$WORK/sparse.xml"
+refused 1 "dir.xml is a directory, not a regular file" plan --topology "$WORK/dir.xml"
 
 # A recorded tree whose CPU list is each of those in turn.
 for kind in zero fifo sparse dir; do
@@ -39,9 +27,9 @@ for kind in zero fifo sparse dir; do
     sparse) truncate -s 1G "$online" ;;
     dir) mkdir "$online" ;;
   esac
-  MPTRAIN_FSROOT=$root refused topo --json
-  expect_stderr "sys/devices/system/cpu/online (is a character device|is a FIFO|is [0-9]+ bytes, more than|is a directory)"
-  MPTRAIN_FSROOT=$root refused plan -n 1
+  MPTRAIN_FSROOT=$root refused 1 \
+    "sys/devices/system/cpu/online (is a character device|is a FIFO|is [0-9]+ bytes, more than|is a directory)" topo --json
+  MPTRAIN_FSROOT=$root refused 1 "" plan -n 1
 done
 
 # A cgroup file of the tree made a FIFO: not waited on; the quota it would

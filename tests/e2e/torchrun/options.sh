@@ -5,36 +5,31 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 
-refused() {  # refused PATTERN ARGS...: mptrain torchrun ARGS exits 2 saying PATTERN
-  local pattern=$1
-  shift
-  expect_refused 2 "$pattern" torchrun "$@"
-}
-refused "--nnodes 1:4: an elastic range .* give --nnodes 4" --nnodes 1:4 train.py
-refused "--nnodes 0: not a number of nodes" --nnodes 0 train.py
-refused "--nproc_per_node gpu: mptrain runs CPU workers" --nproc_per_node gpu train.py
-refused "--nproc-per-node xpu: mptrain runs CPU workers" --nproc-per-node=xpu train.py
-refused "--nproc-per-node two: not a number of workers" --nproc-per-node two train.py
-refused "torchrun has no option --bogus" --bogus 1 train.py
-refused "--rdzv is ambiguous: it could be --rdzv-backend, --rdzv-endpoint, --rdzv-id, --rdzv-conf" --rdzv x train.py
-refused "torchrun needs a script to run" --nproc-per-node 2
-refused "torchrun needs a module to run \(-m MODULE\)" -m
-refused "torchrun needs a program to run" --no-python
-refused "-m/--module runs a Python module and --no-python" -m --no-python x
-refused "--run-path runs a script by its path; it does not go with -m/--module" --run-path -m x
-refused "--standalone runs one node on this host, but --nnodes 2 asks for 2" --standalone --nnodes 2 train.py
-refused "--rdzv-backend etcd: mptrain's rendezvous is static" --rdzv-backend etcd --rdzv-endpoint h:2379 train.py
-refused "--rdzv-endpoint :29400: no host" --rdzv-endpoint :29400 train.py
-refused "--rdzv-endpoint h:99999: 99999 is not a port" --rdzv-endpoint h:99999 train.py
-refused "--rdzv-conf timeout: 'timeout' is not key=value" --rdzv-conf timeout train.py
-refused "--start_method thread: torchrun's start methods are spawn, fork and forkserver" --start_method thread train.py
-refused "--monitor-interval -1: not a number of seconds" --monitor-interval -1 train.py
-refused "--max-restarts: x is not a whole number" --max-restarts x train.py
-refused "--nnodes was given twice \(--nnodes and --nnodes=2\)" --nnodes 1 --nnodes=2 train.py
-refused "--standalone=1 takes no value: write --standalone" --standalone=1 train.py
-refused "--rdzv-backend c10d across 2 nodes: .*give each node its --node-rank" \
+refused 2 "--nnodes 1:4: an elastic range .* give --nnodes 4" torchrun --nnodes 1:4 train.py
+refused 2 "--nnodes 0: not a number of nodes" torchrun --nnodes 0 train.py
+refused 2 "--nproc_per_node gpu: mptrain runs CPU workers" torchrun --nproc_per_node gpu train.py
+refused 2 "--nproc-per-node xpu: mptrain runs CPU workers" torchrun --nproc-per-node=xpu train.py
+refused 2 "--nproc-per-node two: not a number of workers" torchrun --nproc-per-node two train.py
+refused 2 "torchrun has no option --bogus" torchrun --bogus 1 train.py
+refused 2 "--rdzv is ambiguous: it could be --rdzv-backend, --rdzv-endpoint, --rdzv-id, --rdzv-conf" torchrun --rdzv x train.py
+refused 2 "torchrun needs a script to run" torchrun --nproc-per-node 2
+refused 2 "torchrun needs a module to run \(-m MODULE\)" torchrun -m
+refused 2 "torchrun needs a program to run" torchrun --no-python
+refused 2 "-m/--module runs a Python module and --no-python" torchrun -m --no-python x
+refused 2 "--run-path runs a script by its path; it does not go with -m/--module" torchrun --run-path -m x
+refused 2 "--standalone runs one node on this host, but --nnodes 2 asks for 2" torchrun --standalone --nnodes 2 train.py
+refused 2 "--rdzv-backend etcd: mptrain's rendezvous is static" torchrun --rdzv-backend etcd --rdzv-endpoint h:2379 train.py
+refused 2 "--rdzv-endpoint :29400: no host" torchrun --rdzv-endpoint :29400 train.py
+refused 2 "--rdzv-endpoint h:99999: 99999 is not a port" torchrun --rdzv-endpoint h:99999 train.py
+refused 2 "--rdzv-conf timeout: 'timeout' is not key=value" torchrun --rdzv-conf timeout train.py
+refused 2 "--start_method thread: torchrun's start methods are spawn, fork and forkserver" torchrun --start_method thread train.py
+refused 2 "--monitor-interval -1: not a number of seconds" torchrun --monitor-interval -1 train.py
+refused 2 "--max-restarts: x is not a whole number" torchrun --max-restarts x train.py
+refused 2 "--nnodes was given twice \(--nnodes and --nnodes=2\)" torchrun --nnodes 1 --nnodes=2 train.py
+refused 2 "--standalone=1 takes no value: write --standalone" torchrun --standalone=1 train.py
+refused 2 "--rdzv-backend c10d across 2 nodes: .*give each node its --node-rank" torchrun \
   --nnodes 2 --rdzv-backend c10d --rdzv-endpoint node0:29400 train.py
-refused "--redirects 9" --redirects 9 train.py
+refused 2 "--redirects 9" torchrun --redirects 9 train.py
 
 # Both spellings, =, a prefix and PET_ variables plan alike (a dry run shows the plan).
 plan_of() {

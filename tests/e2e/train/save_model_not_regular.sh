@@ -7,29 +7,26 @@ source "$(dirname "$0")/fixtures.bash"
 make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
-# refused PATH KIND: --save-model PATH is refused naming KIND, before training.
-refused() { expect_save_refused "$1" "refusing to replace .*: it is $2, not a regular file"; }
-
 if [[ $(id -u) == 0 ]] && mknod "$WORK/null" c 1 3 2>/dev/null; then
-  refused "$WORK/null" "a character device"
+  expect_save_refused "$WORK/null" "^refusing to replace .*: it is a character device, not a regular file"
   [[ -c "$WORK/null" ]] || fail "the device node was replaced"
 else
   echo "note: cannot mknod here (not root); the device case uses /dev/null itself"
 fi
-refused /dev/null "a character device"
+expect_save_refused /dev/null "^refusing to replace .*: it is a character device, not a regular file"
 [[ -c /dev/null ]] || fail "/dev/null is no longer a device"
 
 mkfifo "$WORK/fifo"
-refused "$WORK/fifo" "a FIFO"
+expect_save_refused "$WORK/fifo" "^refusing to replace .*: it is a FIFO, not a regular file"
 [[ -p "$WORK/fifo" ]] || fail "the FIFO was replaced"
 
 echo keep >"$WORK/target"
 ln -s "$WORK/target" "$WORK/link"
-refused "$WORK/link" "a symbolic link"
+expect_save_refused "$WORK/link" "^refusing to replace .*: it is a symbolic link, not a regular file"
 [[ -L "$WORK/link" && $(cat "$WORK/target") == keep ]] || fail "the symlink or its target was changed"
 
 mkdir "$WORK/dir"
-refused "$WORK/dir" "a directory"
+expect_save_refused "$WORK/dir" "^refusing to replace .*: it is a directory, not a regular file"
 
 : >"$WORK/model.ckpt"
 run_mptrain "${train[@]}" --save-model "$WORK/model.ckpt"

@@ -9,21 +9,14 @@ source "$(dirname "$0")/fixtures.bash"
 make_small_data
 train=(run -n 1 -t 1 --data "$WORK/data" --model logreg)
 
-# refused PATH PATTERN: --save-model PATH is refused before training matching PATTERN; PATH is unchanged.
-refused() {
-  cp "$1" "$WORK/before"
-  expect_save_refused "$1" ".*$2"
-  cmp -s "$1" "$WORK/before" || fail "$1 was changed"
-}
-
 labels="$WORK/data/train-labels-idx1-ubyte"
-refused "$labels" "refusing to replace $labels: it is the training data \(--data\), $labels, an input of this run; give another path"
-refused "$WORK/data/t10k-images-idx3-ubyte" "it is the test data \(--data\)"
+expect_save_refused "$labels" "refusing to replace $labels: it is the training data \(--data\), $labels, an input of this run; give another path"
+expect_save_refused "$WORK/data/t10k-images-idx3-ubyte" "it is the test data \(--data\)"
 ln "$labels" "$WORK/labels-link"
-refused "$WORK/labels-link" "refusing to replace $WORK/labels-link: it is the training data \(--data\), $labels"
+expect_save_refused "$WORK/labels-link" "refusing to replace $WORK/labels-link: it is the training data \(--data\), $labels"
 [[ $(stat -c %h "$labels") -eq 2 ]] || fail "the hard link was broken"
 ln -s "$WORK/data" "$WORK/data-link"
-refused "$WORK/data-link/train-images-idx3-ubyte" "it is the training data \(--data\)"
+expect_save_refused "$WORK/data-link/train-images-idx3-ubyte" "it is the training data \(--data\)"
 # Through the symbolic link given as --data as well.
 run_mptrain run -n 1 -t 1 --data "$WORK/data-link" --model logreg --save-model "$WORK/data/t10k-labels-idx1-ubyte"
 expect_usage_error "it is the test data \(--data\)"
@@ -37,7 +30,7 @@ expect_usage_error "it is the training data \(--data\), $WORK/gz/train-images-id
 
 # A file that is not a checkpoint.
 echo "my notes" >"$WORK/notes.txt"
-refused "$WORK/notes.txt" "refusing to replace $WORK/notes.txt: it is not an mptrain checkpoint \(it does not start with \"MPTRCKPT\"\); move it away or give a new name"
+expect_save_refused "$WORK/notes.txt" "refusing to replace $WORK/notes.txt: it is not an mptrain checkpoint \(it does not start with \"MPTRCKPT\"\); move it away or give a new name"
 
 # An empty file (from touch or mktemp) holds nothing to lose: replaced.
 : >"$WORK/empty.ckpt"
