@@ -10,6 +10,7 @@
 #include "affinity/cpu_selection.hpp"
 #include "util/cpu_set.hpp"
 #include "util/names.hpp"
+#include "util/option_spellings.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::affinity {
@@ -67,6 +68,7 @@ struct PlacementRequest {
   int reserve = 0;  // PUs per worker left for helper threads
   Oversubscribe oversubscribe = Oversubscribe::refuse;
   std::optional<CpuKindUse> cpu_kind;  // default: every kind, one per worker, performance first
+  OptionSpellings spellings;           // how the messages name -n and -t (torchrun: --nproc-per-node…)
 };
 
 // One worker's place: its CPUs, where they lie and how many threads it runs.

@@ -244,28 +244,31 @@ int choose_processes(const Pool& pool, const PlacementRequest& request, std::vec
     return pool.n;
   }
   const int m = std::max(1, std::min(packages_in(pool), pool.n));
-  choices.push_back(fmt::format("-n not given: one worker per package, M = {}", m));
+  choices.push_back(fmt::format("{} not given: one worker per package, M = {}", request.spellings.workers, m));
   return m;
 }
 
-// "use -n 3 or fewer" (or "use -n 1" when one is the most that fits).
-std::string fewer_processes(int most) { return most == 1 ? "use -n 1" : fmt::format("use -n {} or fewer", most); }
+// "use -n 3 or fewer" (or "use -n 1" when one is the most that fits), as `spell` spells -n.
+std::string fewer_processes(int most, const OptionSpellings& spell) {
+  return most == 1 ? fmt::format("use {} 1", spell.workers) : fmt::format("use {} {} or fewer", spell.workers, most);
+}
 
-Error too_many_processes(const Pool& pool, int m) {
+Error too_many_processes(const Pool& pool, int m, const OptionSpellings& spell) {
   return Error{
       fmt::format("{} on {} would leave less than one CPU per worker and oversubscribe "
                   "them; {}, or add --allow-oversubscribe to plan it anyway",
-                  counted(m, "worker"), counted(pool.n, "usable CPU"), fewer_processes(pool.n))};
+                  counted(m, "worker"), counted(pool.n, "usable CPU"), fewer_processes(pool.n, spell))};
 }
 
-Error too_many_threads(const Pool& pool, int m, int t) {
-  if (m > pool.n) return too_many_processes(pool, m);  // no -t can help: fewer workers can
-  std::string fix = fmt::format("use -t {} (floor({}/{}))", std::max(1, pool.n / m), pool.n, m);
-  if (pool.n / t >= 1) fix += fmt::format(" or -n {}", pool.n / t);
+Error too_many_threads(const Pool& pool, int m, int t, const OptionSpellings& spell) {
+  if (m > pool.n) return too_many_processes(pool, m, spell);  // no -t can help: fewer workers can
+  std::string fix = fmt::format("use {} {} (floor({}/{}))", spell.threads, std::max(1, pool.n / m), pool.n, m);
+  if (pool.n / t >= 1) fix += fmt::format(" or {} {}", spell.workers, pool.n / t);
   return Error{
-      fmt::format("-n {} x -t {} = {} exceed the {} and would oversubscribe them; {}, "
+      fmt::format("{} {} x {} {} = {} exceed the {} and would oversubscribe them; {}, "
                   "or add --allow-oversubscribe to plan it anyway",
-                  m, t, counted(static_cast<long long>(m) * t, "thread"), counted(pool.n, "usable CPU"), fix)};
+                  spell.workers, m, spell.threads, t, counted(static_cast<long long>(m) * t, "thread"),
+                  counted(pool.n, "usable CPU"), fix)};
 }
 
 // T: as requested or floor(N/M); refuses M×T > N unless oversubscription is allowed.
@@ -275,12 +278,13 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
   if (request.threads_per_process) {
     t = *request.threads_per_process;
   } else {
-    if (pool.n < m && !allow) return too_many_processes(pool, m);
+    if (pool.n < m && !allow) return too_many_processes(pool, m, request.spellings);
     t = std::max(1, pool.n / m);
-    plan.choices.push_back(fmt::format("-t not given: floor(N/M) = floor({}/{}) = {}", pool.n, m, t));
+    plan.choices.push_back(
+        fmt::format("{} not given: floor(N/M) = floor({}/{}) = {}", request.spellings.threads, pool.n, m, t));
   }
   plan.oversubscribed = static_cast<long long>(m) * t > pool.n;
-  if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t);
+  if (plan.oversubscribed && !allow) return too_many_threads(pool, m, t, request.spellings);
   if (plan.oversubscribed) {
     plan.notes.push_back(fmt::format("oversubscribed: {} x {} = {} on {}", counted(m, "worker"), counted(t, "thread"),
                                      counted(static_cast<long long>(m) * t, "thread"), counted(pool.n, "usable CPU")));
@@ -292,14 +296,14 @@ Result<int> choose_threads(const Pool& pool, int m, const PlacementRequest& requ
 // from `n`, with the fixes that work: a smaller reserve, a -t that N has
 // room for, or fewer workers with more PUs each (never a -t that is
 // oversubscription, which is refused too).
-Error too_much_reserved(int reserve, int t, int m, int n) {
+Error too_much_reserved(int reserve, int t, int m, int n, const OptionSpellings& spell) {
   std::vector<std::string> fixes;
   if (t > 1) fixes.push_back(fmt::format("use --reserve {} or less", t - 1));
   const long long wanted = static_cast<long long>(reserve) + 1;  // PUs a worker needs for one compute thread
   if (static_cast<long long>(m) * wanted <= n) {
-    fixes.push_back(fmt::format("use -t {}", wanted));
+    fixes.push_back(fmt::format("use {} {}", spell.threads, wanted));
   } else if (const long long workers = n / wanted; workers >= 1 && workers < m) {
-    fixes.push_back(fmt::format("use -n {} ({} per worker)", workers, counted(n / workers, "PU")));
+    fixes.push_back(fmt::format("use {} {} ({} per worker)", spell.workers, workers, counted(n / workers, "PU")));
   }
   fixes.push_back("leave out --reserve");
   std::string fix = fixes.front();
@@ -497,31 +501,32 @@ int nearest_flawless(const Pool& pool, int m, int t, int step) {
 
 // T for the default floor(N/M) = `t`: lowered to the nearest T whose
 // placement has no flaw, when one exists, saying why in the plan's choices.
-int flawless_default(const Pool& pool, int m, int t, Plan& plan) {
+int flawless_default(const Pool& pool, int m, int t, Plan& plan, const OptionSpellings& spell) {
   const auto flaw = first_flaw(pool, m, t);
   if (!flaw) return t;
   const int lower = nearest_flawless(pool, m, t, -1);
   if (lower == 0) return t;
-  plan.choices.push_back(
-      fmt::format("-t lowered from {} to {}: with -t {}, {}", t, lower, t, describe(*flaw, "would")));
+  plan.choices.push_back(fmt::format("{} lowered from {} to {}: with {} {}, {}", spell.threads, t, lower, spell.threads,
+                                     t, describe(*flaw, "would")));
   return lower;
 }
 
 // Refuses an explicit -t `t` whose placement has a flaw when another T has
 // none, naming the nearest such T below and above it.
-Status check_explicit(const Pool& pool, int m, int t) {
+Status check_explicit(const Pool& pool, int m, int t, const OptionSpellings& spell) {
   const auto flaw = first_flaw(pool, m, t);
   if (!flaw) return ok_status();
   const int lower = nearest_flawless(pool, m, t, -1);
   const int higher = nearest_flawless(pool, m, t, 1);
   if (lower == 0 && higher == 0) return ok_status();
   std::vector<std::string> fixes;
-  if (lower != 0) fixes.push_back(fmt::format("-t {}", lower));
-  if (higher != 0) fixes.push_back(fmt::format("-t {}", higher));
+  if (lower != 0) fixes.push_back(fmt::format("{} {}", spell.threads, lower));
+  if (higher != 0) fixes.push_back(fmt::format("{} {}", spell.threads, higher));
   fixes.push_back(flaw->split_core ? "--physical-cores" : "--cpu-kind all to let a worker mix kinds");
   std::string fix = fixes.front();
   for (std::size_t i = 1; i < fixes.size(); ++i) fix += (i + 1 == fixes.size() ? ", or " : ", ") + fixes[i];
-  return Error{fmt::format("-n {} x -t {}: {}; use {}", m, t, describe(*flaw, "would"), fix)};
+  return Error{
+      fmt::format("{} {} x {} {}: {}; use {}", spell.workers, m, spell.threads, t, describe(*flaw, "would"), fix)};
 }
 
 // Refuses --bind l3 on `topology`, which shows no L3 cache.
@@ -581,7 +586,7 @@ void add_spanning_note(const Pool& pool, Plan& plan) {
 }
 
 // The notes on what `plan`, placed on `pool`, leaves unused, reserves, or could not avoid.
-void add_placement_notes(const Pool& pool, Plan& plan) {
+void add_placement_notes(const Pool& pool, Plan& plan, const OptionSpellings& spell) {
   CpuSet reserved;
   for (const auto& worker : plan.workers) reserved = reserved.unite(worker.reserved);
   if (plan.reserve > 0 && reserved.empty()) {
@@ -603,8 +608,9 @@ void add_placement_notes(const Pool& pool, Plan& plan) {
     sets.push_back(std::move(set));
   }
   if (flaws_matter(pool, plan.bind, plan.oversubscribed, plan.num_processes)) {
-    if (auto flaw = split_core(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + ": no -t avoids it");
-    if (auto flaw = mixed_kinds(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + ": no -t avoids it");
+    const auto no_fix = fmt::format(": no {} avoids it", spell.threads);
+    if (auto flaw = split_core(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + no_fix);
+    if (auto flaw = mixed_kinds(pool, sets)) plan.notes.push_back(describe(*flaw, "must") + no_fix);
   }
   plan.unused_cpus = unused_by(pool, plan.workers);
   if (!plan.unused_cpus.empty()) {
@@ -650,18 +656,19 @@ Result<Plan> make_plan(const Topology& topology, const UsableCpus& usable, const
   // Whole cores per worker and one kind of core each, where some T allows it.
   if (flaws_matter(*pool, plan.bind, plan.oversubscribed, plan.num_processes)) {
     if (!request.threads_per_process) {
-      *t = flawless_default(*pool, plan.num_processes, *t, plan);
-    } else if (auto checked = check_explicit(*pool, plan.num_processes, *t); !checked.ok()) {
+      *t = flawless_default(*pool, plan.num_processes, *t, plan, request.spellings);
+    } else if (auto checked = check_explicit(*pool, plan.num_processes, *t, request.spellings); !checked.ok()) {
       return checked.error();
     }
   }
-  if (request.reserve >= *t) return too_much_reserved(request.reserve, *t, plan.num_processes, pool->n);
+  if (request.reserve >= *t)
+    return too_much_reserved(request.reserve, *t, plan.num_processes, pool->n, request.spellings);
   plan.cpus_per_process = pus_per_worker(*pool, plan.num_processes, *t);
   plan.threads_per_process = *t - request.reserve;
   plan.reserve = request.reserve;
   plan.workers = place_workers(*pool, plan);
   add_machine_facts(topology, plan);
-  add_placement_notes(*pool, plan);
+  add_placement_notes(*pool, plan, request.spellings);
   return plan;
 }
 

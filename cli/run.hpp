@@ -11,14 +11,14 @@
 #include "cli/fail_on.hpp"
 #include "cli/placement_options.hpp"
 #include "cluster/torchrun_launch.hpp"
+#include "launch/request.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/launch.hpp"
 #include "procmgr/outcome.hpp"
 
 namespace mptrain::cli {
 
-struct TrainOptions;   // defined in run_train.cpp
-struct LaunchOptions;  // defined in run_launch.cpp
+struct TrainOptions;  // defined in run_train.cpp
 
 using cluster::TorchrunSettings;
 
@@ -30,14 +30,13 @@ struct RunOptions {
   FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
   std::vector<std::string> command;                // after "--"; empty: built-in training
   std::shared_ptr<TrainOptions> train;
-  std::shared_ptr<LaunchOptions> launch;
-  std::shared_ptr<const TorchrunSettings> torchrun;  // null unless `mptrain torchrun`
+  std::shared_ptr<launch::Request> launch;  // the launcher's options, and torchrun's settings
 };
 
 // Registers the training options on `command`; returns their storage.
 std::shared_ptr<TrainOptions> add_train_options(CLI::App& command);
 // Registers the launcher options on `command`; returns their storage.
-std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command);
+std::shared_ptr<launch::Request> add_launch_options(CLI::App& command);
 
 // The workers of `plan` as procmgr launches them, with this machine's NUMA
 // nodes (read under MPTRAIN_FSROOT; none without NUMA support).

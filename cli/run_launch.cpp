@@ -18,6 +18,10 @@
 #include "cluster/torchrun.hpp"
 #include "cluster/torchrun_failures.hpp"
 #include "cluster/torchrun_files.hpp"
+#include "launch/decide.hpp"
+#include "launch/facts.hpp"
+#include "launch/outcome.hpp"
+#include "launch/request.hpp"
 #include "monitor/advice.hpp"
 #include "monitor/run_monitor.hpp"
 #include "procmgr/allocator.hpp"
@@ -30,37 +34,13 @@
 
 namespace mptrain::cli {
 
-// The launcher's own options, their defaults procmgr's and monitor's.
-struct LaunchOptions {
-  std::string master_addr = procmgr::WorldInfo{}.master_addr;
-  int master_port = 0;  // 0: a free port
-  std::string log_dir;
-  std::string redirects;       // --redirects SPEC as given; "" when not given
-  std::string tee;             // --tee SPEC as given; "" when not given
-  bool tag_output = true;      // --tag-output, the default
-  bool no_tag_output = false;  // --no-tag-output
-  bool timestamp_output = false;
-  double grace_seconds = std::chrono::duration<double>(procmgr::GroupOptions{}.grace).count();
-  int max_restarts = procmgr::GroupOptions{}.max_restarts;
-  bool keep_env = false;
-  procmgr::OmpBind omp_bind = procmgr::WorkerSettings{}.omp_bind;
-  int children = 0;  // --children K; 0: the program's own processes are not slices
-  procmgr::Descendants descendants = procmgr::Descendants::place;
-  bool keep_program_threads = false;  // --keep-program-threads: pools the program sizes are not capped
-  monitor::SpreadThreads spread_threads = monitor::SpreadThreads::on;
-  procmgr::Allocator allocator = procmgr::Allocator::system;
-  std::string membind;
-  std::string interleave;
-  bool dry_run = false;
-};
-
 namespace {
 
 // The longest --grace accepted: a week (much longer would overflow the clock's nanoseconds).
 constexpr double max_grace_seconds = 7 * 86400;
 
 // The options that place each worker's threads and the processes its program starts.
-void add_thread_launch_options(CLI::App& command, LaunchOptions& options) {
+void add_thread_launch_options(CLI::App& command, launch::Request& options) {
   add_word_option(command, "--omp-bind", options.omp_bind, procmgr::omp_bind_names,
                   "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
                   "KMP_AFFINITY), or leave them floating: " +
@@ -88,7 +68,7 @@ void add_thread_launch_options(CLI::App& command, LaunchOptions& options) {
 }
 
 // The options that place each worker's memory, and the dry run.
-void add_memory_launch_options(CLI::App& command, LaunchOptions& options) {
+void add_memory_launch_options(CLI::App& command, launch::Request& options) {
   add_word_option(command, "--allocator", options.allocator, procmgr::allocator_names,
                   "Preload this memory allocator into the workers (LD_PRELOAD): jemalloc (Debian's libjemalloc2), "
                   "tcmalloc (libtcmalloc-minimal4) or default");
@@ -110,7 +90,7 @@ void add_memory_launch_options(CLI::App& command, LaunchOptions& options) {
 // Registers --redirects, --tee, --tag-output and --timestamp-output, which
 // say where workers' output goes and how its console lines start; the first
 // two are refused (usage error) without `log_dir`.
-void add_output_options(CLI::App& command, LaunchOptions& options, const CLI::Option* log_dir) {
+void add_output_options(CLI::App& command, launch::Request& options, const CLI::Option* log_dir) {
   const auto streams = [&](std::string name, std::string& target, const char* help) {
     const auto needs_log_dir = [log_dir, name](const std::string&) {
       if (log_dir->count() > 0) return;
@@ -137,8 +117,8 @@ void add_output_options(CLI::App& command, LaunchOptions& options, const CLI::Op
 }
 }  // namespace
 
-std::shared_ptr<LaunchOptions> add_launch_options(CLI::App& command) {
-  auto options = std::make_shared<LaunchOptions>();
+std::shared_ptr<launch::Request> add_launch_options(CLI::App& command) {
+  auto options = std::make_shared<launch::Request>();
   const HelpGroup group(command, "Launcher (run -- CMD)");
   command.add_option("--master-addr", options->master_addr, "MASTER_ADDR for the workers")
       ->check(non_empty())
@@ -173,12 +153,11 @@ namespace {
 
 // The rendezvous and thread settings every worker shares.
 procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIdentity& node,
-                              const cluster::Rendezvous& rendezvous, const LaunchOptions& launch,
-                              const TorchrunSettings* torchrun) {
+                              const cluster::Rendezvous& rendezvous, const launch::Request& launch) {
   procmgr::WorldInfo world;
-  if (torchrun != nullptr) {
-    world.role = torchrun->role;
-    world.run_id = torchrun->run_id;
+  if (launch.torchrun) {
+    world.role = launch.torchrun->role;
+    world.run_id = launch.torchrun->run_id;
   }
   world.local_size = plan.num_processes;
   world.node_rank = node.rank;
@@ -196,84 +175,6 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIde
                     world.master_port));
   }
   return world;
-}
-
-// The memory policy --membind or --interleave asks for; nullopt when neither was given.
-std::optional<procmgr::MemoryPolicy> requested_memory(const LaunchOptions& launch) {
-  if (launch.membind.empty() && launch.interleave.empty()) return std::nullopt;
-  const auto mode = launch.membind.empty() ? MemoryMode::interleave : MemoryMode::bind;
-  auto online = read_online_nodes(FsRoot::from_env());
-  if (!online.ok()) runtime_failure("{}", procmgr::numa_unreadable(mode, online.error()));
-  const auto& text = mode == MemoryMode::bind ? launch.membind : launch.interleave;
-  return value_or_fail(procmgr::requested_memory(mode, text, *online), exit_code::usage_error);
-}
-
-// The placement library for the workers' descendants ("": none); a missing one is a warning unless --children needs it.
-std::string place_library(const LaunchOptions& launch, bool pinned) {
-  const auto need =
-      value_or_fail(procmgr::place_need(launch.children, launch.descendants, pinned), exit_code::usage_error);
-  if (need == procmgr::PlaceNeed::none) return {};
-  auto library = procmgr::find_place_library();
-  if (library.ok()) return library.value();
-  if (need == procmgr::PlaceNeed::required) throw Failure(exit_code::runtime_failure, library.error().message);
-  print_warning(library.error().message + "; the processes the workers start keep the CPUs they inherit");
-  return {};
-}
-
-// What every worker gets from the options (refusing what does not fit `plan`), with the tree tables in `tables`.
-procmgr::WorkerSettings worker_settings(const RunOptions& options, const affinity::Plan& plan,
-                                        std::vector<procmgr::PlaceTable>& tables) {
-  const auto& launch = *options.launch;
-  procmgr::WorkerSettings settings;
-  settings.thread_counts = launch.keep_env ? procmgr::UserThreadEnv::keep : procmgr::UserThreadEnv::override;
-  settings.omp_bind = launch.omp_bind;
-  settings.preload = value_or_fail(procmgr::find_allocator(launch.allocator, FsRoot()));
-  if (!settings.preload.empty()) settings.allocator_settings = procmgr::allocator_settings(launch.allocator);
-  settings.memory = requested_memory(launch);
-  settings.children = launch.children;
-  settings.program_threads = launch.keep_program_threads ? procmgr::ProgramThreads::keep : procmgr::ProgramThreads::cap;
-  settings.launcher = static_cast<int>(::getpid());
-  const auto refusal =
-      monitor::children_refusal(launch.children, plan.threads_per_process, plan.usable_cpus, plan.num_processes);
-  if (!refusal.empty() && !options.placement.allow_oversubscribe) usage_failure("{}", refusal);
-  settings.place_library = place_library(launch, plan.bind != affinity::Bind::none);
-  if (!settings.place_library.empty()) {
-    if (auto warning = procmgr::program_reach_warning(options.command.front(), settings.children); !warning.empty()) {
-      print_warning(warning);
-    }
-    tables = value_or_fail(procmgr::create_tree_tables(plan.num_processes, settings));
-  }
-  settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,
-                                                         plan.threads_per_process, settings.children);
-  return settings;
-}
-
-// The stream choice of option `name`, its `text` "" for `fallback`.
-procmgr::StreamChoice chosen_streams(std::string_view name, const std::string& text, procmgr::Streams fallback,
-                                     int world_size) {
-  return value_or_fail(procmgr::stream_choice_for(name, text, fallback, world_size), exit_code::usage_error);
-}
-
-procmgr::GroupOptions group_options(const RunOptions& options, int world_size) {
-  const auto& launch = *options.launch;
-  procmgr::GroupOptions group;
-  group.output = launch.log_dir.empty() ? procmgr::Output::tagged : procmgr::Output::log_dir;
-  group.log_dir = launch.log_dir;
-  group.tagged_stdout = options.json ? procmgr::TaggedStdout::to_stderr : procmgr::TaggedStdout::to_stdout;
-  // Output: --log-dir alone sends both streams to files only; with --redirects
-  // or --tee, only the streams they name go to files, as with torchrun.
-  const bool log_dir_alone = launch.redirects.empty() && launch.tee.empty();
-  group.redirects = chosen_streams("--redirects", launch.redirects,
-                                   log_dir_alone ? procmgr::Streams::all : procmgr::Streams::none, world_size);
-  group.tee = chosen_streams("--tee", launch.tee, procmgr::Streams::none, world_size);
-  group.rank_tag = launch.no_tag_output ? procmgr::RankTag::off : procmgr::RankTag::on;
-  group.timestamps = launch.timestamp_output ? procmgr::Timestamps::on : procmgr::Timestamps::off;
-  group.grace = std::chrono::milliseconds(std::llround(launch.grace_seconds * 1000));
-  group.max_restarts = launch.max_restarts;
-  if (options.torchrun) {
-    value_or_fail(cluster::use_torchrun_output(group, *options.torchrun, world_size), exit_code::usage_error);
-  }
-  return group;
 }
 
 // The workers of `result` with their pids and the CPUs `plan` gave them.
@@ -331,10 +232,10 @@ void print_launch_report(const RunOptions& options, const LaunchReport& report,
                          const std::vector<cluster::TorchrunFailure>& failures) {
   if (!options.json) return print_summary(report);
   auto summary = summary_json(report, options.command);
-  if (options.torchrun) {
-    summary["run_id"] = options.torchrun->run_id;
+  if (const auto& torchrun = options.launch->torchrun) {
+    summary["run_id"] = torchrun->run_id;
     summary["log_dir"] =
-        options.torchrun->remove_run_dir ? nlohmann::json(nullptr) : nlohmann::json(options.torchrun->run_dir.string());
+        torchrun->remove_run_dir ? nlohmann::json(nullptr) : nlohmann::json(torchrun->run_dir.string());
     summary.update(cluster::torchrun_failures_json(failures));
   }
   print_json(summary);
@@ -350,9 +251,9 @@ int dry_run(const RunOptions& options, const affinity::Plan& plan, std::vector<p
             const std::vector<std::string>& unset) {
   specs = procmgr::dry_run_specs(std::move(specs));
   for (auto& spec : specs) {
-    if (!options.torchrun) break;
+    if (!options.launch->torchrun) break;
     spec.env.push_back(
-        cluster::error_file_variable(cluster::torchrun_error_file(options.torchrun->run_dir, spec.rank, 0)));
+        cluster::error_file_variable(cluster::torchrun_error_file(options.launch->torchrun->run_dir, spec.rank, 0)));
   }
   return print_dry_run(plan, specs, options.command, unset, options.json);
 }
@@ -389,87 +290,78 @@ void print_advice(const LaunchReport& report, const procmgr::WorkerSettings& set
   }
 }
 
-// Ends the launch of node `node_rank` after `report`: a failed worker's code (a failed node ends the whole MPI
-// job, and a node the job tore down skips MPI_Finalize), 1 for lost output, 3 for a failed --fail-on gate.
+// Ends the launch of node `node_rank` after `report` as launch::outcome decides: the failed worker's code (a failed
+// node ends the whole MPI job, and a node the job tore down skips MPI_Finalize), 1 for lost output, 3 for a failed
+// --fail-on gate.
 int finish(const RunOptions& options, const LaunchReport& report, cluster::Rendezvous& rendezvous, int node_rank,
            const std::vector<cluster::TorchrunFailure>& torchrun_failed) {
   const auto& result = report.result;
-  if (rendezvous.mpi && result.forwarded_signal == 0 && result.failed_rank) {
-    print_error(fmt::format("node {} ends the MPI job on every node: {}", node_rank, failure_message(result)));
+  const auto* torchrun = options.launch->torchrun.get();
+  launch::Ending ending{rendezvous.mpi != nullptr, node_rank, ""};
+  if (result.failed_rank && torchrun != nullptr)
+    ending.hint = cluster::interpreter_hint(result, torchrun->interpreter, current_environment());
+  const auto end = launch::outcome(result, report.monitor.diagnosis(), options.gate, ending);
+  if (end.mpi == launch::MpiEnd::abort_job) {
+    print_error(end.mpi_message);
     rendezvous.mpi->abort(result.exit_code());
   }
-  std::string why;
-  if (rendezvous.mpi && result.forwarded_signal != 0) {
-    (void)rendezvous.mpi.release();  // the job is ending: no MPI_Finalize, which would wait for the others
-    why = " (the MPI launcher stops every node when one fails or the job is cancelled)";
-  }
-  if (result.failed_rank) {
-    const auto* torchrun = options.torchrun.get();
-    if (!torchrun_failed.empty())
-      print_note(cluster::torchrun_summary(torchrun_failed, torchrun->program, torchrun->run_id));
-    report_output_losses(result.output_losses, result.output_losses.size());
-    const auto hint = torchrun ? cluster::interpreter_hint(result, torchrun->interpreter, current_environment()) : "";
-    throw Failure(result.exit_code(), failure_message(result) + why + hint);
-  }
-  if (!result.output_losses.empty()) {
-    // The workers succeeded but some of their output is lost: exit 1, naming the last loss.
-    report_output_losses(result.output_losses, result.output_losses.size() - 1);
-    throw Failure(exit_code::runtime_failure, procmgr::output_loss_message(result.output_losses.back()));
-  }
-  if (fails(report.monitor.diagnosis(), options.gate)) {
-    throw Failure(exit_code::doctor_found, failed_gate_message(report.monitor.diagnosis(), options.gate));
-  }
+  if (end.mpi == launch::MpiEnd::skip_finalize) (void)rendezvous.mpi.release();  // MPI_Finalize would wait
+  if (result.failed_rank && !torchrun_failed.empty())
+    print_note(cluster::torchrun_summary(torchrun_failed, torchrun->program, torchrun->run_id));
+  report_output_losses(result.output_losses, end.losses_shown);
+  if (end.exit_code != exit_code::success) throw Failure(end.exit_code, end.message);
   return exit_code::success;
 }
 
 }  // namespace
 
 int run_launcher(const RunOptions& options) {
-  const auto& launch = *options.launch;
+  // The options run's modes share, taken into the request.
+  auto request = *options.launch;
+  request.json = options.json;
+  request.allow_oversubscribe = options.placement.allow_oversubscribe;
   // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
   const auto node_plan = plan_this_node(options.placement);
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
   print_plan_notes(plan);
-  // 2. What every worker gets, its tree tables and the group's options, built here before any fork.
+  // 2. What every worker gets and the group's options (launch/decide.hpp), and their tree tables, before any fork.
   const auto environment = procmgr::current_environment();
+  auto decision = launch::decide(request, plan, launch::look_up(request, options.command), environment);
+  if (decision.refusal) throw Failure(decision.refusal->exit_code, decision.refusal->message);
+  for (const auto& warning : decision.warnings) print_warning(warning);
+  auto& settings = decision.settings;
   std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
-  const auto settings = worker_settings(options, plan, tables);
-  const bool pinned = plan.bind != affinity::Bind::none;
-  for (const auto& warning :
-       procmgr::environment_warnings(environment, settings, plan.threads_per_process, pinned, plan.reserve > 0)) {
-    print_warning(warning);
-  }
-  auto group = group_options(options, plan.num_processes);  // checks the output options, also for a dry run
-  group.tag_offset = node.rank * plan.num_processes;        // across nodes, lines carry the global rank
+  if (!settings.place_library.empty())
+    tables = value_or_fail(procmgr::create_tree_tables(plan.num_processes, settings));
+  auto& group = decision.group;
+  group.tag_offset = node.rank * plan.num_processes;  // across nodes, lines carry the global rank
   // 3. Across nodes, agree on the rendezvous (over MPI under an MPI launcher,
   //    whose own variables the workers do not inherit).
   auto rendezvous =
-      cluster::agree_rendezvous(node, plan.num_processes, {options.placement.nodes.master_addr, launch.master_port});
+      cluster::agree_rendezvous(node, plan.num_processes, {options.placement.nodes.master_addr, request.master_port});
   if (node.launched_by_mpi()) group.unset = procmgr::mpi_launcher_variables(environment);
-  const auto world = world_info(plan, node, rendezvous, launch, options.torchrun.get());
+  const auto world = world_info(plan, node, rendezvous, request);
   auto specs = procmgr::launch_specs(launch_layout(plan), world, settings, environment);
-  if (launch.dry_run) return dry_run(options, plan, std::move(specs), group.unset);
+  if (request.dry_run) return dry_run(options, plan, std::move(specs), group.unset);
   // 4. Spawn, supervise, reap (restarting the group when asked), while the
   //    monitor watches the workers' trees and says when its verdict changes.
-  const bool spread =
-      launch.spread_threads == monitor::SpreadThreads::on && pinned && settings.omp_bind == procmgr::OmpBind::close;
   const monitor::Launch inside{true, plan.num_processes, settings.children,
                                settings.program_threads == procmgr::ProgramThreads::keep};
   monitor::RunMonitor monitor({plan.usable_cpus, plan.usable_cpu_list, inside},
-                              spread ? monitor::SpreadThreads::on : monitor::SpreadThreads::off);
+                              decision.spread ? monitor::SpreadThreads::on : monitor::SpreadThreads::off);
   monitor.set_quiet(options.quiet);
-  watch_group(group, monitor, launch.max_restarts);
+  watch_group(group, monitor, request.max_restarts);
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
-  // 5. Report, advise, and exit with the failing worker's code.
+  // 5. Report, advise, and exit as launch/outcome.hpp decides.
   for (const auto& warning : result.warnings) print_warning(warning);
   const auto advice = monitor::children_advice(launched_workers(plan, result), monitor.diagnosis(), settings.children,
                                                monitor::own_command_line());
   const LaunchReport report{plan, result, monitor, advice, procmgr::read_pool_records(tables)};
   std::vector<cluster::TorchrunFailure> torchrun_failed;
-  if (options.torchrun) torchrun_failed = cluster::torchrun_failures(result, options.torchrun->run_dir, node.rank);
+  if (request.torchrun) torchrun_failed = cluster::torchrun_failures(result, request.torchrun->run_dir, node.rank);
   print_launch_report(options, report, torchrun_failed);
-  print_advice(report, settings, launch.descendants);
+  print_advice(report, settings, request.descendants);
   return finish(options, report, rendezvous, node.rank, torchrun_failed);
 }
 

@@ -38,10 +38,11 @@ std::vector<cluster::TorchrunOption> mptrain_rows(const CLI::App& run_command, s
   return rows;
 }
 
-// `mptrain run`'s launcher options, parsed from `words` as `mptrain run` would.
-class RunWords {
+// The `mptrain run` options a torchrun command line may carry (--children,
+// --bind, …), parsed as `mptrain run` parses them, once: the user's words.
+class MptrainOptions {
  public:
-  RunWords() {
+  MptrainOptions() {
     add_placement_options(app_, options.placement);
     app_.add_flag("--json", options.json);
     add_fail_on_options(app_, options.gate);
@@ -57,18 +58,32 @@ class RunWords {
     } catch (const CLI::ParseError& error) {
       usage_failure("{} (see 'mptrain torchrun --help')", error.what());
     }
-    if (given("--master-addr"))
-      options.placement.nodes.master_addr = app_.get_option("--master-addr")->as<std::string>();
   }
-
-  // Whether option `name` was given.
-  bool given(const std::string& name) const { return app_.count(name) > 0; }
 
   RunOptions options;
 
  private:
   CLI::App app_{"mptrain torchrun", "mptrain torchrun"};
 };
+
+// Fills `options` with what torchrun's own options ask for (`placement`), in torchrun's spelling.
+void take_placement(const cluster::TorchrunPlacement& placement, RunOptions& options) {
+  if (placement.workers > affinity::max_count)
+    usage_failure("--nproc-per-node {}: more workers than mptrain plans (at most {})", *placement.workers,
+                  affinity::max_count);
+  auto& request = options.placement.request;
+  request.num_processes = placement.workers;
+  request.one_per_cpu = placement.one_per_cpu;
+  request.spellings = torchrun_spellings;
+  auto& nodes = options.placement.nodes;
+  if (placement.nodes) nodes.nnodes = placement.nodes;
+  if (placement.node_rank) nodes.node_rank = placement.node_rank;
+  auto& launch = *options.launch;
+  launch.spellings = torchrun_spellings;
+  if (!placement.master_addr.empty()) launch.master_addr = nodes.master_addr = placement.master_addr;
+  launch.master_port = placement.master_port;
+  if (placement.max_restarts) launch.max_restarts = *placement.max_restarts;
+}
 
 // Removes the temporary run folder when the run ends well; a run that
 // fails keeps it (its summary names the error files in it) and says so.
@@ -91,15 +106,15 @@ class RunDirCleanup {
 };
 
 // What the launch adds for torchrun: its variables, run folder and summary.
-std::shared_ptr<TorchrunSettings> settings_of(const cluster::TorchrunArgs& args, const std::vector<std::string>& env,
-                                              bool dry_run) {
+std::shared_ptr<const cluster::TorchrunSettings> settings_of(const cluster::TorchrunArgs& args,
+                                                             const std::vector<std::string>& env, bool dry_run) {
   value_or_fail(cluster::check_log_dir(args), exit_code::usage_error);
   std::error_code ignored;
   auto settings = value_or_fail(cluster::torchrun_settings(args, env, std::filesystem::current_path(ignored), dry_run));
   if (settings.announce_run_dir) {
     print_note(fmt::format("mptrain: no --log-dir: the workers' log files are in {}\n", settings.run_dir.string()));
   }
-  return std::make_shared<TorchrunSettings>(std::move(settings));
+  return std::make_shared<const cluster::TorchrunSettings>(std::move(settings));
 }
 
 int run_torchrun(const std::vector<std::string>& words, const CLI::App& run_command) {
@@ -113,21 +128,17 @@ int run_torchrun(const std::vector<std::string>& words, const CLI::App& run_comm
     return exit_code::success;
   }
   value_or_fail(cluster::check_accepted_options(args), exit_code::usage_error);
-  auto placement = value_or_fail(cluster::placement_words(args, environment), exit_code::usage_error);
+  const auto placement = value_or_fail(cluster::torchrun_placement(args, environment), exit_code::usage_error);
   for (const auto& warning : placement.warnings) print_warning(warning);
-  auto run_words = args.mptrain_args;
-  run_words.insert(run_words.end(), placement.words.begin(), placement.words.end());
-  RunWords run;
-  run.parse(run_words);
-  run.options.command = value_or_fail(cluster::program_words(args, environment), exit_code::usage_error);
-  run.options.torchrun = settings_of(args, environment, run.given("--dry-run"));
-  RunDirCleanup cleanup(run.options.torchrun->remove_run_dir ? run.options.torchrun->run_dir : std::filesystem::path());
-  try {
-    return run_launcher(run.options);
-  } catch (const Failure& failure) {
-    if (failure.exit_code() != exit_code::usage_error) throw;
-    throw Failure(failure.exit_code(), cluster::in_torchrun_words(failure.what()));  // torchrun's -t is --tee
-  }
+  MptrainOptions mptrain;
+  mptrain.parse(args.mptrain_args);
+  auto& options = mptrain.options;
+  take_placement(placement, options);
+  options.command = value_or_fail(cluster::program_words(args, environment), exit_code::usage_error);
+  options.launch->torchrun = settings_of(args, environment, options.launch->dry_run);
+  const auto& torchrun = *options.launch->torchrun;
+  RunDirCleanup cleanup(torchrun.remove_run_dir ? torchrun.run_dir : std::filesystem::path());
+  return run_launcher(options);
 }
 
 }  // namespace

@@ -83,8 +83,10 @@ void check_same_workers(Mpi& mpi, int workers) {
   std::array<std::int64_t, 2> extremes = {workers, -workers};
   if (auto status = mpi.max(extremes); !status.ok()) runtime_failure("{}", status.error().message);
   if (extremes[0] != -extremes[1]) {
-    usage_failure("the nodes plan different numbers of workers (from {} to {}); give the same -n on every node",
-                  -extremes[1], extremes[0]);
+    usage_failure(
+        "the nodes plan different numbers of workers (from {} to {}); give the same worker count (-n, or "
+        "torchrun's --nproc-per-node) on every node",
+        -extremes[1], extremes[0]);
   }
 }
 

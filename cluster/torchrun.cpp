@@ -434,33 +434,4 @@ std::string run_folder_name(std::string_view run_id) {
   return name;
 }
 
-std::string in_torchrun_words(std::string_view message) {
-  // Each of `run`'s spellings, where a word starts, before a number or a word ("the same -n on every node").
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> spellings{{
-      {"--num-processes ", "--nproc-per-node "},
-      {"--threads-per-process ", "--threads-per-process "},
-      {"-n ", "--nproc-per-node "},
-      {"-t ", "--threads-per-process "},
-  }};
-  std::string out;
-  std::size_t at = 0;
-  while (at < message.size()) {
-    const bool word_start = at == 0 || message[at - 1] == ' ' || message[at - 1] == '(' || message[at - 1] == '`';
-    bool replaced = false;
-    for (const auto& [from, to] : spellings) {
-      const auto next = at + from.size();
-      if (!word_start || message.substr(at, from.size()) != from || next >= message.size() ||
-          !std::isalnum(static_cast<unsigned char>(message[next]))) {
-        continue;
-      }
-      out += to;
-      at = next;
-      replaced = true;
-      break;
-    }
-    if (!replaced) out += message[at++];
-  }
-  return out;
-}
-
 }  // namespace mptrain::cluster

@@ -125,10 +125,4 @@ Result<WorkerError> parse_error_file(std::string_view text);
 // replaced by '_', at most 64 characters, never "." or "..".
 std::string run_folder_name(std::string_view run_id);
 
-// `message` (one of `mptrain run`'s refusals) in torchrun's words: "-n 2"
-// and "--num-processes 2" become "--nproc-per-node 2", "-t 2" becomes
-// "--threads-per-process 2" (in torchrun -t is --tee); so does -n or -t
-// before a word ("give the same -n on every node").
-std::string in_torchrun_words(std::string_view message);
-
 }  // namespace mptrain::cluster

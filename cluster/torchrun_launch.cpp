@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <random>
 
 #include "procmgr/output.hpp"
 #include "util/environment.hpp"
 #include "util/launcher_variables.hpp"
 #include "util/names.hpp"
+#include "util/number_check.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
@@ -39,16 +41,20 @@ constexpr int c10d_default_port = 29400;
 // The value of option `value` for messages: "--nproc_per_node gpu".
 std::string given(const TorchrunValue& value) { return fmt::format("{} {}", value.spelled, printable(value.value)); }
 
-// Appends `name value` to `words` when `value` was given.
-void pass(std::vector<std::string>& words, const char* name, const std::optional<TorchrunValue>& value) {
-  if (!value) return;
-  words.emplace_back(name);
-  words.push_back(value->value);
+// `value` of an option that takes a whole number from `min` to `max`; an Error "--node-rank: x is not a whole number".
+Result<int> whole_number_of(const TorchrunValue& value, long long min,
+                            long long max = std::numeric_limits<int>::max()) {
+  const auto number = checked_whole_number(value.value, min, max);
+  if (!number.ok()) return Error{fmt::format("{}: {}", value.spelled, number.error().message)};
+  return static_cast<int>(*number);
 }
 
-// --nproc-per-node as run's option (torchrun's default: one worker per node).
-Result<std::vector<std::string>> worker_words_of(const TorchrunArgs& args) {
-  if (!args.nproc_per_node) return std::vector<std::string>{"--nproc-per-node", "1"};
+// --nproc-per-node into `placement` (torchrun's default: one worker per node).
+Status add_workers(const TorchrunArgs& args, TorchrunPlacement& placement) {
+  if (!args.nproc_per_node) {
+    placement.workers = 1;
+    return ok_status();
+  }
   const auto& text = args.nproc_per_node->value;
   const auto word = value_named(worker_words, text);
   if (word == WorkerWord::accelerator) {
@@ -57,13 +63,16 @@ Result<std::vector<std::string>> worker_words_of(const TorchrunArgs& args) {
                     "for one per usable CPU",
                     given(*args.nproc_per_node))};
   }
-  if (!word) {
-    const auto count = parse_int(trim(text));
-    if (!count.ok() || *count < 1) {
-      return Error{fmt::format("{}: not a number of workers (1 or more), auto or cpu", given(*args.nproc_per_node))};
-    }
+  if (word) {
+    placement.one_per_cpu = true;
+    return ok_status();
   }
-  return std::vector<std::string>{"--nproc-per-node", text};
+  const auto count = parse_int(trim(text));
+  if (!count.ok() || *count < 1) {
+    return Error{fmt::format("{}: not a number of workers (1 or more), auto or cpu", given(*args.nproc_per_node))};
+  }
+  placement.workers = *count;
+  return ok_status();
 }
 
 // The rendezvous backend (static when not given); an Error for one mptrain does not run.
@@ -90,19 +99,21 @@ Status check_standalone(const TorchrunArgs& args, int nodes, std::vector<std::st
 }
 
 // Node 0's address and port: from --rdzv-endpoint, else --master-addr and --master-port.
-Status add_endpoint_words(const TorchrunArgs& args, Backend backend, std::vector<std::string>& words) {
+Status add_endpoint(const TorchrunArgs& args, Backend backend, TorchrunPlacement& placement) {
   if (!args.rdzv_endpoint || args.rdzv_endpoint->value.empty()) {
-    pass(words, "--master-addr", args.master_addr);
-    pass(words, "--master-port", args.master_port);
+    if (args.master_addr) placement.master_addr = args.master_addr->value;
+    if (args.master_port) {
+      const auto port = whole_number_of(*args.master_port, 1, 65535);
+      if (!port.ok()) return port.error();
+      placement.master_port = *port;
+    }
     return ok_status();
   }
   auto endpoint = parse_endpoint(args.rdzv_endpoint->value);
   if (!endpoint.ok()) return endpoint.error();
   if (!endpoint->port && backend == Backend::c10d) endpoint->port = c10d_default_port;
-  words.insert(words.end(), {"--master-addr", endpoint->host});
-  if (endpoint->port && *endpoint->port != 0) {
-    words.insert(words.end(), {"--master-port", std::to_string(*endpoint->port)});
-  }
+  placement.master_addr = endpoint->host;
+  if (endpoint->port) placement.master_port = *endpoint->port;
   return ok_status();
 }
 
@@ -122,25 +133,26 @@ Status check_c10d_ranks(const TorchrunArgs& args, Backend backend, int nodes,
       nodes)};
 }
 
-// The workers, nodes and rendezvous of `args` as run's option words (without --max-restarts).
-Status add_placement_words(const TorchrunArgs& args, const std::vector<std::string>& environment,
-                           TorchrunPlacement& placement) {
-  auto& words = placement.words;
-  auto workers = worker_words_of(args);
-  if (!workers.ok()) return workers.error();
-  words = std::move(workers).value();
+// The workers, nodes and rendezvous of `args` into `placement` (without --max-restarts).
+Status add_placement(const TorchrunArgs& args, const std::vector<std::string>& environment,
+                     TorchrunPlacement& placement) {
+  if (auto status = add_workers(args, placement); !status.ok()) return status;
   int nodes = 1;
   if (args.nnodes) {
     const auto count = parse_torchrun_nnodes(args.nnodes->value);
     if (!count.ok()) return count.error();
     nodes = *count;
-    words.insert(words.end(), {"--nnodes", std::to_string(nodes)});
+    placement.nodes = nodes;
   }
   const auto backend = backend_of(args);
   if (!backend.ok()) return backend.error();
   if (args.standalone) return check_standalone(args, nodes, placement.warnings);
-  pass(words, "--node-rank", args.node_rank);
-  if (auto status = add_endpoint_words(args, *backend, words); !status.ok()) return status;
+  if (args.node_rank) {
+    const auto rank = whole_number_of(*args.node_rank, 0);
+    if (!rank.ok()) return rank.error();
+    placement.node_rank = *rank;
+  }
+  if (auto status = add_endpoint(args, *backend, placement); !status.ok()) return status;
   return check_c10d_ranks(args, *backend, nodes, environment);
 }
 
@@ -174,10 +186,14 @@ Status check_accepted_options(const TorchrunArgs& args) {
   return ok_status();
 }
 
-Result<TorchrunPlacement> placement_words(const TorchrunArgs& args, const std::vector<std::string>& environment) {
+Result<TorchrunPlacement> torchrun_placement(const TorchrunArgs& args, const std::vector<std::string>& environment) {
   TorchrunPlacement placement;
-  if (auto status = add_placement_words(args, environment, placement); !status.ok()) return status.error();
-  pass(placement.words, "--max-restarts", args.max_restarts);
+  if (auto status = add_placement(args, environment, placement); !status.ok()) return status.error();
+  if (args.max_restarts) {
+    const auto restarts = whole_number_of(*args.max_restarts, 0);
+    if (!restarts.ok()) return restarts.error();
+    placement.max_restarts = *restarts;
+  }
   return placement;
 }
 

@@ -34,20 +34,28 @@ struct TorchrunSettings {
 // address) and the streams of -r/-t; an Error naming the option and value.
 Status check_accepted_options(const TorchrunArgs& args);
 
-// `mptrain run`'s option words for what torchrun's options ask for, and the warnings to print.
+// What torchrun's options ask of the launch, typed as `mptrain run`'s
+// placement and launcher options take them, and the warnings to print.
 struct TorchrunPlacement {
-  std::vector<std::string> words;     // "--nproc-per-node 2 --nnodes 2 --master-addr node0 ..."
+  std::optional<int> workers;         // --nproc-per-node N; nullopt with one_per_cpu
+  bool one_per_cpu = false;           // --nproc-per-node auto or cpu
+  std::optional<int> nodes;           // --nnodes (a range MIN:MAX with MIN = MAX)
+  std::optional<int> node_rank;       // --node-rank
+  std::string master_addr;            // from --rdzv-endpoint or --master-addr; "" when neither
+  int master_port = 0;                // from --rdzv-endpoint or --master-port; 0: a free one
+  std::optional<int> max_restarts;    // --max-restarts
   std::vector<std::string> warnings;  // options that are ignored, and why
 };
 
 // The workers (--nproc-per-node, default one), nodes and rendezvous (a
 // static one at --rdzv-endpoint or --master-addr; --standalone: this host,
-// a free port) that `args` ask for, as `mptrain run` options, then
-// --max-restarts. An Error for an accelerator (gpu, xpu), a rendezvous
-// backend other than static and c10d, --standalone across nodes, and c10d
-// across nodes without a node rank (--node-rank, or a launcher's variable
-// in `environment`).
-Result<TorchrunPlacement> placement_words(const TorchrunArgs& args, const std::vector<std::string>& environment);
+// a free port) and restarts that `args` ask for. An Error, naming the
+// option as the user spelled it, for an accelerator (gpu, xpu) or a count
+// that is not one, a node rank, port or restart count out of range, a
+// rendezvous backend other than static and c10d, --standalone across
+// nodes, and c10d across nodes without a node rank (--node-rank, or a
+// launcher's variable in `environment`).
+Result<TorchrunPlacement> torchrun_placement(const TorchrunArgs& args, const std::vector<std::string>& environment);
 
 // The interpreter that runs scripts and modules: MPTRAIN_PYTHON, else
 // PYTHON_EXEC, else python3 (from PATH), read from `environment`.

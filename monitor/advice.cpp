@@ -77,21 +77,6 @@ std::vector<std::string> own_command_line(const FsRoot& root) {
   return argv;
 }
 
-std::string children_refusal(int children, int threads, int usable, int workers) {
-  if (children <= threads) return {};
-  const int fewer = usable / children;  // the most workers that have `children` CPUs each
-  std::string more;
-  if (static_cast<long long>(workers) * children <= usable) {
-    more = fmt::format(", -t {} (the usable CPUs leave room for it)", children);
-  } else if (fewer >= 1 && fewer < workers) {
-    more = fmt::format(", fewer workers (-n {}) so that each gets {}", fewer, counted(usable / fewer, "CPU"));
-  }
-  return fmt::format(
-      "--children {}: each worker has {} ({}, {}) and each working child needs one of its own; use "
-      "--children {} or fewer{}, or --allow-oversubscribe",
-      children, counted(threads, "CPU"), counted(usable, "usable CPU"), counted(workers, "worker"), threads, more);
-}
-
 std::string gate_message(const Diagnosis& diagnosis, FailOn fail_on, bool ignored) {
   return fmt::format("the monitor's verdict{} reaches --fail-on {} (it is {}); see its findings above",
                      ignored ? " with its --ignore'd findings left out" : "", name_of(fail_on_names, fail_on, "never"),

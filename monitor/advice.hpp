@@ -54,12 +54,6 @@ std::string children_note(const ChildrenAdvice& advice);
 // This process's command line (/proc/self/cmdline under `root`), word by word; empty when it cannot be read.
 std::vector<std::string> own_command_line(const FsRoot& root = {});
 
-// Why `children` working children per worker (--children) do not fit
-// workers of `threads` CPUs each (`workers` of them on `usable` CPUs): each
-// needs a CPU of its own; a higher -t where the usable CPUs leave room,
-// else fewer workers, give each more. "" when they fit.
-std::string children_refusal(int children, int threads, int usable, int workers);
-
 // "the monitor's verdict reaches --fail-on oversubscribed (it is …)": why a
 // run exits 3, `ignored` when --ignore left findings out.
 std::string gate_message(const Diagnosis& diagnosis, FailOn fail_on, bool ignored);

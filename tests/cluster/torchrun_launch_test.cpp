@@ -1,4 +1,4 @@
-// torchrun's options as an mptrain launch: run's option words, the program,
+// torchrun's options as an mptrain launch: typed as run's options, the program,
 // the checks of the options mptrain accepts, the run folder.
 #include "cluster/torchrun_launch.hpp"
 
@@ -20,41 +20,55 @@ TorchrunArgs parsed(const Words& words) {
   return *args;
 }
 
-Words placed(const Words& words, const std::vector<std::string>& environment = {}) {
-  auto placement = placement_words(parsed(words), environment);
+TorchrunPlacement placed(const Words& words, const std::vector<std::string>& environment = {}) {
+  auto placement = torchrun_placement(parsed(words), environment);
   INFO((placement.ok() ? "" : placement.error().message));
   REQUIRE(placement.ok());
-  return placement->words;
+  return *placement;
 }
 
 std::string refused(const Words& words, const std::vector<std::string>& environment = {}) {
-  auto placement = placement_words(parsed(words), environment);
+  auto placement = torchrun_placement(parsed(words), environment);
   REQUIRE_FALSE(placement.ok());
   return placement.error().message;
 }
 
 }  // namespace
 
-TEST_CASE("torchrun's default is one worker, and a count, auto and cpu pass on to run", "[cluster]") {
-  CHECK(placed({"a.py"}) == Words{"--nproc-per-node", "1"});
-  CHECK(placed({"--nproc-per-node", "3", "a.py"}) == Words{"--nproc-per-node", "3"});
-  CHECK(placed({"--nproc-per-node", "auto", "a.py"}) == Words{"--nproc-per-node", "auto"});
-  CHECK(placed({"--nproc_per_node", "cpu", "a.py"}) == Words{"--nproc-per-node", "cpu"});
+TEST_CASE("torchrun's default is one worker, and a count, auto and cpu are taken as run takes -n", "[cluster]") {
+  CHECK(placed({"a.py"}).workers == 1);
+  CHECK(placed({"--nproc-per-node", "3", "a.py"}).workers == 3);
+  for (const char* word : {"auto", "cpu"}) {
+    const auto placement = placed({"--nproc_per_node", word, "a.py"});
+    CHECK(placement.one_per_cpu);
+    CHECK_FALSE(placement.workers);
+  }
   CHECK_THAT(refused({"--nproc_per_node", "gpu", "a.py"}),
              Catch::StartsWith("--nproc_per_node gpu: mptrain runs CPU workers"));
   CHECK_THAT(refused({"--nproc-per-node", "0", "a.py"}), Catch::Contains("not a number of workers"));
 }
 
-TEST_CASE("nodes, node rank, endpoint and restarts become run's options", "[cluster]") {
-  CHECK(placed({"--nnodes", "2:2", "--node-rank", "1", "--rdzv-endpoint", "node0:29500", "--max-restarts", "3",
-                "a.py"}) == Words{"--nproc-per-node", "1", "--nnodes", "2", "--node-rank", "1", "--master-addr",
-                                  "node0", "--master-port", "29500", "--max-restarts", "3"});
-  // c10d's port defaults to 29400; static's is left to run.
-  CHECK(placed({"--rdzv-backend", "c10d", "--rdzv-endpoint", "h", "a.py"}) ==
-        Words{"--nproc-per-node", "1", "--master-addr", "h", "--master-port", "29400"});
-  CHECK(placed({"--rdzv-endpoint", "h", "a.py"}) == Words{"--nproc-per-node", "1", "--master-addr", "h"});
-  CHECK(placed({"--master-addr", "h", "--master-port", "1234", "a.py"}) ==
-        Words{"--nproc-per-node", "1", "--master-addr", "h", "--master-port", "1234"});
+TEST_CASE("nodes, node rank, endpoint and restarts are typed as run's options take them", "[cluster]") {
+  auto placement =
+      placed({"--nnodes", "2:2", "--node-rank", "1", "--rdzv-endpoint", "node0:29500", "--max-restarts", "3", "a.py"});
+  CHECK(placement.nodes == 2);
+  CHECK(placement.node_rank == 1);
+  CHECK(placement.master_addr == "node0");
+  CHECK(placement.master_port == 29500);
+  CHECK(placement.max_restarts == 3);
+  // c10d's port defaults to 29400; static's is left to run (0: a free one).
+  CHECK(placed({"--rdzv-backend", "c10d", "--rdzv-endpoint", "h", "a.py"}).master_port == 29400);
+  placement = placed({"--rdzv-endpoint", "h", "a.py"});
+  CHECK(placement.master_addr == "h");
+  CHECK(placement.master_port == 0);
+  placement = placed({"--master-addr", "h", "--master-port", "1234", "a.py"});
+  CHECK(placement.master_addr == "h");
+  CHECK(placement.master_port == 1234);
+  // Out of range, named as the user spelled it.
+  CHECK(refused({"--max_restarts", "x", "a.py"}) == "--max_restarts: x is not a whole number");
+  CHECK_THAT(refused({"--master-port", "70000", "a.py"}),
+             Catch::StartsWith("--master-port: 70000 is not from 1 to 65535"));
+  CHECK_THAT(refused({"--node-rank", "-1", "a.py"}), Catch::StartsWith("--node-rank: -1"));
 }
 
 TEST_CASE("a rendezvous mptrain cannot run is refused", "[cluster]") {
@@ -65,16 +79,17 @@ TEST_CASE("a rendezvous mptrain cannot run is refused", "[cluster]") {
   const Words c10d{"--nnodes", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint", "h:1", "a.py"};
   CHECK_THAT(refused(c10d), Catch::StartsWith("--rdzv-backend c10d across 2 nodes"));
   // A launcher that gives the node rank, or --node-rank, makes it runnable.
-  CHECK(placement_words(parsed(c10d), {"SLURM_PROCID=1"}).ok());
-  CHECK(placement_words(parsed(c10d), {"PET_NODE_RANK=0"}).ok());
+  CHECK(torchrun_placement(parsed(c10d), {"SLURM_PROCID=1"}).ok());
+  CHECK(torchrun_placement(parsed(c10d), {"PET_NODE_RANK=0"}).ok());
   auto with_rank = c10d;
   with_rank.insert(with_rank.begin(), {"--node-rank", "0"});
-  CHECK(placement_words(parsed(with_rank), {}).ok());
+  CHECK(torchrun_placement(parsed(with_rank), {}).ok());
 }
 
 TEST_CASE("standalone ignores the rendezvous options, and says so", "[cluster]") {
-  const auto placement = placement_words(parsed({"--standalone", "--rdzv-endpoint", "h:1", "a.py"}), {}).value();
-  CHECK(placement.words == Words{"--nproc-per-node", "1"});
+  const auto placement = torchrun_placement(parsed({"--standalone", "--rdzv-endpoint", "h:1", "a.py"}), {}).value();
+  CHECK(placement.workers == 1);
+  CHECK(placement.master_addr.empty());
   REQUIRE(placement.warnings.size() == 1);
   CHECK_THAT(placement.warnings[0], Catch::Contains("the --rdzv options are ignored"));
 }

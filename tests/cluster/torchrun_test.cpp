@@ -180,19 +180,6 @@ TEST_CASE("a run id becomes one file name inside --log-dir", "[cluster]") {
   CHECK(run_folder_name(std::string(300, 'x')).size() == 64);
 }
 
-TEST_CASE("run's refusals read in torchrun's words: -t is --tee there", "[cluster]") {
-  using mptrain::cluster::in_torchrun_words;
-  CHECK(in_torchrun_words("use -n 2 or fewer") == "use --nproc-per-node 2 or fewer");
-  CHECK(in_torchrun_words("-n 1 x -t 3 = 3 threads; use -t 2 (floor(2/1))") ==
-        "--nproc-per-node 1 x --threads-per-process 3 = 3 threads; use --threads-per-process 2 (floor(2/1))");
-  CHECK(in_torchrun_words("fewer workers (-n 1) so") == "fewer workers (--nproc-per-node 1) so");
-  CHECK(in_torchrun_words("--num-processes 4") == "--nproc-per-node 4");
-  CHECK(in_torchrun_words("--children 2 or fewer, -t 2") == "--children 2 or fewer, --threads-per-process 2");
-  CHECK(in_torchrun_words("a-n 2 and -nope") == "a-n 2 and -nope");
-  CHECK(in_torchrun_words("give the same -n on every node") == "give the same --nproc-per-node on every node");
-  CHECK(in_torchrun_words("(ulimit -n) and -t, as is") == "(ulimit -n) and -t, as is");
-}
-
 TEST_CASE("a traceback's missing module is read from its last ModuleNotFoundError", "[cluster]") {
   using mptrain::cluster::missing_python_module;
   CHECK(missing_python_module("Traceback ...\nModuleNotFoundError: No module named 'torch'\n") == "torch");

@@ -52,17 +52,6 @@ TEST_CASE("workers whose programs start pools get the --children command that gi
   CHECK_FALSE(children_advice(workers, diagnosis, 0, argv));  // one pool per worker: nothing to split
 }
 
-TEST_CASE("more working children than a worker's CPUs are refused with what would fit", "[monitor]") {
-  CHECK(children_refusal(2, 2, 4, 2).empty());
-  CHECK(children_refusal(3, 2, 2, 1) ==
-        "--children 3: each worker has 2 CPUs (2 usable CPUs, 1 worker) and each working child needs one of its own; "
-        "use --children 2 or fewer, or --allow-oversubscribe");
-  CHECK(children_refusal(4, 2, 8, 2).ends_with(", -t 4 (the usable CPUs leave room for it), or --allow-oversubscribe"));
-  CHECK(children_refusal(4, 2, 8, 4)
-            .ends_with(", fewer workers (-n 2) so that each gets 4 CPUs, or "
-                       "--allow-oversubscribe"));
-}
-
 TEST_CASE("the gate's message names the verdict and the level it reached", "[monitor]") {
   Diagnosis diagnosis;
   diagnosis.verdict = Verdict::oversubscribed;
