@@ -52,6 +52,15 @@ std::string option_names(const CLI::App& app, const std::string& name) {
   return names;
 }
 
+// The long names of the options of `command` ("--children", "--help"), for the near name of a mistyped one.
+std::vector<std::string> long_option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
 // Throws a usage Failure for a word of `args` (the words after the command
 // `command`) that CLI11 would misread (check_option_words, util/parse_errors.hpp).
 void check_option_words(const CLI::App& app, const CLI::App& command, std::span<char* const> args) {
@@ -88,7 +97,8 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
   const std::string command = chosen.empty() ? std::string() : chosen.front()->get_name();
   const std::string see_command = command.empty() ? see : fmt::format(" (see 'mptrain {} --help')", command);
   const auto names_of = [&app](const std::string& name) { return option_names(app, name); };
-  return parse_error_in_words(error.what(), command, names_of) + see_command;
+  const auto known = chosen.empty() ? std::vector<std::string>() : long_option_names(*chosen.front());
+  return parse_error_in_words(error.what(), command, names_of, known) + see_command;
 }
 
 // Parses `args` and runs the chosen command; returns the exit code. A failed

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "util/text.hpp"
@@ -10,6 +12,25 @@
 namespace mptrain {
 
 namespace {
+
+// The fewest edits that turn `a` into `b`: characters inserted, deleted or
+// replaced, and neighbours swapped (the optimal string alignment distance).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Rows i-2, i-1 and i of the table: row[j] is the distance of a[0, i) to b[0, j).
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t replace = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, replace});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
+    }
+    std::swap(before, previous);
+    std::swap(previous, row);
+  }
+  return previous[b.size()];
+}
 
 // For an option given twice, a message that says so; "" for any other `what`.
 std::string repeated_option(std::string_view what, const OptionNames& names_of) {
@@ -36,15 +57,26 @@ std::string missing_value(std::string_view what) {
   return fmt::format("{} needs a value ({}), right after it", what.substr(0, at), type);
 }
 
-// For words no option took, "mptrain plan does not take: -n 2"; "" for any other `what`.
-std::string unexpected(std::string_view command, std::string_view what) {
+// "; did you mean --children?" for the first long option of `words` near a name of `known`; "" for none.
+std::string did_you_mean(const std::vector<std::string_view>& words, const std::vector<std::string>& known) {
+  for (const auto word : words) {
+    if (!word.starts_with("--")) continue;
+    const auto near = nearest_names(word.substr(0, word.find('=')), known);
+    if (!near.empty()) return fmt::format("; did you mean {}?", joined_list(near, "or"));
+  }
+  return {};
+}
+
+// For words no option took, "mptrain plan does not take: -n 2" and the near
+// name of a mistyped option; "" for any other `what`.
+std::string unexpected(std::string_view command, std::string_view what, const std::vector<std::string>& known) {
   if (!what.starts_with("The following argument")) return {};
   const auto colon = what.find(": ");
   if (colon == std::string_view::npos) return {};
   auto words = split(what.substr(colon + 2), ' ');
   std::vector<std::string_view> given(words.rbegin(), words.rend());
-  return fmt::format("{} does not take: {}", command.empty() ? "mptrain" : fmt::format("mptrain {}", command),
-                     printable(fmt::format("{}", fmt::join(given, " "))));
+  return fmt::format("{} does not take: {}{}", command.empty() ? "mptrain" : fmt::format("mptrain {}", command),
+                     printable(fmt::format("{}", fmt::join(given, " "))), did_you_mean(given, known));
 }
 
 // For two options that cannot go together, "give only one of them"; "" for any other `what`.
@@ -58,12 +90,35 @@ std::string excludes(std::string_view what) {
 
 }  // namespace
 
-std::string parse_error_in_words(std::string_view what, std::string_view command, const OptionNames& names_of) {
+std::string parse_error_in_words(std::string_view what, std::string_view command, const OptionNames& names_of,
+                                 const std::vector<std::string>& known) {
   for (auto message :
-       {repeated_option(what, names_of), missing_value(what), unexpected(command, what), excludes(what)}) {
+       {repeated_option(what, names_of), missing_value(what), unexpected(command, what, known), excludes(what)}) {
     if (!message.empty()) return message;
   }
   return std::string(what);
+}
+
+std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& known) {
+  const auto first_letter = word.find_first_not_of('-');
+  const std::size_t letters = first_letter == std::string_view::npos ? 0 : word.size() - first_letter;
+  std::vector<std::string> near;
+  if (letters >= 3) {
+    std::copy_if(known.begin(), known.end(), std::back_inserter(near),
+                 [word](const std::string& name) { return name != word && name.starts_with(word); });
+    if (!near.empty()) return near;
+  }
+  std::size_t fewest = std::max<std::size_t>(1, letters / 3);
+  for (const auto& name : known) {
+    const std::size_t gap = name.size() > word.size() ? name.size() - word.size() : word.size() - name.size();
+    if (name == word || gap > fewest) continue;  // each extra letter is an edit: a long word skips the table
+    const std::size_t edits = edit_distance(word, name);
+    if (edits > fewest) continue;
+    if (edits < fewest) near.clear();
+    fewest = edits;
+    near.push_back(name);
+  }
+  return near;
 }
 
 Status check_option_words(const std::vector<std::string>& args, const OptionLookup& find, std::string_view see) {

@@ -22,10 +22,21 @@ using OptionNames = std::function<std::string(const std::string& name)>;
 // - "--num-processes: At Most 1 required but received 2" (an option given
 //   twice, perhaps under two of its `names_of`): "… was given 2 times; …";
 // - "--cpus: 1 required TEXT missing": "--cpus needs a value (TEXT), right after it";
-// - "The following arguments were not expected: 2 -n" (listed last first):
-//   "mptrain plan does not take: -n 2";
+// - "The following arguments were not expected: 2 --jsn" (listed last first):
+//   "mptrain plan does not take: --jsn 2; did you mean --json?", the near
+//   names (nearest_names) among `known`, the long names of the command's
+//   options, of the first mistyped long option that has any;
 // - "--topology excludes --topology-synthetic": "… cannot be given together; …".
-std::string parse_error_in_words(std::string_view what, std::string_view command, const OptionNames& names_of);
+std::string parse_error_in_words(std::string_view what, std::string_view command, const OptionNames& names_of,
+                                 const std::vector<std::string>& known);
+
+// The names in `known` ("--children") that the mistyped long option `word`
+// ("--childern") is near, in the order of `known`, `word` itself left out:
+// those that begin with `word` when it has 3 letters or more after its
+// dashes; else those the fewest edits away (a character inserted, deleted or
+// replaced, or two neighbours swapped) when that is at most a third of its
+// letters, or 1. Empty when no name is that near.
+std::vector<std::string> nearest_names(std::string_view word, const std::vector<std::string>& known);
 
 // What check_option_words needs to know of an option.
 struct OptionShape {
