@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "monitor/detector.hpp"
+#include "monitor/diagnosis.hpp"
 #include "monitor/live.hpp"
 #include "monitor/period.hpp"
 #include "monitor/trace.hpp"

@@ -2,11 +2,159 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
 namespace mptrain::monitor {
+
+namespace {
+
+// Every merge of a later window into an earlier one is a list of rows, one per member: a member
+// added to a struct breaks the build (merge_members) until its row says how it merges.
+
+// Converts to any member's type: what counts an aggregate's members.
+struct AnyMember {
+  template <class M>
+  operator M() const {
+    return M{};
+  }
+};
+
+// True when T can be brace-initialized from `sizeof...(I)` values.
+template <class T, std::size_t... I>
+constexpr bool initializable_with(std::index_sequence<I...>) {
+  return requires { T{(void(I), AnyMember{})...}; };
+}
+
+// How many members the aggregate T has.
+template <class T, std::size_t N = 0>
+constexpr std::size_t member_count() {
+  if constexpr (initializable_with<T>(std::make_index_sequence<N + 1>{})) {
+    return member_count<T, N + 1>();
+  } else {
+    return N;
+  }
+}
+
+// One member of T and how a later window's value of it merges into the earlier one's.
+template <class T, class M, class How>
+struct Row {
+  M T::*member;
+  How how;
+};
+
+// The row of `member`, merged by `how`.
+template <class T, class M, class How>
+constexpr Row<T, M, How> row(M T::*member, How how) {
+  return {member, how};
+}
+
+// Merges `more`, a later window, into `into` by `rows`, one per member of T.
+template <class T, class... Rows>
+void merge_members(T& into, const T& more, const Rows&... rows) {
+  static_assert(sizeof...(Rows) == member_count<T>(), "each member of the struct needs a row saying how it merges");
+  (rows.how(into.*rows.member, more.*rows.member), ...);
+}
+
+constexpr auto kept = [](auto& /*into*/, const auto& /*more*/) {};
+constexpr auto summed = [](auto& into, const auto& more) { into += more; };
+constexpr auto most = [](auto& into, const auto& more) { into = std::max(into, more); };
+constexpr auto latest = [](auto& into, const auto& more) { into = more; };
+constexpr auto latest_seen = [](auto& into, const auto& more) {
+  if (more) into = more;
+};
+constexpr auto summed_seen = [](auto& into, const auto& more) {
+  if (more) into = into.value_or(0) + *more;
+};
+
+void merge_window(ThreadEvidence& into, const ThreadEvidence& more);
+void merge_window(ProcessEvidence& into, const ProcessEvidence& more);
+void merge_window(CpuEvidence& into, const CpuEvidence& more);
+void merge_window(CgroupEvidence& into, const CgroupEvidence& more);
+void merge_window(WorkSeries::Entry& into, const WorkSeries::Entry& more);
+void merge_window(Work& into, const Work& more) { merge(into, more); }
+void merge_window(WorkSeries& into, const WorkSeries& more) { into.merge(more); }
+void merge_window(SliceWaitHistogram& into, const SliceWaitHistogram& more) { into.merge(more); }
+
+// Merges each entry of `more` into the entry of `into` with its key; an entry `into` lacks is copied.
+template <class Key, class Value>
+void merge_window(std::map<Key, Value>& into, const std::map<Key, Value>& more) {
+  for (const auto& [key, value] : more) {
+    auto [it, fresh] = into.try_emplace(key, value);
+    if (!fresh) merge_window(it->second, value);
+  }
+}
+
+// A part with a merge of its own (merge_window).
+struct Merged {
+  template <class V>
+  void operator()(V& into, const V& more) const {
+    merge_window(into, more);
+  }
+};
+constexpr Merged merged;
+
+// A thread's later window: its latest name, CPU and mask win.
+void merge_window(ThreadEvidence& into, const ThreadEvidence& more) {
+  using T = ThreadEvidence;
+  merge_members(into, more, row(&T::pid, kept), row(&T::tid, kept), row(&T::comm, latest), row(&T::on_cpu_s, summed),
+                row(&T::wait_s, summed), row(&T::queued_s, summed), row(&T::working_s, summed),
+                row(&T::observed_s, summed), row(&T::timeslices, summed), row(&T::voluntary_switches, summed),
+                row(&T::nonvoluntary_switches, summed), row(&T::last_cpu, latest), row(&T::cpus_allowed, latest));
+}
+
+// A process's later window: the latest identity wins (a process that exec'd is reported as what it became).
+void merge_window(ProcessEvidence& into, const ProcessEvidence& more) {
+  using P = ProcessEvidence;
+  merge_members(into, more, row(&P::pid, kept), row(&P::ppid, latest), row(&P::comm, latest), row(&P::cmdline, latest),
+                row(&P::parent_cmdline, latest), row(&P::env, latest), row(&P::cgroup, latest),
+                row(&P::runtimes, latest), row(&P::max_threads, most), row(&P::on_cpu_s, summed),
+                row(&P::wait_s, summed), row(&P::queued_s, summed), row(&P::work, merged),
+                row(&P::voluntary_switches, summed), row(&P::nonvoluntary_switches, summed));
+}
+
+// A CPU's later window.
+void merge_window(CpuEvidence& into, const CpuEvidence& more) {
+  using C = CpuEvidence;
+  merge_members(into, more, row(&C::busy_s, summed), row(&C::total_s, summed), row(&C::job_on_s, summed),
+                row(&C::job_wait_s, summed), row(&C::job_queued_s, summed));
+}
+
+// A cgroup's later window: its latest place and quota win.
+void merge_window(CgroupEvidence& into, const CgroupEvidence& more) {
+  using G = CgroupEvidence;
+  merge_members(into, more, row(&G::version, latest), row(&G::path, latest), row(&G::dir, latest),
+                row(&G::periods, summed), row(&G::throttled_periods, summed), row(&G::throttled_s, summed),
+                row(&G::quota, latest));
+}
+
+// The interval after `into` in a WorkSeries, summed into it.
+void merge_window(WorkSeries::Entry& into, const WorkSeries::Entry& more) {
+  using E = WorkSeries::Entry;
+  merge_members(into, more, row(&E::duration_s, summed), row(&E::work, merged), row(&E::others_s, summed));
+}
+
+}  // namespace
+
+void merge(Work& into, const Work& more) {
+  using W = Work;
+  merge_members(into, more, row(&W::working_s, summed), row(&W::wanted_s, summed), row(&W::progress_s, summed),
+                row(&W::useful_s, summed), row(&W::apart_progress_s, summed), row(&W::apart_useful_s, summed),
+                row(&W::together_progress_s, summed), row(&W::together_useful_s, summed));
+}
+
+void merge(Evidence& into, const Evidence& more) {
+  using E = Evidence;
+  merge_members(into, more, row(&E::duration_s, summed), row(&E::intervals, summed), row(&E::on_cpu_s, summed),
+                row(&E::wait_s, summed), row(&E::queued_s, summed), row(&E::working_s, summed),
+                row(&E::peak_working, most), row(&E::work, merged), row(&E::work_series, merged),
+                row(&E::timeslices, summed), row(&E::slice_waits, merged), row(&E::voluntary_switches, summed),
+                row(&E::nonvoluntary_switches, summed), row(&E::threads, merged), row(&E::processes, merged),
+                row(&E::cpus, merged), row(&E::cgroups, merged), row(&E::pressure_some_s, summed_seen),
+                row(&E::load, latest_seen));
+}
 
 namespace {
 
@@ -247,9 +395,7 @@ void WorkSeries::coarsen() {
   for (std::size_t i = 0; i < entries_.size(); i += 2) {
     Entry entry = entries_[i];
     if (i + 1 < entries_.size()) {
-      entry.duration_s += entries_[i + 1].duration_s;
-      entry.work.add(entries_[i + 1].work);
-      entry.others_s += entries_[i + 1].others_s;
+      merge_window(entry, entries_[i + 1]);
     }
     coarse.push_back(entry);
   }
@@ -272,7 +418,7 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
       if (auto member = add_thread(evidence, process, *d, dt, rule)) members.push_back(*member);
     }
     process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule);
-    evidence.work.add(process.work);
+    merge(evidence.work, process.work);
   }
   add_machine(evidence, before.machine, after.machine);
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
@@ -280,110 +426,6 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   for (const auto& [cpu, times] : evidence.cpus) busy += times.busy_s;
   evidence.work_series.add({dt, evidence.work, std::max(0.0, busy - evidence.on_cpu_s)});
   return evidence;
-}
-
-namespace {
-
-// Each merge below binds every member of what it merges (a structured
-// binding names them all, or does not compile): a member added to the
-// struct cannot be forgotten here, it breaks the build until merged.
-
-// Adds `more`, a later window of the same thread, to `into`; its latest name, CPU and mask win.
-void merge_thread(ThreadEvidence& into, const ThreadEvidence& more) {
-  [[maybe_unused]] auto& [pid, tid, comm, on_cpu_s, wait_s, queued_s, working_s, observed_s, timeslices,
-                          voluntary_switches, nonvoluntary_switches, last_cpu, cpus_allowed] = into;
-  comm = more.comm;
-  on_cpu_s += more.on_cpu_s;
-  wait_s += more.wait_s;
-  queued_s += more.queued_s;
-  working_s += more.working_s;
-  observed_s += more.observed_s;
-  timeslices += more.timeslices;
-  voluntary_switches += more.voluntary_switches;
-  nonvoluntary_switches += more.nonvoluntary_switches;
-  last_cpu = more.last_cpu;
-  cpus_allowed = more.cpus_allowed;
-}
-
-// Adds `more`, a later window of the same process, to `into`. The latest
-// identity wins: a process that exec'd is reported as what it became.
-void merge_process(ProcessEvidence& into, const ProcessEvidence& more) {
-  [[maybe_unused]] auto& [pid, ppid, comm, cmdline, parent_cmdline, env, cgroup, runtimes, max_threads, on_cpu_s,
-                          wait_s, queued_s, work, voluntary_switches, nonvoluntary_switches] = into;
-  ppid = more.ppid;
-  comm = more.comm;
-  cmdline = more.cmdline;
-  parent_cmdline = more.parent_cmdline;
-  env = more.env;
-  cgroup = more.cgroup;
-  runtimes = more.runtimes;
-  max_threads = std::max(max_threads, more.max_threads);
-  on_cpu_s += more.on_cpu_s;
-  wait_s += more.wait_s;
-  queued_s += more.queued_s;
-  work.add(more.work);
-  voluntary_switches += more.voluntary_switches;
-  nonvoluntary_switches += more.nonvoluntary_switches;
-}
-
-// Adds `more`, a later window of the same CPU, to `into`.
-void merge_cpu(CpuEvidence& into, const CpuEvidence& more) {
-  auto& [busy_s, total_s, job_on_s, job_wait_s, job_queued_s] = into;
-  busy_s += more.busy_s;
-  total_s += more.total_s;
-  job_on_s += more.job_on_s;
-  job_wait_s += more.job_wait_s;
-  job_queued_s += more.job_queued_s;
-}
-
-// Adds `more`, a later window of the same cgroup, to `into`; its latest place and quota win.
-void merge_cgroup(CgroupEvidence& into, const CgroupEvidence& more) {
-  auto& [version, path, dir, periods, throttled_periods, throttled_s, quota] = into;
-  version = more.version;
-  path = more.path;
-  dir = more.dir;
-  periods += more.periods;
-  throttled_periods += more.throttled_periods;
-  throttled_s += more.throttled_s;
-  quota = more.quota;
-}
-
-// Merges each entry of `more` into the entry of `into` with its key by
-// `merge_one`; an entry `into` lacks is copied (`fresh_copies`) or merged
-// into a default one.
-template <class Map, class MergeOne>
-void merge_each(Map& into, const Map& more, MergeOne merge_one, bool fresh_copies) {
-  for (const auto& [key, value] : more) {
-    auto [it, fresh] = fresh_copies ? into.try_emplace(key, value) : into.try_emplace(key);
-    if (!fresh || !fresh_copies) merge_one(it->second, value);
-  }
-}
-
-}  // namespace
-
-void merge(Evidence& into, const Evidence& more) {
-  auto& [duration_s, intervals, on_cpu_s, wait_s, queued_s, working_s, peak_working, work, work_series, timeslices,
-         slice_waits, voluntary_switches, nonvoluntary_switches, threads, processes, cpus, cgroups, pressure_some_s,
-         load] = into;
-  duration_s += more.duration_s;
-  intervals += more.intervals;
-  on_cpu_s += more.on_cpu_s;
-  wait_s += more.wait_s;
-  queued_s += more.queued_s;
-  working_s += more.working_s;
-  peak_working = std::max(peak_working, more.peak_working);
-  work.add(more.work);
-  work_series.merge(more.work_series);
-  timeslices += more.timeslices;
-  slice_waits.merge(more.slice_waits);
-  voluntary_switches += more.voluntary_switches;
-  nonvoluntary_switches += more.nonvoluntary_switches;
-  merge_each(threads, more.threads, merge_thread, true);
-  merge_each(processes, more.processes, merge_process, true);
-  merge_each(cpus, more.cpus, merge_cpu, false);
-  merge_each(cgroups, more.cgroups, merge_cgroup, false);
-  if (more.pressure_some_s) pressure_some_s = pressure_some_s.value_or(0) + *more.pressure_some_s;
-  if (more.load) load = more.load;
 }
 
 Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule) {

@@ -27,7 +27,9 @@ class SliceWaitHistogram {
   static constexpr int buckets = 7 * per_decade + 1;  // 1 µs … 10 s, and one above
   // Counts one interval of one thread whose mean wait per slice was `per_slice_s`.
   void add(double per_slice_s);
+  // Adds the counts of `other` (a later window's) to these.
   void merge(const SliceWaitHistogram& other);
+  // How many (thread, interval) pairs were counted.
   std::uint64_t count() const { return count_; }
   // The wait per slice (s) below which a fraction `q` of the counted pairs lie; 0 when none were counted.
   double quantile(double q) const;
@@ -38,7 +40,7 @@ class SliceWaitHistogram {
   std::uint64_t count_ = 0;
 };
 
-// How a thread's interval is classed (see detector.hpp, THE MODEL). It is
+// How a thread's interval is classed (see loss_model.hpp, THE MODEL). It is
 // *working* when it ran on a CPU at least `working_cpu_share` of the
 // interval or wanted one at least `cpu_bound_demand` of it (a CPU-bound
 // thread, however many it shares a CPU with); a thread that sleeps and
@@ -61,7 +63,7 @@ struct QueueRule {
 };
 
 // What the working threads of a job or process got done, in seconds, for
-// the throughput estimate (THROUGHPUT LOSS in detector.hpp):
+// the throughput estimate (THROUGHPUT LOSS in loss_model.hpp):
 //   working   Σ on CPU + wait of the working intervals
 //   wanted    Σ on CPU + queued wait: the CPU they wanted (a wake-up's
 //             short wait is latency, not CPU wanted)
@@ -88,19 +90,6 @@ struct Work {
   double apart_useful_s = 0;
   double together_progress_s = 0;
   double together_useful_s = 0;
-
-  // Adds `more`; the binding names every member, so a new one does not compile until added here.
-  void add(const Work& more) {
-    auto& [working, wanted, progress, useful, apart_progress, apart_useful, together_progress, together_useful] = *this;
-    working += more.working_s;
-    wanted += more.wanted_s;
-    progress += more.progress_s;
-    useful += more.useful_s;
-    apart_progress += more.apart_progress_s;
-    apart_useful += more.apart_useful_s;
-    together_progress += more.together_progress_s;
-    together_useful += more.together_useful_s;
-  }
 };
 
 // The job's Work interval by interval, for the estimate's spread: mergeable,
@@ -109,13 +98,17 @@ struct Work {
 class WorkSeries {
  public:
   static constexpr std::size_t capacity = 4096;
+  // One interval: its length, the job's Work in it, and other load.
   struct Entry {
     double duration_s = 0;
     Work work;
     double others_s = 0;  // CPU time others used on the machine's CPUs (all load less the job's)
   };
+  // Appends `entry`, the next interval; past `capacity` entries, neighbours are summed pairwise.
   void add(const Entry& entry);
+  // Appends the entries of `other`, a later window, one by one as add() does.
   void merge(const WorkSeries& other);
+  // The intervals, oldest first.
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
@@ -215,8 +208,10 @@ struct Evidence {
 // its counters fit in the interval (it started meanwhile), otherwise from
 // `after` on (it was just discovered).
 Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule);
-// Adds `more` (a later window) to `into`.
+// Adds `more` (a later window) to `into`, member by member, each as its kind says (summed, latest, …).
 void merge(Evidence& into, const Evidence& more);
+// Adds `more` (a later window's Work) to `into`, member by member.
+void merge(Work& into, const Work& more);
 // The evidence of a whole series of snapshots (empty for fewer than two).
 Evidence accumulate(const std::vector<Snapshot>& series, const QueueRule& rule);
 

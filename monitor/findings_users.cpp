@@ -5,8 +5,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
+#include <string_view>
 
+#include "monitor/loss_model.hpp"
 #include "monitor/sizing.hpp"
 #include "util/text.hpp"
 
@@ -158,50 +161,80 @@ Finding nested_finding(const JobView& job, const ProcessEvidence& process,
   return f;
 }
 
-// The Slurm mismatch of `process` allowed `allowed` CPUs (`list`), or nullopt.
-std::optional<Finding> slurm_mismatch(const JobView& job, const ProcessEvidence& process, int allowed,
-                                      const std::string& list) {
-  const ThreadEnv& env = process.env;
-  const int asked = env.slurm_cpus_per_task;
-  if (asked <= allowed || (env.srun_cpus_per_task > 0 && env.srun_cpus_per_task <= allowed)) return std::nullopt;
-  Finding f{FindingKind::allocation_mismatch, job.severity.value_or(Verdict::healthy), "", "", {}};
-  const int pool = job.pools.at(process.pid);
-  f.message = fmt::format(
-      "pid {} ({}) may use {} (Cpus_allowed_list {}) though its Slurm job asked for {} per task "
-      "(SLURM_CPUS_PER_TASK={}): srun, since Slurm 22.05, does not pass sbatch's --cpus-per-task on to its steps; "
-      "its {} ran on that",
-      process.pid, printable(process.comm), counted(allowed, "CPU"), list, asked, asked, counted(pool, "pool thread"));
-  f.fix = fmt::format(
-      "give the step its CPUs: `srun --cpus-per-task={} …`, or `export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK` "
-      "before srun in the batch script",
-      asked);
-  f.numbers = {{"pid", process.pid}, {"allowed_cpus", allowed}, {"launcher_cpus", asked}, {"pool_threads", pool}};
-  return f;
-}
+// A launcher whose allocation a process may not have got: how the
+// allocation_mismatch finding finds and says it.
+struct LauncherAllocation {
+  std::string_view who;  // how the message names the process ("pid", "rank pid")
+  // The CPUs the launcher gave a process with `env` that may use `allowed`; nullopt when it gave none or no more.
+  std::optional<int> (*given)(const JobView& job, const ThreadEnv& env, int allowed);
+  // Why the process got fewer, after "may use N CPUs (Cpus_allowed_list L)".
+  std::string (*why)(const JobView& job, const ThreadEnv& env, int given);
+  // What to do, for `given` CPUs.
+  std::string (*fix)(int given);
+};
 
-// The Open MPI mismatch of `process` allowed `allowed` CPUs (`list`), or nullopt.
-std::optional<Finding> ompi_mismatch(const JobView& job, const ProcessEvidence& process, int allowed,
-                                     const std::string& list) {
-  const ThreadEnv& env = process.env;
-  const int ranks = env.ompi_local_size;
-  if (!env.ompi_bound_at_launch || ranks < 1 || ranks > 2) return std::nullopt;
-  const int share = job.n / ranks;
-  if (allowed >= share) return std::nullopt;
-  Finding f{FindingKind::allocation_mismatch, job.severity.value_or(Verdict::healthy), "", "", {}};
-  const int pool = job.pools.at(process.pid);
-  f.message = fmt::format(
-      "rank pid {} ({}) may use {} (Cpus_allowed_list {}) of the {} its node's {} would give it: Open MPI bound it "
-      "at launch (OMPI_MCA_orte_bound_at_launch=1) and binds each rank to one core when it starts two ranks or "
-      "fewer (OMPI_COMM_WORLD_LOCAL_SIZE={}); its {} ran on that",
-      process.pid, printable(process.comm), counted(allowed, "CPU"), list, share, counted(job.n, "usable CPU"), ranks,
-      counted(pool, "pool thread"));
-  f.fix = fmt::format(
-      "bind each rank to its share: `mpirun --map-by slot:PE={} --bind-to core …`, or `mpirun --bind-to none …` "
-      "with OMP_NUM_THREADS={}, or start `mpirun … mptrain run -- CMD`, which splits the node's CPUs between its "
-      "ranks and pins each",
-      share, share);
-  f.numbers = {{"pid", process.pid}, {"allowed_cpus", allowed}, {"launcher_cpus", share}, {"pool_threads", pool}};
-  return f;
+// srun since Slurm 22.05 without --cpus-per-task; Open MPI's binding of two ranks or fewer to a core each.
+constexpr std::array launcher_allocations{
+    LauncherAllocation{
+        "pid",
+        [](const JobView&, const ThreadEnv& env, int allowed) -> std::optional<int> {
+          const int asked = env.slurm_cpus_per_task;
+          if (asked <= allowed || (env.srun_cpus_per_task > 0 && env.srun_cpus_per_task <= allowed)) return {};
+          return asked;
+        },
+        [](const JobView&, const ThreadEnv&, int asked) {
+          return fmt::format(
+              "though its Slurm job asked for {} per task (SLURM_CPUS_PER_TASK={}): srun, since Slurm 22.05, does "
+              "not pass sbatch's --cpus-per-task on to its steps",
+              asked, asked);
+        },
+        [](int asked) {
+          return fmt::format(
+              "give the step its CPUs: `srun --cpus-per-task={} …`, or `export "
+              "SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK` before srun in the batch script",
+              asked);
+        }},
+    LauncherAllocation{
+        "rank pid",
+        [](const JobView& job, const ThreadEnv& env, int allowed) -> std::optional<int> {
+          const int ranks = env.ompi_local_size;
+          if (!env.ompi_bound_at_launch || ranks < 1 || ranks > 2) return {};
+          const int share = job.n / ranks;
+          if (allowed >= share) return {};
+          return share;
+        },
+        [](const JobView& job, const ThreadEnv& env, int share) {
+          return fmt::format(
+              "of the {} its node's {} would give it: Open MPI bound it at launch (OMPI_MCA_orte_bound_at_launch=1) "
+              "and binds each rank to one core when it starts two ranks or fewer (OMPI_COMM_WORLD_LOCAL_SIZE={})",
+              share, counted(job.n, "usable CPU"), env.ompi_local_size);
+        },
+        [](int share) {
+          return fmt::format(
+              "bind each rank to its share: `mpirun --map-by slot:PE={} --bind-to core …`, or `mpirun --bind-to "
+              "none …` with OMP_NUM_THREADS={}, or start `mpirun … mptrain run -- CMD`, which splits the node's "
+              "CPUs between its ranks and pins each",
+              share, share);
+        }},
+};
+
+// The allocation_mismatch of `process` allowed `allowed` CPUs (`list`): the first launcher whose CPUs it did not get,
+// or nullopt.
+std::optional<Finding> allocation_mismatch(const JobView& job, const ProcessEvidence& process, int allowed,
+                                           const std::string& list) {
+  for (const auto& launcher : launcher_allocations) {
+    const auto given = launcher.given(job, process.env, allowed);
+    if (!given) continue;
+    Finding f{FindingKind::allocation_mismatch, job.severity.value_or(Verdict::healthy), "", "", {}};
+    const int pool = job.pools.at(process.pid);
+    f.message = fmt::format("{} {} ({}) may use {} (Cpus_allowed_list {}) {}; its {} ran on that", launcher.who,
+                            process.pid, printable(process.comm), counted(allowed, "CPU"), list,
+                            launcher.why(job, process.env, *given), counted(pool, "pool thread"));
+    f.fix = launcher.fix(*given);
+    f.numbers = {{"pid", process.pid}, {"allowed_cpus", allowed}, {"launcher_cpus", *given}, {"pool_threads", pool}};
+    return f;
+  }
+  return std::nullopt;
 }
 
 // A process whose pool threads slept most of the window (explain_blocked): its pid and sleep share.
@@ -259,9 +292,7 @@ std::vector<Finding> check_allocation_mismatch(const JobView& job) {
     std::string list;
     const int allowed = allowed_cpus(job, pid, &list);
     if (allowed == 0) continue;
-    auto found = slurm_mismatch(job, process, allowed, list);
-    if (!found) found = ompi_mismatch(job, process, allowed, list);
-    if (found) findings.push_back(std::move(*found));
+    if (auto found = allocation_mismatch(job, process, allowed, list)) findings.push_back(std::move(*found));
   }
   return findings;
 }

@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "monitor/detector.hpp"
 #include "monitor/evidence.hpp"
+#include "monitor/finding.hpp"
 #include "monitor/thresholds.hpp"
 
 namespace mptrain::monitor {

@@ -1,5 +1,7 @@
 #include "monitor/live.hpp"
 
+#include "monitor/detector.hpp"
+#include "monitor/loss_model.hpp"
 #include "monitor/report.hpp"
 
 namespace mptrain::monitor {
@@ -18,8 +20,9 @@ void LiveMonitor::observe(const std::vector<pid_t>& roots) {
   if (seconds_until_due() <= 0) sample_now();
 }
 
-void LiveMonitor::sample_now() {
-  Snapshot now = sampler_.sample();
+void LiveMonitor::sample_now() { add(sampler_.sample()); }
+
+void LiveMonitor::add(Snapshot now) {
   if (last_) {
     Evidence interval = between(*last_, now, queue_rule(options_.thresholds, options_.capacity.usable_cpus));
     merge(total_, interval);

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "monitor/detector.hpp"
+#include "monitor/diagnosis.hpp"
 #include "monitor/evidence.hpp"
 #include "monitor/sampler.hpp"
 
@@ -59,6 +59,8 @@ class LiveMonitor {
   void on_interval(std::function<void(const IntervalEnd&)> observer) { options_.on_interval = std::move(observer); }
   // Samples now, whatever the time since the last sample.
   void sample_now();
+  // Takes `now`, a snapshot of the watched set made elsewhere (tests write them by hand), as the next sample.
+  void add(Snapshot now);
   // Seconds until the next sample is due (0 when due now).
   double seconds_until_due() const;
   // True when every watched process has gone (after a sample).

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "monitor/detector.hpp"
+#include "monitor/diagnosis.hpp"
 #include "monitor/evidence.hpp"
 #include "monitor/live.hpp"
 

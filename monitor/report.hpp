@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "monitor/detector.hpp"
+#include "monitor/diagnosis.hpp"
 
 namespace mptrain::monitor {
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "monitor/live.hpp"
@@ -44,6 +45,8 @@ class RunMonitor {
 
   // Samples the trees rooted at `pids` when an interval has passed (call from on_tick).
   void observe(const std::vector<pid_t>& pids);
+  // Takes `now`, a snapshot of the workers made elsewhere (tests write them by hand), as the next sample.
+  void add(Snapshot now) { live_.add(std::move(now)); }
   // The verdict over the last seconds, e.g. "healthy", "inconclusive" before enough ran (for a progress line).
   std::string live_verdict() const;
   // The newest verdict that differs from the one before it, as a line to

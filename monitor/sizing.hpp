@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/detector.hpp"
 #include "monitor/evidence.hpp"
+#include "monitor/finding.hpp"
 
 namespace mptrain::monitor {
 

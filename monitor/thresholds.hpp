@@ -3,7 +3,7 @@
 // the doctor's options (cli/doctor.cpp), --help-thresholds and the checks
 // of given values all come. Why each default sits where it does is its
 // row's reason, also in mptrain-doctor(1); what the detector does with
-// them is in detector.hpp.
+// them is in loss_model.hpp and rules.hpp.
 #pragma once
 
 #include <span>

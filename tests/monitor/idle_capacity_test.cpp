@@ -1,8 +1,9 @@
-// The idle_capacity finding (detector.hpp, IDLE CAPACITY) on synthetic
+// The idle_capacity finding (rules.hpp, IDLE CAPACITY) on synthetic
 // sample series: when it fires, what it names, and when it must not.
 #include <catch2/catch.hpp>
 
 #include "monitor/detector.hpp"
+#include "monitor/gate.hpp"
 #include "monitor/report.hpp"
 #include "tests/monitor/synthetic_machine.hpp"
 

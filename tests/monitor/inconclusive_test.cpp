@@ -4,6 +4,7 @@
 
 #include "monitor/advice.hpp"
 #include "monitor/detector.hpp"
+#include "monitor/gate.hpp"
 #include "monitor/period.hpp"
 #include "monitor/report.hpp"
 #include "tests/monitor/synthetic_machine.hpp"

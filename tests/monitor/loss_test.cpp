@@ -1,8 +1,9 @@
-// The throughput estimate (THROUGHPUT LOSS in monitor/detector.hpp) on
+// The throughput estimate (THROUGHPUT LOSS in monitor/loss_model.hpp) on
 // recorded intervals: synthetic sample series, plain structs, no processes.
 #include <catch2/catch.hpp>
 
 #include "monitor/detector.hpp"
+#include "monitor/gate.hpp"
 #include "monitor/report.hpp"
 #include "tests/monitor/synthetic_machine.hpp"
 
