@@ -92,30 +92,6 @@ int finish_stdout(int code, int write_error) {
   return code == exit_code::success ? exit_code::runtime_failure : code;
 }
 
-namespace {
-
-// `message` after `prefix`, each of its lines through printable(): bytes
-// from arguments, the environment or file names reach no terminal raw.
-std::string prefixed(std::string_view prefix, std::string_view message) {
-  std::string out(prefix);
-  const auto lines = split(message, '\n');
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += '\n';
-    out += printable(lines[i]);
-  }
-  return out + '\n';
-}
-
-}  // namespace
-
-void print_error(std::string_view message) { print_note(prefixed("mptrain: error: ", message)); }
-
-void print_warning(std::string_view message) { print_note(prefixed("mptrain: warning: ", message)); }
-
-void print_notice(std::string_view message) { print_note(prefixed("mptrain: note: ", message)); }
-
-void print_note(std::string_view text) { write_all(stderr, text); }
-
 hogwild::IsaChoice chosen_kernels() { return value_or_fail(hogwild::isa_choice(), exit_code::usage_error); }
 
 std::string version_text() {

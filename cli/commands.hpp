@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hogwild/isa.hpp"
+#include "util/console.hpp"
 #include "util/fs.hpp"
 #include "util/text.hpp"
 
@@ -71,15 +72,10 @@ hogwild::IsaChoice chosen_kernels();
 // "kernels: avx512 (this CPU runs avx512, avx2, sse2)"; throws as chosen_kernels.
 std::string version_text();
 
-// Prints "mptrain: error: `message`" on stderr; never throws. Control
-// characters in `message` are shown as \xHH (printable()), its own line
-// breaks kept.
-void print_error(std::string_view message);
-// Prints "mptrain: warning: `message`" on stderr, as print_error does.
-void print_warning(std::string_view message);
-// Prints "mptrain: note: `message`" on stderr, as print_error does.
-void print_notice(std::string_view message);
-// Prints `text` on stderr (progress, notes); never throws, a failed write is ignored.
-void print_note(std::string_view text);
+// mptrain's lines on stderr (util/console.hpp).
+using mptrain::print_error;
+using mptrain::print_note;
+using mptrain::print_notice;
+using mptrain::print_warning;
 
 }  // namespace mptrain::cli

@@ -24,19 +24,6 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 
 }  // namespace
 
-procmgr::LaunchLayout launch_layout(const affinity::Plan& plan) {
-  procmgr::LaunchLayout layout;
-  for (const auto& placement : plan.workers)
-    layout.workers.push_back({placement.rank, placement.cpus, placement.numa_node, placement.reserved});
-  layout.pinned = plan.bind != affinity::Bind::none;
-  layout.online_nodes = read_online_nodes(FsRoot::from_env()).value_or(CpuSet());
-  return layout;
-}
-
-std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan) {
-  return procmgr::pinned_specs(launch_layout(plan));
-}
-
 void add_run_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<RunOptions>();
   auto* command = app.add_subcommand("run", "Train with the built-in Hogwild core, or launch `-- CMD ARGS...` M times");

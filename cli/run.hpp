@@ -11,6 +11,7 @@
 #include "cli/fail_on.hpp"
 #include "cli/placement_options.hpp"
 #include "cluster/torchrun_launch.hpp"
+#include "launch/layout.hpp"
 #include "launch/request.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/launch.hpp"
@@ -38,12 +39,9 @@ std::shared_ptr<TrainOptions> add_train_options(CLI::App& command);
 // Registers the launcher options on `command`; returns their storage.
 std::shared_ptr<launch::Request> add_launch_options(CLI::App& command);
 
-// The workers of `plan` as procmgr launches them, with this machine's NUMA
-// nodes (read under MPTRAIN_FSROOT; none without NUMA support).
-procmgr::LaunchLayout launch_layout(const affinity::Plan& plan);
-// procmgr::pinned_specs of `plan`: one worker per placement, pinned and its
-// memory bound to its node unless the binding is none; the caller adds what runs.
-std::vector<procmgr::WorkerSpec> worker_specs(const affinity::Plan& plan);
+// The workers of a plan as procmgr starts them (launch/layout.hpp).
+using launch::launch_layout;
+using launch::worker_specs;
 using procmgr::describe_worker;
 using procmgr::failure_message;
 

@@ -21,6 +21,7 @@
 #include "launch/decide.hpp"
 #include "launch/facts.hpp"
 #include "launch/outcome.hpp"
+#include "launch/report.hpp"
 #include "launch/request.hpp"
 #include "monitor/advice.hpp"
 #include "monitor/run_monitor.hpp"
@@ -177,68 +178,13 @@ procmgr::WorldInfo world_info(const affinity::Plan& plan, const cluster::NodeIde
   return world;
 }
 
-// The workers of `result` with their pids and the CPUs `plan` gave them.
-std::vector<monitor::LaunchedWorker> launched_workers(const affinity::Plan& plan, const procmgr::GroupResult& result) {
-  std::vector<monitor::LaunchedWorker> workers;
-  for (const auto& worker : result.workers) {
-    workers.push_back({worker.rank, worker.pid, plan.workers.at(static_cast<std::size_t>(worker.rank)).cpus});
-  }
-  return workers;
-}
-
-// What a finished launch reports: its result, the monitor's diagnosis and the advice and pools beside it.
-struct LaunchReport {
-  const affinity::Plan& plan;
-  const procmgr::GroupResult& result;
-  const monitor::RunMonitor& monitor;
-  std::optional<monitor::ChildrenAdvice> advice;
-  std::vector<procmgr::PoolRecord> pools;
-};
-
-// Each rank's CPUs in `plan`.
-std::vector<CpuSet> worker_cpus(const affinity::Plan& plan) {
-  std::vector<CpuSet> cpus;
-  for (const auto& worker : plan.workers) cpus.push_back(worker.cpus);
-  return cpus;
-}
-
-void print_summary(const LaunchReport& report) {
-  const auto& [plan, result, monitor, advice, pools] = report;
-  const std::string bind(affinity::to_string(plan.bind));
-  auto text = procmgr::workers_text(result, workers_by_threads(plan), bind, worker_cpus(plan));
-  if (const auto spread = monitor.spread_threads(); spread && *spread > 0) {
-    text += fmt::format("mptrain: gave {} that no runtime placed a PU of its own\n", counted(*spread, "busy thread"));
-  }
-  print_note(text + procmgr::pools_text(pools) + monitor.text());
-}
-
-// The --json summary: the result's keys (procmgr/launch_report.hpp), the plan's, the monitor's and its advice.
-nlohmann::json summary_json(const LaunchReport& report, const std::vector<std::string>& command) {
-  const auto& [plan, result, monitor, advice, pools] = report;
-  auto summary = procmgr::result_json(result, worker_cpus(plan), pools);
-  affinity::add_plan_keys(summary, plan);
-  summary["command"] = command;
-  summary["plan"] = affinity::plan_json(plan);
-  summary["children_advice"] =
-      advice ? nlohmann::json{{"children", advice->children}, {"command", advice->command}} : nlohmann::json(nullptr);
-  const auto spread = monitor.spread_threads();
-  summary["spread_threads"] = spread ? nlohmann::json(*spread) : nlohmann::json(nullptr);
-  summary["monitor"] = monitor.report();
-  return summary;
-}
+using LaunchReport = launch::Report;
 
 // Prints `report` as text or, with --json, as one document (with torchrun's keys and `failures`).
 void print_launch_report(const RunOptions& options, const LaunchReport& report,
                          const std::vector<cluster::TorchrunFailure>& failures) {
-  if (!options.json) return print_summary(report);
-  auto summary = summary_json(report, options.command);
-  if (const auto& torchrun = options.launch->torchrun) {
-    summary["run_id"] = torchrun->run_id;
-    summary["log_dir"] =
-        torchrun->remove_run_dir ? nlohmann::json(nullptr) : nlohmann::json(torchrun->run_dir.string());
-    summary.update(cluster::torchrun_failures_json(failures));
-  }
-  print_json(summary);
+  if (!options.json) return print_note(launch::report_text(report));
+  print_json(launch::report_json(report, options.command, options.launch->torchrun.get(), failures));
 }
 
 // Prints the first `count` of `losses` as errors.
@@ -279,15 +225,7 @@ void watch_group(procmgr::GroupOptions& group, monitor::RunMonitor& monitor, int
 // The advice after the report: --children K, and processes that inherited one CPU of a worker's several.
 void print_advice(const LaunchReport& report, const procmgr::WorkerSettings& settings, procmgr::Descendants asked) {
   if (report.advice) print_note(monitor::children_note(*report.advice));
-  if (settings.omp_bind != procmgr::OmpBind::close || report.plan.bind == affinity::Bind::none ||
-      !settings.place_library.empty()) {
-    return;
-  }
-  const auto why = asked == procmgr::Descendants::leave ? monitor::Unplaced::left : monitor::Unplaced::library_missing;
-  const auto workers = launched_workers(report.plan, report.result);
-  for (const auto& warning : monitor::inherited_binding_warnings(workers, report.monitor.diagnosis(), why)) {
-    print_warning(warning);
-  }
+  for (const auto& warning : launch::unplaced_warnings(report, settings, asked)) print_warning(warning);
 }
 
 // Ends the launch of node `node_rank` after `report` as launch::outcome decides: the failed worker's code (a failed
@@ -355,8 +293,8 @@ int run_launcher(const RunOptions& options) {
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
   // 5. Report, advise, and exit as launch/outcome.hpp decides.
   for (const auto& warning : result.warnings) print_warning(warning);
-  const auto advice = monitor::children_advice(launched_workers(plan, result), monitor.diagnosis(), settings.children,
-                                               monitor::own_command_line());
+  const auto advice = monitor::children_advice(launch::launched_workers(plan, result), monitor.diagnosis(),
+                                               settings.children, monitor::own_command_line());
   const LaunchReport report{plan, result, monitor, advice, procmgr::read_pool_records(tables)};
   std::vector<cluster::TorchrunFailure> torchrun_failed;
   if (request.torchrun) torchrun_failed = cluster::torchrun_failures(result, request.torchrun->run_dir, node.rank);
