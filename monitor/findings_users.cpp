@@ -11,6 +11,7 @@
 
 #include "monitor/loss_model.hpp"
 #include "monitor/sizing.hpp"
+#include "util/runtime_table.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::monitor {
@@ -109,8 +110,9 @@ Finding two_runtimes_finding(const JobView& job, const ProcessEvidence& process,
       "libraries with one compiler's OpenMP (gcc -fopenmp, or clang -fopenmp=libgomp), or preload {}, which "
       "answers GNU OpenMP's calls too: `LD_PRELOAD={} {}`; or let an idle pool sleep instead of spinning against "
       "the other (both runtimes read it): `OMP_WAIT_POLICY=passive {}`; where both parts run at once, give each "
-      "pool a share: `OMP_NUM_THREADS={} {}`",
-      preload, preload, command, command, std::max(1, allowed / static_cast<int>(runtimes.size())), command);
+      "pool a share: `{}={} {}`",
+      preload, preload, command, command, openmp_variable, std::max(1, allowed / static_cast<int>(runtimes.size())),
+      command);
   f.numbers = {{"pid", process.pid},
                {"openmp_runtimes", static_cast<double>(runtimes.size())},
                {"pool_threads", pool},
@@ -212,9 +214,9 @@ constexpr std::array launcher_allocations{
         [](int share) {
           return fmt::format(
               "bind each rank to its share: `mpirun --map-by slot:PE={} --bind-to core …`, or `mpirun --bind-to "
-              "none …` with OMP_NUM_THREADS={}, or start `mpirun … mptrain run -- CMD`, which splits the node's "
+              "none …` with {}={}, or start `mpirun … mptrain run -- CMD`, which splits the node's "
               "CPUs between its ranks and pins each",
-              share, share);
+              share, openmp_variable, share);
         }},
 };
 

@@ -6,52 +6,30 @@
 #include <cctype>
 #include <optional>
 
+#include "util/runtime_table.hpp"
+
 namespace mptrain::monitor {
 
 namespace {
 
-// One row per runtime, in RuntimeKind order: its display name, the libraries
-// that are it (NAME exactly, or NAME* as a prefix; OpenBLAS is told apart by
-// openblas_build), the variable it reads for its pool size at start-up and,
-// where that is not what sizes it, the knob a fix names.
-struct RuntimeRow {
-  RuntimeKind kind;
-  std::string_view name;
-  std::array<std::string_view, 3> libraries;
-  std::string_view variable;
-  std::string_view knob;  // "": the variable
-  bool barriers;          // its pool meets at barriers, waiters spinning before they sleep (meets_at_barriers)
-};
-
+// Each RuntimeKind's row of the one runtime table (util/runtime_table.def),
+// in RuntimeKind order: its display name, the libraries that are it (NAME
+// exactly, or NAME* as a prefix; OpenBLAS is told apart by openblas_build),
+// the variable it reads for its pool size at start-up and, where that is not
+// what sizes it, the knob a fix names.
 constexpr std::array runtime_table{
-    RuntimeRow{RuntimeKind::gnu_openmp, "GNU OpenMP", {"libgomp"}, "OMP_NUM_THREADS", "", true},
-    RuntimeRow{RuntimeKind::llvm_openmp, "LLVM OpenMP", {"libomp"}, "OMP_NUM_THREADS", "", true},
-    RuntimeRow{RuntimeKind::intel_openmp, "Intel OpenMP", {"libiomp5"}, "OMP_NUM_THREADS", "", true},
-    RuntimeRow{RuntimeKind::openblas_pthreads, "OpenBLAS (pthreads)", {}, "OPENBLAS_NUM_THREADS", "", false},
-    RuntimeRow{RuntimeKind::openblas_openmp, "OpenBLAS (OpenMP)", {}, "OMP_NUM_THREADS", "", true},
-    RuntimeRow{RuntimeKind::mkl, "MKL", {"libmkl_*"}, "MKL_NUM_THREADS", "", true},
-    RuntimeRow{RuntimeKind::onetbb, "oneTBB", {"libtbb"}, "", "CPU affinity (taskset) or tbb::global_control", false},
-    RuntimeRow{RuntimeKind::blis, "BLIS", {"libblis"}, "BLIS_NUM_THREADS", "", true},
-    // PyTorch's intra-op pool defaults to OMP_NUM_THREADS; at run time torch.set_num_threads sizes it.
-    RuntimeRow{RuntimeKind::pytorch,
-               "PyTorch",
-               {"libtorch_cpu", "libtorch", "libc10"},
-               "OMP_NUM_THREADS",
-               "torch.set_num_threads",
-               true},
+    &runtime_row("gnu_openmp"),      &runtime_row("llvm_openmp"),
+    &runtime_row("intel_openmp"),    &runtime_row("openblas_pthreads"),
+    &runtime_row("openblas_openmp"), &runtime_row("mkl"),
+    &runtime_row("onetbb"),          &runtime_row("blis"),
+    &runtime_row("pytorch"),
 };
-
-constexpr bool table_in_kind_order() {
-  for (std::size_t i = 0; i < runtime_table.size(); ++i) {
-    if (static_cast<std::size_t>(runtime_table[i].kind) != i) return false;
-  }
-  return true;
-}
-static_assert(table_in_kind_order(), "runtime_table has one row per RuntimeKind, in its order");
+static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::pytorch) + 1,
+              "runtime_table has one row per RuntimeKind, in its order");
 
 constexpr std::size_t kind_count = runtime_table.size();
 
-const RuntimeRow& row(RuntimeKind kind) { return runtime_table[static_cast<std::size_t>(kind)]; }
+const RuntimeRow& row(RuntimeKind kind) { return *runtime_table[static_cast<std::size_t>(kind)]; }
 
 // True when library `name` matches `pattern`: NAME exactly, or NAME* as a prefix.
 bool matches(std::string_view pattern, std::string_view name) {
@@ -140,9 +118,9 @@ Found openblas_build(std::string_view name) {
 // The runtime a library called `name` (no version or hash) is, or nullopt.
 std::optional<Found> classify_name(std::string_view name) {
   if (name.starts_with("libopenblas")) return openblas_build(name);
-  for (const auto& runtime : runtime_table) {
-    for (const auto pattern : runtime.libraries) {
-      if (matches(pattern, name)) return Found{runtime.kind};
+  for (std::size_t kind = 0; kind < runtime_table.size(); ++kind) {
+    for (const auto pattern : runtime_table[kind]->libraries) {
+      if (matches(pattern, name)) return Found{static_cast<RuntimeKind>(kind)};
     }
   }
   return std::nullopt;

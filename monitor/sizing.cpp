@@ -35,7 +35,7 @@ std::vector<std::string> sizing_variables(const std::vector<Runtime>& runtimes) 
     const std::string name(variable(runtime.kind));
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  if (names.empty()) names.emplace_back(thread_count_variables[0]);
+  if (names.empty()) names.emplace_back(openmp_variable);
   return names;
 }
 
@@ -161,7 +161,7 @@ std::string program_sizing_call(const ProcessEvidence& process, int pool) {
     const auto name = variable(runtime.kind);
     const auto value = name.empty() ? std::nullopt : env_count(process.env, name);
     // torch reads OMP_NUM_THREADS too; a pool above the variable's count came from a call.
-    const auto limit = value ? value : env_count(process.env, "OMP_NUM_THREADS");
+    const auto limit = value ? value : env_count(process.env, openmp_variable);
     if (limit && *limit < pool) return std::string(call);
   }
   return "";
@@ -177,8 +177,9 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
     if (pool == pools.end()) continue;
     const auto call = program_sizing_call(*process, pool->second);
     if (call.empty()) continue;
-    const auto limit = env_count(process->env, "OMP_NUM_THREADS");
-    const std::string said = limit ? fmt::format("OMP_NUM_THREADS={}", *limit) : std::string("its variables say less");
+    const auto limit = env_count(process->env, openmp_variable);
+    const std::string said =
+        limit ? fmt::format("{}={}", openmp_variable, *limit) : std::string("its variables say less");
     return own_sizing_fix(call, pool->second, said, per, launch);
   }
   const std::string shared = command_of(processes, all);
