@@ -125,51 +125,47 @@ Result<std::vector<PlaceTable>> create_tree_tables(int workers, WorkerSettings& 
   return tables;
 }
 
+namespace {
+
+// One warning per variable of `names` that `environment` sets: "NAME=VALUE is set" and `why`.
+template <class Names>
+void warn_set(std::vector<std::string>& warnings, const Names& names, const std::vector<std::string>& environment,
+              std::string_view why) {
+  std::string value;
+  for (const auto& name : names) {
+    if (find_variable(environment, name, &value)) warnings.push_back(fmt::format("{}={} is set{}", name, value, why));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> environment_warnings(const std::vector<std::string>& environment,
                                               const WorkerSettings& settings, int threads, bool pinned, bool reserve) {
   std::vector<std::string> warnings;
-  std::string value;
   if (!settings.allocator_settings.empty()) {
-    const auto name = variable_name(settings.allocator_settings);
-    if (find_variable(environment, name, &value)) {
-      warnings.push_back(fmt::format("{}={} is set, so the workers' allocator keeps it instead of mptrain's {}", name,
-                                     value, settings.allocator_settings));
-    }
+    warn_set(warnings, std::array{variable_name(settings.allocator_settings)}, environment,
+             ", so the workers' allocator keeps it instead of mptrain's " + settings.allocator_settings);
   }
   if (reserve && pinned) {
-    for (auto name : communication_variables) {
-      if (find_variable(environment, name, &value)) {
-        warnings.push_back(
-            fmt::format("{}={} is set, so the communication library keeps it instead of the CPUs --reserve kept for it",
-                        name, value));
-      }
-    }
+    warn_set(warnings, communication_variables, environment,
+             ", so the communication library keeps it instead of the CPUs --reserve kept for it");
   }
   if (settings.passive_wait) {
-    for (const auto& name : wait_variables_set(environment)) {
-      find_variable(environment, name, &value);
-      warnings.push_back(fmt::format(
-          "{}={} is set, so mptrain leaves the OpenMP runtimes' waiting to it; pools may hold more threads than "
-          "their CPUs in this run, where threads that spin at a barrier hold up the ones they wait for",
-          name, value));
-    }
+    warn_set(warnings, wait_policy_variables, environment,
+             ", so mptrain leaves the OpenMP runtimes' waiting to it; pools may hold more threads than "
+             "their CPUs in this run, where threads that spin at a barrier hold up the ones they wait for");
   }
   if (settings.thread_counts == UserThreadEnv::override) {
     const int given = child_threads(threads, settings.children);
-    for (const auto& name : thread_variables_set(environment)) {
-      find_variable(environment, name, &value);
-      warnings.push_back(
-          fmt::format("{}={} is set; the workers get {}={} (use --keep-env to keep yours)", name, value, name, given));
+    for (auto name : thread_count_variables) {
+      warn_set(warnings, std::array{name}, environment,
+               fmt::format("; the workers get {}={} (use --keep-env to keep yours)", name, given));
     }
   }
   if (settings.omp_bind != OmpBind::none && pinned) {
-    for (const auto& name : placement_variables_set(environment)) {
-      find_variable(environment, name, &value);
-      warnings.push_back(fmt::format(
-          "{}={} is set, so mptrain leaves the placement of each worker's OpenMP threads to it (pass --omp-bind "
-          "none to silence this, or unset it to get one thread per PU of each worker's CPUs)",
-          name, value));
-    }
+    warn_set(warnings, thread_placement_variables, environment,
+             ", so mptrain leaves the placement of each worker's OpenMP threads to it (pass --omp-bind "
+             "none to silence this, or unset it to get one thread per PU of each worker's CPUs)");
   }
   return warnings;
 }
