@@ -170,11 +170,26 @@ static int slice_cpus(int index, cpu_set_t* set) {
   return parse_cpu_range(at, end != NULL ? end : at + strlen(at), set);
 }
 
-/* Reads /proc/PID/stat (`pid` 0: this process): its state into `state`, its CPU time (fields 14 and 15,
- * clock ticks) into `*cpu` when `cpu` is not NULL, and its start time (field 22, clock ticks since boot)
- * into `start`; 0 on success, -1 when there is no such process. Not util/task_stat.hpp's reader: this
- * library is C and libc only, and runs where nothing may allocate. */
-static int read_stat_cpu(pid_t pid, char* state, uint64_t* cpu, uint64_t* start) {
+/* Parses the decimal digits at `at` (none: 0), as many as there are: clock ticks outgrow parse_number. */
+static uint64_t parse_decimal(const char* at) {
+  uint64_t value = 0;
+  while (*at >= '0' && *at <= '9') value = value * 10 + (uint64_t)(*at++ - '0');
+  return value;
+}
+
+/* What this library reads of /proc/PID/stat. */
+struct proc_stat {
+  char state;     /* field 3: 'R', 'S', 'Z', … */
+  pid_t parent;   /* field 4 */
+  uint64_t cpu;   /* fields 14 and 15, user and system time, in clock ticks */
+  uint64_t start; /* field 22, clock ticks since boot */
+};
+
+/* Reads /proc/PID/stat (`pid` 0: this process) into `out`; 0 on success, -1 (and `out` all zero) when
+ * there is no such process. Not util/task_stat.hpp's reader: this library is C and libc only, and runs
+ * where nothing may allocate. */
+static int read_stat(pid_t pid, struct proc_stat* out) {
+  memset(out, 0, sizeof *out);
   char path[40] = "/proc/self/stat";
   if (pid != 0) {
     char digits[16];
@@ -193,43 +208,32 @@ static int read_stat_cpu(pid_t pid, char* state, uint64_t* cpu, uint64_t* start)
   stat[n] = '\0';
   const char* at = strrchr(stat, ')');
   if (at == NULL || at[1] != ' ') return -1;
-  *state = at[2];
-  /* Field 3 (the state) follows ") "; fields 14, 15 and 22 further on. */
-  uint64_t ticks = 0;
+  out->state = at[2];
+  /* Field 3 (the state) follows ") "; each further field follows one space. */
   for (int field = 2; field < 22 && *at != '\0'; ++at) {
     if (*at != ' ') continue;
     ++field;
-    if (field == 14 || field == 15) {
-      uint64_t value = 0;
-      for (const char* digit = at + 1; *digit >= '0' && *digit <= '9'; ++digit)
-        value = value * 10 + (uint64_t)(*digit - '0');
-      ticks += value;
-    }
+    if (field == 4) out->parent = (pid_t)parse_decimal(at + 1);
+    if (field == 14 || field == 15) out->cpu += parse_decimal(at + 1);
+    if (field == 22) out->start = parse_decimal(at + 1);
   }
-  uint64_t value = 0;
-  while (*at >= '0' && *at <= '9') value = value * 10 + (uint64_t)(*at++ - '0');
-  *start = value;
-  if (cpu != NULL) *cpu = ticks;
   return 0;
 }
 
-static int read_stat(pid_t pid, char* state, uint64_t* start) { return read_stat_cpu(pid, state, NULL, start); }
-
 /* The start time of process `pid` (0: this one), 0 when it cannot be read. */
 static uint64_t start_time(pid_t pid) {
-  char state;
-  uint64_t start = 0;
-  return read_stat(pid, &state, &start) == 0 ? start : 0;
+  struct proc_stat info;
+  read_stat(pid, &info);
+  return info.start;
 }
 
 /* Whether process `pid`, started at `start` (0: unknown), is gone: no such process, a zombie, or a reused pid. */
 static int process_gone(pid_t pid, uint64_t start) {
   if (pid <= 0) return 1;
-  char state;
-  uint64_t now = 0;
-  if (read_stat(pid, &state, &now) != 0) return 1;
-  if (start != 0 && now != start) return 1;
-  return state == 'Z' || state == 'X';
+  struct proc_stat info;
+  if (read_stat(pid, &info) != 0) return 1;
+  if (start != 0 && info.start != start) return 1;
+  return info.state == 'Z' || info.state == 'X';
 }
 
 /* Sets this process's affinity (the system call itself: this library's own calls are not the program's). */
@@ -420,28 +424,15 @@ static int is_helper(void) {
          strstr(cmdline, "multiprocessing.forkserver") != NULL;
 }
 
-/* The parent of process `pid` (/proc/PID/stat field 4), 0 when unknown. */
-static pid_t parent_of(pid_t pid) {
-  char path[64], stat[512];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, stat, sizeof stat - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  stat[n] = '\0';
-  const char* at = strrchr(stat, ')');
-  int parent = 0;
-  return at != NULL && sscanf(at, ") %*c %d", &parent) == 1 ? (pid_t)parent : 0;
-}
-
 /* The entry of this process's nearest ancestor in the table, NULL when none has one. */
 static struct place_process* ancestor_entry(void) {
   pid_t pid = getppid();
   for (int depth = 0; depth < 64 && pid > 1; ++depth) {
-    struct place_process* entry = find_entry(pid, start_time(pid));
+    struct proc_stat info;
+    read_stat(pid, &info); /* all zero when gone: any entry of `pid`, and no parent to go on to */
+    struct place_process* entry = find_entry(pid, info.start);
     if (entry != NULL) return entry;
-    pid = parent_of(pid);
+    pid = info.parent;
   }
   return NULL;
 }
@@ -707,9 +698,9 @@ static int sharers(void) {
       ++count;
       continue;
     }
-    char state;
-    uint64_t cpu = 0, start = 0;
-    if (read_stat_cpu(pid, &state, &cpu, &start) != 0 || state == 'Z') continue;
+    struct proc_stat info;
+    if (read_stat(pid, &info) != 0 || info.state == 'Z') continue;
+    const uint64_t cpu = info.cpu;
     int slot = -1, free_slot = -1;
     for (int k = 0; k < 32; ++k) {
       if (seen[k].pid == pid) slot = k;
