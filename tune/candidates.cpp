@@ -16,14 +16,12 @@ void add(std::vector<Candidate>& list, Candidate candidate) {
   });
   if (same == list.end()) {
     list.push_back(std::move(candidate));
-  } else if (candidate.origin == "--try") {
+  } else if (candidate.origin == Origin::user_try) {
     *same = std::move(candidate);
   }
 }
 
-Candidate plan(std::vector<std::string> options, std::string origin) {
-  return Candidate{std::move(options), false, std::move(origin)};
-}
+Candidate plan(std::vector<std::string> options, Origin origin) { return Candidate{std::move(options), false, origin}; }
 
 // The variations of the default launch: its own options plus one change each.
 void add_variations(std::vector<Candidate>& list, const CandidateInputs& inputs, const std::vector<std::string>& base) {
@@ -32,9 +30,9 @@ void add_variations(std::vector<Candidate>& list, const CandidateInputs& inputs,
     options.insert(options.end(), more);
     return options;
   };
-  add(list, plan(with({"--bind", "none"}), "unbound"));
-  if (inputs.smt) add(list, plan(with({"--physical-cores"}), "one PU per core"));
-  for (const auto& allocator : inputs.allocators) add(list, plan(with({"--allocator", allocator}), "allocator"));
+  add(list, plan(with({"--bind", "none"}), Origin::unbound));
+  if (inputs.smt) add(list, plan(with({"--physical-cores"}), Origin::physical_cores));
+  for (const auto& allocator : inputs.allocators) add(list, plan(with({"--allocator", allocator}), Origin::allocator));
 }
 
 }  // namespace
@@ -97,28 +95,28 @@ Result<std::vector<std::string>> option_words(std::string_view text, std::string
 
 Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs) {
   std::vector<Candidate> list;
-  if (!inputs.builtin) list.push_back(Candidate{{}, true, "baseline"});
-  add(list, plan({}, inputs.builtin ? "baseline" : "default plan"));
+  if (!inputs.builtin) list.push_back(Candidate{{}, true, Origin::baseline});
+  add(list, plan({}, inputs.builtin ? Origin::baseline : Origin::default_plan));
   if (!inputs.only_tries) {
     const std::vector<int> counts =
         inputs.process_counts.empty() ? divisors_up_to(inputs.usable_cpus, 8) : inputs.process_counts;
     if (!inputs.children) {
       for (const int m : counts) {
         if (m < 1 || m > inputs.usable_cpus || m == inputs.default_processes) continue;
-        add(list, plan({"-n", std::to_string(m), "-t", std::to_string(inputs.usable_cpus / m)}, "split"));
+        add(list, plan({"-n", std::to_string(m), "-t", std::to_string(inputs.usable_cpus / m)}, Origin::split));
       }
     }
     std::vector<std::string> base;
     if (inputs.children) {
       base = {"--children", std::to_string(*inputs.children)};
-      add(list, plan(base, "children"));
+      add(list, plan(base, Origin::children));
     }
     add_variations(list, inputs, base);
   }
   for (const auto& text : inputs.tries) {
     auto words = try_words(text);
     if (!words.ok()) return words.error();
-    add(list, plan(std::move(words).value(), "--try"));
+    add(list, plan(std::move(words).value(), Origin::user_try));
   }
   return list;
 }

@@ -7,15 +7,30 @@
 #include <string>
 #include <vector>
 
+#include "util/names.hpp"
 #include "util/result.hpp"
 
 namespace mptrain::tune {
 
+// Why a launch is tried.
+enum class Origin { baseline, default_plan, split, children, unbound, physical_cores, allocator, user_try };
+
+// Origin's names, as the report shows them.
+inline constexpr std::array origin_names{
+    Named<Origin>{Origin::baseline, "baseline"},   Named<Origin>{Origin::default_plan, "default plan"},
+    Named<Origin>{Origin::split, "split"},         Named<Origin>{Origin::children, "children"},
+    Named<Origin>{Origin::unbound, "unbound"},     Named<Origin>{Origin::physical_cores, "one PU per core"},
+    Named<Origin>{Origin::allocator, "allocator"}, Named<Origin>{Origin::user_try, "--try"},
+};
+
+// The name of `origin` in the report.
+constexpr std::string_view to_string(Origin origin) { return name_of(origin_names, origin); }
+
 // One launch to try.
 struct Candidate {
-  std::vector<std::string> options;  // `mptrain run` placement options ({} with !baseline: the default plan)
-  bool baseline = false;             // the program bare, as the user runs it (no mptrain)
-  std::string origin;                // why it is tried: "baseline", "default plan", "split", "--try", …
+  std::vector<std::string> options;      // `mptrain run` placement options ({} with !baseline: the default plan)
+  bool baseline = false;                 // the program bare, as the user runs it (no mptrain)
+  Origin origin = Origin::default_plan;  // why it is tried
   // How many option words it adds to the program's command (0: the baseline), to pick the simplest of a tie.
   int simplicity() const { return baseline ? 0 : 1 + static_cast<int>(options.size()); }
   // The options as one string ("-n 2 -t 1"; "(bare)" for the baseline, "(default plan)" for none).

@@ -54,7 +54,7 @@ std::string dry_run_text(const Program& program, const std::vector<Candidate>& c
       "its own workers are added after the default plan's first trial):\n",
       counted(static_cast<long long>(candidates.size()), "candidate"));
   for (const auto& c : candidates) {
-    text += fmt::format("  {:<28} {:<16} {}\n", c.label(), c.origin, user_command(program, c));
+    text += fmt::format("  {:<28} {:<16} {}\n", c.label(), to_string(c.origin), user_command(program, c));
   }
   return text;
 }
@@ -65,7 +65,7 @@ nlohmann::json dry_run_json(const Program& program, const std::vector<Candidate>
     list.push_back({{"label", c.label()},
                     {"options", c.options},
                     {"baseline", c.baseline},
-                    {"origin", c.origin},
+                    {"origin", to_string(c.origin)},
                     {"command", user_command(program, c)}});
   }
   return {{"candidates", std::move(list)}};
@@ -86,7 +86,7 @@ bool Report::all_failed() const {
 std::optional<std::size_t> Report::baseline() const {
   for (std::size_t i = 0; i < outcome_.candidates.size(); ++i) {
     const auto& c = outcome_.candidates[i].candidate;
-    if (c.baseline || c.origin == "baseline") return i;
+    if (c.baseline || c.origin == Origin::baseline) return i;
   }
   return std::nullopt;
 }
@@ -114,7 +114,7 @@ nlohmann::json Report::candidate_json(std::size_t i) const {
   nlohmann::json document{{"label", c.candidate.label()},
                           {"options", c.candidate.options},
                           {"baseline", c.candidate.baseline},
-                          {"origin", c.candidate.origin},
+                          {"origin", to_string(c.candidate.origin)},
                           {"command", user_command(program_, c.candidate)},
                           {"throughput", throughput},
                           {"values", c.values},

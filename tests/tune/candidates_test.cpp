@@ -53,7 +53,7 @@ TEST_CASE("the built-in training's baseline is its default plan; --num-processes
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
   CHECK(labels(*list) == std::vector<std::string>{"(default plan)", "-n 2 -t 4", "-n 8 -t 1", "--bind none"});
-  CHECK((*list)[0].origin == "baseline");
+  CHECK((*list)[0].origin == Origin::baseline);
 }
 
 TEST_CASE("a --try adds a candidate or replaces the generated one with its options; --only-tries keeps them alone") {
@@ -64,7 +64,7 @@ TEST_CASE("a --try adds a candidate or replaces the generated one with its optio
   REQUIRE(list.ok());
   CHECK(labels(*list) ==
         std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none", "-n 2 -t 1 --omp-bind none"});
-  CHECK((*list)[3].origin == "--try");
+  CHECK((*list)[3].origin == Origin::user_try);
   inputs.only_tries = true;
   list = make_candidates(inputs);
   REQUIRE(list.ok());

@@ -8,7 +8,7 @@ using namespace mptrain::tune;
 
 TEST_CASE("a candidate's trial is `mptrain run OPTIONS --json` with each rank's output in the trial's folder") {
   const Program program{{"python3", "train.py", "--epochs", "1"}, {}, "/opt/mptrain"};
-  const Candidate candidate{{"-n", "2", "-t", "1"}, false, "split"};
+  const Candidate candidate{{"-n", "2", "-t", "1"}, false, Origin::split};
   const TrialCommand command = trial_command(program, candidate, "/tmp/t/trial-1");
   CHECK(command.argv == std::vector<std::string>{"/opt/mptrain", "run", "-n", "2", "-t", "1", "--json", "--log-dir",
                                                  "/tmp/t/trial-1", "--redirects", "3", "--", "python3", "train.py",
@@ -19,7 +19,7 @@ TEST_CASE("a candidate's trial is `mptrain run OPTIONS --json` with each rank's 
 
 TEST_CASE("the baseline runs bare under the doctor, its output in the rank-0 files, and is typed as it is") {
   const Program program{{"./train", "a b"}, {}, "/opt/mptrain"};
-  const Candidate baseline{{}, true, "baseline"};
+  const Candidate baseline{{}, true, Origin::baseline};
   const TrialCommand command = trial_command(program, baseline, "/d");
   REQUIRE(command.argv.size() == 12);
   CHECK(command.argv[1] == "doctor");
@@ -30,7 +30,7 @@ TEST_CASE("the baseline runs bare under the doctor, its output in the rank-0 fil
 
 TEST_CASE("the built-in training's trial reads mptrain's own progress lines and runs until stopped") {
   const Program program{{}, {"--model", "mlp"}, "/opt/mptrain"};
-  const Candidate candidate{{"--bind", "none"}, false, "unbound"};
+  const Candidate candidate{{"--bind", "none"}, false, Origin::unbound};
   const TrialCommand command = trial_command(program, candidate, "/d");
   CHECK(command.read_mptrain_stderr);
   CHECK(command.argv[1] == "run");
