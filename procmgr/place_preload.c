@@ -915,37 +915,29 @@ VISIBLE int32_t omp_get_max_threads_(void) {
   return real_omp_get_max_threads_();
 }
 
-VISIBLE void openblas_set_num_threads(int count) {
-  REAL(void (*)(int), openblas_set_num_threads);
-  if (real_openblas_set_num_threads != NULL) real_openblas_set_num_threads(capped(count, "openblas_set_num_threads"));
-}
-
-VISIBLE void goto_set_num_threads(int count) {
-  REAL(void (*)(int), goto_set_num_threads);
-  if (real_goto_set_num_threads != NULL) real_goto_set_num_threads(capped(count, "goto_set_num_threads"));
-}
-
-VISIBLE void mkl_set_num_threads(int count) {
-  REAL(void (*)(int), mkl_set_num_threads);
-  if (real_mkl_set_num_threads != NULL) real_mkl_set_num_threads(capped(count, "mkl_set_num_threads"));
-}
-
-VISIBLE void MKL_Set_Num_Threads(int count) {
-  REAL(void (*)(int), MKL_Set_Num_Threads);
-  if (real_MKL_Set_Num_Threads != NULL) real_MKL_Set_Num_Threads(capped(count, "mkl_set_num_threads"));
-}
+/* The setters the runtime table (util/runtime_table.def) lists as void_int or void_long: capped, each
+ * under its call name in the pools report. Those it lists as own are written here by hand. */
+#define SETTER_void_int(symbol, call)                                     \
+  VISIBLE void symbol(int count) {                                        \
+    REAL(void (*)(int), symbol);                                          \
+    if (real_##symbol != NULL) real_##symbol(capped(count, call));        \
+  }
+#define SETTER_void_long(symbol, call)                                    \
+  VISIBLE void symbol(long count) {                                       \
+    REAL(void (*)(long), symbol);                                         \
+    if (real_##symbol != NULL) real_##symbol(capped((int)count, call));   \
+  }
+#define SETTER_own(symbol, call)
+#define RUNTIME(id, name, variable, knob, barriers, lib1, lib2, lib3, source)
+#define SETTER(runtime, symbol, call, kind) SETTER_##kind(symbol, call)
+#include "util/runtime_table.def"
+#undef SETTER
+#undef RUNTIME
 
 VISIBLE int mkl_set_num_threads_local(int count) {
   REAL(int (*)(int), mkl_set_num_threads_local);
   if (real_mkl_set_num_threads_local == NULL) return 0;
   return real_mkl_set_num_threads_local(count == 0 ? 0 : capped(count, "mkl_set_num_threads_local"));
-}
-
-VISIBLE void bli_thread_set_num_threads(long count) {
-  REAL(void (*)(long), bli_thread_set_num_threads);
-  if (real_bli_thread_set_num_threads != NULL) {
-    real_bli_thread_set_num_threads(capped((int)count, "bli_thread_set_num_threads"));
-  }
 }
 
 VISIBLE void GOMP_parallel(region_fn fn, void* data, unsigned threads, unsigned flags) {
@@ -1284,3 +1276,13 @@ __attribute__((constructor)) static void start(void) {
   }
   place_after_exec();
 }
+
+/* Every setter the runtime table lists as own is written above: a row without its function fails the build. */
+#define SETTER_checked_own(symbol) __attribute__((used)) static const void* const own_##symbol = (const void*)&symbol;
+#define SETTER_checked_void_int(symbol)
+#define SETTER_checked_void_long(symbol)
+#define RUNTIME(id, name, variable, knob, barriers, lib1, lib2, lib3, source)
+#define SETTER(runtime, symbol, call, kind) SETTER_checked_##kind(symbol)
+#include "util/runtime_table.def"
+#undef SETTER
+#undef RUNTIME

@@ -134,17 +134,17 @@ TEST_CASE("output, memory and allocator choices that cannot be met are refused w
   auto decision = decide(request, plan_of(2, 1, 2), found(), {});
   REQUIRE(decision.refusal);
   CHECK(decision.refusal->exit_code == 2);
-  request = {};
-  request.membind = "3";  // the machine has node 0 only
-  decision = decide(request, plan_of(2, 1, 2), found(), {});
+  Request memory;
+  memory.membind = std::string(1, '3');  // the machine has node 0 only
+  decision = decide(memory, plan_of(2, 1, 2), found(), {});
   REQUIRE(decision.refusal);
   CHECK(decision.refusal->exit_code == 2);
   auto facts = found();
   facts.numa_nodes = Error{"cannot read /sys/devices/system/node/online"};
-  decision = decide(request, plan_of(2, 1, 2), facts, {});
+  decision = decide(memory, plan_of(2, 1, 2), facts, {});
   REQUIRE(decision.refusal);
   CHECK(decision.refusal->exit_code == 1);
-  request = {};
+  request = Request();
   request.allocator = procmgr::Allocator::jemalloc;
   facts = found();
   facts.allocator = Error{"jemalloc is not installed: apt-get install libjemalloc2"};
