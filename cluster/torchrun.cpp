@@ -10,6 +10,7 @@
 
 #include "util/environment.hpp"
 #include "util/launcher_variables.hpp"
+#include "util/parse_errors.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::cluster {
@@ -120,10 +121,10 @@ class OptionFinder {
     }
     if (candidates.size() == 1) return candidates.front();
     if (candidates.empty()) {
-      return Error{
-          fmt::format("torchrun has no option {} (see 'mptrain torchrun --help' for torchrun's options and the mptrain "
-                      "options it also takes)",
-                      printable(written))};
+      return Error{fmt::format(
+          "torchrun has no option {}{} (see 'mptrain torchrun --help' for torchrun's options and the mptrain "
+          "options it also takes)",
+          printable(written), near_names(name))};
     }
     std::string names;
     for (const auto* candidate : candidates) names += fmt::format("{}{}", names.empty() ? "" : ", ", candidate->name);
@@ -131,6 +132,17 @@ class OptionFinder {
   }
 
  private:
+  // "; did you mean --nproc-per-node?" for a long `name` near one of the options (or ""), as run's errors say it.
+  std::string near_names(std::string_view name) const {
+    if (!name.starts_with("--")) return {};
+    std::vector<std::string> known;
+    for (const auto table : {std::span<const TorchrunOption>(torchrun_table), mptrain_}) {
+      for (const auto& option : table) known.emplace_back(option.name);
+    }
+    const auto near = nearest_names(name, known);
+    return near.empty() ? std::string() : fmt::format("; did you mean {}?", joined_list(near, "or"));
+  }
+
   std::span<const TorchrunOption> mptrain_;
 };
 

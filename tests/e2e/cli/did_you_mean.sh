@@ -16,4 +16,9 @@ refused 2 "^mptrain run does not take: --bogus -- \(see 'mptrain run --help'\)$"
 # doctor has no --children: no guess from another command's options.
 refused 2 "^mptrain doctor does not take: --childern -- \(see 'mptrain doctor --help'\)$" \
   doctor --childern 2 -- touch "$WORK/ran"
+# torchrun's own options and the mptrain options it takes.
+refused 2 "^torchrun has no option --nprocs-per-node; did you mean --nproc-per-node\? \(see 'mptrain torchrun --help'" \
+  torchrun --nprocs-per-node 2 --no-python touch "$WORK/ran"
+refused 2 "^torchrun has no option --childern; did you mean --children\?" torchrun --childern 2 --no-python touch "$WORK/ran"
+refused 2 "^torchrun has no option --bogus \(see" torchrun --bogus --no-python touch "$WORK/ran"
 echo PASS
