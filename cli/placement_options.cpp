@@ -8,6 +8,7 @@
 #include "affinity/share_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "launch/sharing.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
@@ -177,6 +178,16 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 }
 
 NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
+
+NodePlan plan_this_node(const PlacementOptions& options, const std::vector<RunRecord>& others) {
+  const bool split_by_node = read_node_identity(options.nodes).local_size > 1;
+  if (others.empty() || !options.cpus.empty() || split_by_node) return plan_this_node(options);
+  std::vector<std::string> notes;
+  auto node_plan = plan_node(options, launch::free_part(this_machine(), others, notes));
+  auto& plan_notes = node_plan.plan.notes;
+  plan_notes.insert(plan_notes.begin(), notes.begin(), notes.end());
+  return node_plan;
+}
 
 void print_plan_notes(const affinity::Plan& plan) {
   for (const auto& note : plan.notes) print_notice(note);

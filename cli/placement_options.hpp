@@ -10,6 +10,7 @@
 #include "affinity/plan.hpp"
 #include "affinity/planner.hpp"
 #include "cluster/identity.hpp"
+#include "util/run_registry.hpp"
 
 namespace mptrain::cli {
 
@@ -74,6 +75,12 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 // read under MPTRAIN_FSROOT); throws a runtime Failure when the machine
 // cannot be read and a usage Failure as plan_node does.
 NodePlan plan_this_node(const PlacementOptions& options);
+
+// plan_this_node on the usable CPUs the `others` (live mptrain runs) do
+// not hold, saying so in the plan's notes (launch/sharing.hpp); on all of
+// them when --cpus chose, when this host's mptrain processes split it
+// themselves (a local size above 1), or when the others hold every one.
+NodePlan plan_this_node(const PlacementOptions& options, const std::vector<RunRecord>& others);
 // Prints each of `plan`'s notes on stderr as "mptrain: note: …": run's
 // modes show them so (plan shows them in its report), so a default that was
 // assumed ("--node-rank not given: this is node 0") or CPUs ignored are

@@ -23,6 +23,7 @@
 #include "launch/outcome.hpp"
 #include "launch/report.hpp"
 #include "launch/request.hpp"
+#include "launch/sharing.hpp"
 #include "monitor/advice.hpp"
 #include "monitor/run_monitor.hpp"
 #include "procmgr/allocator.hpp"
@@ -258,8 +259,12 @@ int run_launcher(const RunOptions& options) {
   auto request = *options.launch;
   request.json = options.json;
   request.allow_oversubscribe = options.placement.allow_oversubscribe;
-  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
-  const auto node_plan = plan_this_node(options.placement);
+  // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host, less what the other
+  //    live runs hold (read, planned and recorded under the records' lock: launch/sharing.hpp).
+  std::string warning;
+  auto claim = launch::MachineClaim::open(runs_directory(), warning);
+  if (!warning.empty()) print_warning(warning);
+  const auto node_plan = plan_this_node(options.placement, claim.others());
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
   print_plan_notes(plan);
@@ -268,6 +273,11 @@ int run_launcher(const RunOptions& options) {
   auto decision = launch::decide(request, plan, launch::look_up(request, options.command), environment);
   if (decision.refusal) throw Failure(decision.refusal->exit_code, decision.refusal->message);
   for (const auto& warning : decision.warnings) print_warning(warning);
+  // What this run holds, for the runs after it (not a dry run's: it holds nothing).
+  std::string unrecorded;
+  std::optional<RunRegistration> registration;
+  if (!request.dry_run) registration = claim.record(launch::record_of(plan, options.command), unrecorded);
+  if (!unrecorded.empty()) print_warning(unrecorded);
   auto& settings = decision.settings;
   std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
   if (!settings.place_library.empty())

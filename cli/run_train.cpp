@@ -24,6 +24,7 @@
 #include "hogwild/progress.hpp"
 #include "hogwild/save.hpp"
 #include "hogwild/training.hpp"
+#include "launch/sharing.hpp"
 #include "launch/train.hpp"
 #include "monitor/run_monitor.hpp"
 #include "procmgr/signals.hpp"
@@ -125,10 +126,16 @@ void warn_node_options(const TrainOptions& options) {
 // Phase 1, then phases 2 and 3 (launch::load), each followed by a look at the signals held during start-up.
 // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
 void prepare(const RunOptions& options, launch::TrainRun& run, procmgr::PendingSignals& startup) {
-  auto node_plan = plan_this_node(options.placement);
+  std::string warning;
+  auto claim = launch::MachineClaim::open(runs_directory(), warning);  // plan on what other runs leave free
+  if (!warning.empty()) print_warning(warning);
+  auto node_plan = plan_this_node(options.placement, claim.others());
   run.node = node_plan.node;
   run.plan = std::move(node_plan.plan);
   print_plan_notes(run.plan);
+  std::string unrecorded;
+  run.registration = claim.record(launch::record_of(run.plan, {}), unrecorded);
+  if (!unrecorded.empty()) print_warning(unrecorded);
   if (auto lock = run.leader() ? hogwild::lock_save_path(run.config) : std::nullopt) {
     run.save_lock.emplace(std::move(*lock));
   }

@@ -22,6 +22,7 @@
 #include "monitor/run_monitor.hpp"
 #include "procmgr/signals.hpp"
 #include "util/file_lock.hpp"
+#include "util/run_registry.hpp"
 
 namespace mptrain::launch {
 
@@ -44,9 +45,10 @@ struct TrainRun {
   hogwild::TrainConfig config;
   cluster::NodeIdentity node;
   affinity::Plan plan;
-  hogwild::Isa kernels = hogwild::Isa::sse2;  // the kernels training uses (hogwild/isa.hpp), for the report
-  std::optional<FileLock> save_lock;          // node 0 alone saves, so it alone holds --save-model's lock
-  std::unique_ptr<cluster::Mpi> mpi;          // null on one node
+  hogwild::Isa kernels = hogwild::Isa::sse2;    // the kernels training uses (hogwild/isa.hpp), for the report
+  std::optional<FileLock> save_lock;            // node 0 alone saves, so it alone holds --save-model's lock
+  std::optional<RunRegistration> registration;  // what this run holds, for the runs beside it
+  std::unique_ptr<cluster::Mpi> mpi;            // null on one node
   std::optional<MpiExchange> exchange;
   hogwild::Dataset train_data;
   hogwild::Dataset test_data;

@@ -55,6 +55,11 @@ Result<RunRecord> parse_record(std::string_view text);
 // run their own), else /dev/shm/mptrain-runs (memory, gone at reboot).
 std::filesystem::path runs_directory();
 
+// Makes `directory` (mode 1777, as /tmp) when missing; an Error when it
+// cannot be made or trusted (a link, another user's, others may write it
+// and it is not sticky).
+Status prepare_runs_directory(const std::filesystem::path& directory);
+
 // This run's record, held for its life: the file is written, locked and
 // removed when the registration is destroyed (a run that dies unreaped
 // leaves a file no reader takes for live, and the next registration of its

@@ -99,6 +99,8 @@ void remove_own_stale(const std::filesystem::path& directory) {
 
 }  // namespace
 
+Status prepare_runs_directory(const std::filesystem::path& directory) { return open_directory(directory, true); }
+
 std::filesystem::path runs_directory() {
   const char* given = std::getenv("MPTRAIN_RUNS_DIR");
   if (given != nullptr && *given != '\0') return given;

@@ -7,6 +7,9 @@ set -uo pipefail
 : "${MPTRAIN_TEST_DATA:=$MPTRAIN_SOURCE_DIR/tests/data}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mptrain-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# Each script's runs record what they hold in a directory of its own: the
+# scripts CTest runs side by side must not plan around each other's runs.
+export MPTRAIN_RUNS_DIR=$WORK/runs
 
 # close_inherited_fds: closes every descriptor above 2 that this shell inherited (make, CI
 # runners and shells with `exec 9>lock` leave some open), for a case that counts descriptors.

@@ -72,7 +72,7 @@ TEST_CASE("output lost by workers that succeeded ends 1, the last loss its messa
   CHECK(end.losses_shown == 1);
 }
 
-TEST_CASE("on an MPI node: a rank that failed on its own aborts the job; a job torn down skips MPI_Finalize") {
+TEST_CASE("on an MPI node a rank that failed on its own aborts the job, and a job torn down skips MPI_Finalize") {
   const auto failed = outcome(rank_1_failed(3), verdict(monitor::Verdict::healthy), never, {true, 2, ""});
   CHECK(failed.mpi == MpiEnd::abort_job);
   CHECK_THAT(failed.mpi_message, Catch::StartsWith("node 2 ends the MPI job on every node: rank 1"));
