@@ -261,9 +261,9 @@ int run_launcher(const RunOptions& options) {
   request.allow_oversubscribe = options.placement.allow_oversubscribe;
   // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host, less what the other
   //    live runs hold (read, planned and recorded under the records' lock: launch/sharing.hpp).
-  std::string warning;
-  auto claim = launch::MachineClaim::open(runs_directory(), warning);
-  if (!warning.empty()) print_warning(warning);
+  std::string unshared;
+  auto claim = launch::MachineClaim::open(runs_directory(), unshared);
+  if (!unshared.empty()) print_warning(unshared);
   const auto node_plan = plan_this_node(options.placement, claim.others());
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
