@@ -262,7 +262,7 @@ int run_launcher(const RunOptions& options) {
   // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host, less what the other
   //    live runs hold (read, planned and recorded under the records' lock: launch/sharing.hpp).
   std::string unshared;
-  auto claim = launch::MachineClaim::open(runs_directory(), unshared);
+  auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), unshared);
   if (!unshared.empty()) print_warning(unshared);
   const auto node_plan = plan_this_node(options.placement, claim.others());
   const auto& plan = node_plan.plan;

@@ -127,7 +127,7 @@ void warn_node_options(const TrainOptions& options) {
 // 1. Plan: M workers, T threads each, their CPUs on this node's share of its host.
 void prepare(const RunOptions& options, launch::TrainRun& run, procmgr::PendingSignals& startup) {
   std::string warning;
-  auto claim = launch::MachineClaim::open(runs_directory(), warning);  // plan on what other runs leave free
+  auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), warning);
   if (!warning.empty()) print_warning(warning);
   auto node_plan = plan_this_node(options.placement, claim.others());
   run.node = node_plan.node;

@@ -11,6 +11,7 @@
 
 #include "affinity/plan.hpp"
 #include "affinity/planner.hpp"
+#include "cluster/identity.hpp"
 #include "util/fd.hpp"
 #include "util/run_registry.hpp"
 
@@ -31,6 +32,15 @@ class MachineClaim {
   // design); a claim of no runs, and a warning, when the directory cannot be
   // used (the run then plans as if alone).
   static MachineClaim open(const std::filesystem::path& directory, std::string& warning);
+
+  // A claim that reads no runs and takes no lock, for a run whose host the
+  // mptrain processes of its job split themselves (several nodes on one
+  // host agree over MPI while planning: a lock held then would stop them).
+  static MachineClaim without_others(const std::filesystem::path& directory);
+
+  // open() for a run alone on its host (`node`: one node, one mptrain on the host), else without_others().
+  static MachineClaim for_node(const cluster::NodeIdentity& node, const std::filesystem::path& directory,
+                               std::string& warning);
 
   // The other live runs.
   const std::vector<RunRecord>& others() const { return others_; }

@@ -48,6 +48,18 @@ MachineClaim MachineClaim::open(const std::filesystem::path& directory, std::str
   return claim;
 }
 
+MachineClaim MachineClaim::without_others(const std::filesystem::path& directory) {
+  MachineClaim claim;
+  claim.directory_ = directory;
+  return claim;
+}
+
+MachineClaim MachineClaim::for_node(const cluster::NodeIdentity& node, const std::filesystem::path& directory,
+                                    std::string& warning) {
+  if (node.count == 1 && node.local_size == 1) return open(directory, warning);
+  return without_others(directory);
+}
+
 std::optional<RunRegistration> MachineClaim::record(const RunRecord& record, std::string& warning) {
   auto registration = RunRegistration::create(directory_, record);
   lock_.reset();  // lets the next run read what this one holds
