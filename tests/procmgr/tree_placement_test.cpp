@@ -99,8 +99,7 @@ std::string elf_with(const std::vector<std::uint32_t>& types) {
 
 }  // namespace
 
-TEST_CASE("the placement library reaches dynamic programs and scripts, not static ones nor secure execs",
-          "[procmgr]") {
+TEST_CASE("the placement library reaches dynamic programs and scripts, not static ones nor secure execs", "[procmgr]") {
   CHECK(preload_reach(elf_with({6, 3, 1}), false) == PreloadReach::reaches);  // PT_PHDR, PT_INTERP, PT_LOAD
   CHECK(preload_reach(elf_with({1, 1}), false) == PreloadReach::static_binary);
   CHECK(preload_reach("#!/bin/sh\necho hi\n", false) == PreloadReach::reaches);
@@ -109,12 +108,12 @@ TEST_CASE("the placement library reaches dynamic programs and scripts, not stati
 }
 
 TEST_CASE("a set-ID program runs in secure mode only when it changes who runs it", "[procmgr]") {
-  CHECK(secure_exec(04755, 0, 0, 1000, 1000));          // set-user-ID root, run by a user
-  CHECK_FALSE(secure_exec(04755, 0, 0, 0, 0));          // run by root: root stays root
+  CHECK(secure_exec(04755, 0, 0, 1000, 1000));            // set-user-ID root, run by a user
+  CHECK_FALSE(secure_exec(04755, 0, 0, 0, 0));            // run by root: root stays root
   CHECK_FALSE(secure_exec(04755, 1000, 50, 1000, 1000));  // a user's own set-user-ID program
-  CHECK(secure_exec(02755, 0, 42, 0, 0));               // set-group-ID to a group root's gid is not
-  CHECK_FALSE(secure_exec(02755, 0, 42, 1000, 42));     // ... already the runner's group
-  CHECK_FALSE(secure_exec(02745, 0, 42, 1000, 1000));   // set-group-ID without group execute: no exec change
+  CHECK(secure_exec(02755, 0, 42, 0, 0));                 // set-group-ID to a group root's gid is not
+  CHECK_FALSE(secure_exec(02755, 0, 42, 1000, 42));       // ... already the runner's group
+  CHECK_FALSE(secure_exec(02745, 0, 42, 1000, 1000));     // set-group-ID without group execute: no exec change
   CHECK_FALSE(secure_exec(0755, 0, 0, 1000, 1000));
 }
 
