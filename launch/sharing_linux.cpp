@@ -31,17 +31,14 @@ bool is_ancestor(const RunRecord& run) {
 MachineClaim MachineClaim::open(const std::filesystem::path& directory, std::string& warning) {
   MachineClaim claim;
   claim.directory_ = directory;
-  (void)prepare_runs_directory(directory);  // so that the first runs too have a directory to lock; live_runs judges it
-  auto runs = live_runs(directory);
-  if (!runs.ok()) {
-    warning = runs.error().message + "; this run plans as if it had the machine to itself";
+  // Made when missing (so that the first runs too have a directory to lock), and judged, before the lock.
+  if (auto trusted = prepare_runs_directory(directory); !trusted.ok()) {
+    warning = trusted.error().message + "; this run plans as if it had the machine to itself";
     return claim;
   }
   claim.lock_.reset(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (claim.lock_.valid()) {
-    ::flock(claim.lock_.get(), LOCK_EX);
-    runs = live_runs(directory);  // again, now that no other run can be between reading and recording
-  }
+  if (claim.lock_.valid()) ::flock(claim.lock_.get(), LOCK_EX);  // no other run between reading and recording
+  auto runs = live_runs(directory);
   for (auto& run : runs.value_or(std::vector<RunRecord>{})) {
     if (!is_ancestor(run)) claim.others_.push_back(std::move(run));
   }

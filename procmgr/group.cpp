@@ -41,10 +41,8 @@ Error limit_error(const Error& error, std::string_view what, int workers) {
   const std::string fewer = workers > 1 ? ", or start fewer workers" : "";
   rlimit limit{};
   if (error.code == EMFILE || error.code == ENFILE) {
-    const std::string which = error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0
-                                  ? std::string("the system's limit is reached")
-                                  : fmt::format("the limit is {}", limit.rlim_cur);
-    return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n){}", what, which, fewer),
+    return Error{fmt::format("cannot {}: too many open files ({}); raise the limit (ulimit -n){}", what,
+                             open_files_limit(error.code), fewer),
                  error.code};
   }
   if (error.code == EAGAIN) {

@@ -50,16 +50,22 @@ template <class... Args>
   throw Failure(exit_code::runtime_failure, fmt::format(format, std::forward<Args>(args)...));
 }
 
+// Which limit on open files an EMFILE or ENFILE (`code`) reached: "the
+// limit is 1024" (this process's, RLIMIT_NOFILE) or "the system's limit is
+// reached" (ENFILE, or a limit that cannot be read).
+inline std::string open_files_limit(int code) {
+  rlimit limit{};
+  if (code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0) return "the system's limit is reached";
+  return fmt::format("the limit is {}", limit.rlim_cur);
+}
+
 // `error`'s message, and when it ran out of file descriptors (EMFILE,
 // ENFILE) and does not already say what to do about it, which limit and how
 // to raise it.
 inline std::string with_limit_advice(const Error& error) {
   if ((error.code != EMFILE && error.code != ENFILE) || error.message.find("ulimit") != std::string::npos)
     return error.message;
-  rlimit limit{};
-  if (error.code == ENFILE || ::getrlimit(RLIMIT_NOFILE, &limit) != 0)
-    return error.message + "; the system's limit on open files is reached";
-  return fmt::format("{} (the limit on open files is {}); raise the limit (ulimit -n)", error.message, limit.rlim_cur);
+  return fmt::format("{} ({}); raise the limit (ulimit -n)", error.message, open_files_limit(error.code));
 }
 
 // Returns the value of `result`, or throws a Failure with `code` and its
