@@ -95,6 +95,7 @@ struct Plan {
   Bind bind = Bind::core;
   std::string bind_reason;      // why this binding was chosen (e.g. "a CPU quota limits N")
   bool oversubscribed = false;  // M × T > N (only with Oversubscribe::allow)
+  bool shares_cpus = false;     // other runs' threads are on its CPUs (launch/sharing.hpp): pools wait passively
   CpuSet unused_cpus;           // usable CPUs no worker was given
   int cpu_kinds = 0;            // kinds of core the machine has (hwloc's CPU kinds; 0 when it knows none)
   int l3_caches = 0;            // L3 caches the machine shows

@@ -20,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/fail_on.hpp"
 #include "cli/options.hpp"
+#include "launch/sharing.hpp"
 #include "monitor/report.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/signals.hpp"
@@ -108,8 +109,11 @@ void check_options(const monitor::DoctorRequest& r) {
   if (!r.trace.empty()) check_output_file({r.trace, "--trace", monitor::trace_file, {}});
 }
 
-// Prints `diagnosis` as text or JSON (with --threads, its threads too); a watch stopped by a signal is said so.
+// Prints `diagnosis` as text or JSON (with --threads, its threads too), and
+// the live mptrain runs when it watched the machine; a watch stopped by a signal is said so.
 void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& outcome, const DoctorOptions& o) {
+  const bool machine = o.request.command.empty() && o.request.pids.empty();
+  const auto runs = machine ? live_runs(runs_directory()).value_or(std::vector<RunRecord>{}) : std::vector<RunRecord>{};
   const int signal_number = outcome.end.signal;
   const std::string signal = signal_number != 0 ? procmgr::signal_name(signal_number) : std::string();
   if (o.json) {
@@ -122,6 +126,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
               ? "mptrain tune -- " + diagnosis.loss->unpinned_cmdline
               : tune::tune_command(o.request.command);
     }
+    if (machine) document["mptrain_runs"] = launch::runs_json(runs);
     return print_json(document);
   }
   if (!signal.empty()) print_note(fmt::format("mptrain doctor: stopped by {}; reporting what was sampled\n", signal));
@@ -129,6 +134,12 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   if (!o.quiet && diagnosis.verdict >= monitor::Verdict::warning)
     print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
+  if (machine && !o.quiet) {
+    std::string lines =
+        fmt::format("mptrain runs on this machine: {}\n", runs.empty() ? "none" : std::to_string(runs.size()));
+    for (const auto& line : launch::describe_runs(runs, CpuSet())) lines += "  " + line + "\n";
+    print_report(lines);
+  }
 }
 
 // Says, after the report, why the doctor exits with a code the verdict alone would not explain:
@@ -169,6 +180,7 @@ int run_doctor(const DoctorOptions& o) {
   monitor::IntervalRecorder recorder(r.every_s, r.interval_s, !r.trace.empty(),
                                      [](const std::string& line) { print_note(line + "\n"); });
   options.on_interval = [&recorder](const monitor::IntervalEnd& interval) { recorder.add(interval); };
+  options.other_runs = launch::other_runs_reader(runs_directory());
   monitor::LiveMonitor monitor(options);
   recorder.judge_with(monitor);
   const auto outcome = r.command.empty() ? watch_processes(monitor, o) : watch_command(monitor, o);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -93,6 +94,25 @@ void add_placement_options(CLI::App& command, PlacementOptions& options) {
   add_node_options(command, options.nodes);
 }
 
+void add_sharing_options(CLI::App& command, launch::Sharing& sharing) {
+  add_word_option(command, "--when-busy", sharing.when_busy, launch::when_busy_names,
+                  "When other mptrain runs leave too few free CPUs: share them (passive waits), wait for them "
+                  "(a FIFO queue), or fail with exit 75")
+      ->default_str("share")
+      ->group("Other runs");
+  command
+      .add_option("--wait-timeout", sharing.wait_timeout_s,
+                  "With --when-busy wait: give up (exit 75) after this long: 90, 500ms, 2s")
+      ->type_name("DURATION")
+      ->transform(duration(std::chrono::milliseconds(1), std::chrono::hours(24 * 365)))
+      ->default_str("none")
+      ->group("Other runs");
+  command
+      .add_flag("--ignore-others", sharing.ignore_others,
+                "Plan on every usable CPU as if no other mptrain run were on the machine")
+      ->group("Other runs");
+}
+
 void add_node_options(CLI::App& command, NodeOptions& options) {
   constexpr long long int_max = std::numeric_limits<int>::max();
   add_count_option(command, "--nnodes", options.nnodes, 1, int_max,
@@ -179,13 +199,26 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 
 NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
 
-NodePlan plan_this_node(const PlacementOptions& options, const std::vector<RunRecord>& others) {
-  const bool split_by_node = read_node_identity(options.nodes).local_size > 1;
-  if (others.empty() || !options.cpus.empty() || split_by_node) return plan_this_node(options);
-  std::vector<std::string> notes;
-  auto node_plan = plan_node(options, launch::free_part(this_machine(), others, notes));
-  auto& plan_notes = node_plan.plan.notes;
-  plan_notes.insert(plan_notes.begin(), notes.begin(), notes.end());
+NodePlan plan_this_node(const PlacementOptions& options, launch::MachineClaim& claim, bool records,
+                        const std::vector<std::string>& command) {
+  const auto& request = options.request;
+  auto machine = this_machine();
+  // What the run needs: one CPU per worker, or M x T where T was given (never more than N: it would wait forever).
+  const int workers = request.one_per_cpu ? 1 : request.num_processes.value_or(1);
+  const int need = std::clamp(workers * request.threads_per_process.value_or(1), 1, std::max(1, machine.usable.count));
+  const auto self = launch::arriving_record(command, workers, need, !request.threads_per_process.has_value());
+  auto sharing = options.sharing;
+  if (sharing.wait_timeout_s > 0 && sharing.when_busy != launch::WhenBusy::wait)
+    usage_failure("--wait-timeout needs --when-busy wait");
+  sharing.ignore_others |= !options.cpus.empty() || read_node_identity(options.nodes).local_size > 1;
+  const auto window = value_or_fail(launch::start_window(), exit_code::usage_error);
+  auto placed =
+      claim.place(machine, self, sharing, window, records, [](const std::string& line) { print_notice(line); });
+  if (!placed.ok()) throw Failure(launch::busy_exit_code, placed.error().message);
+  auto node_plan = plan_node(options, placed->machine);
+  auto& plan = node_plan.plan;
+  plan.shares_cpus = placed->shares_cpus;
+  plan.notes.insert(plan.notes.begin(), placed->notes.begin(), placed->notes.end());
   return node_plan;
 }
 

@@ -10,6 +10,7 @@
 #include "affinity/plan.hpp"
 #include "affinity/planner.hpp"
 #include "cluster/identity.hpp"
+#include "launch/sharing.hpp"
 #include "util/run_registry.hpp"
 
 namespace mptrain::cli {
@@ -25,11 +26,15 @@ struct PlacementOptions {
   bool physical_cores = false;
   bool allow_oversubscribe = false;
   NodeOptions nodes;
+  launch::Sharing sharing;  // --when-busy, --wait-timeout, --ignore-others
 };
 
 // Registers -n, -t, --bind, --cpus, --physical-cores, --reserve and
 // --allow-oversubscribe, and the node options, on `command`, storing into `options`.
 void add_placement_options(CLI::App& command, PlacementOptions& options);
+
+// Registers --when-busy, --wait-timeout and --ignore-others (the group "Other runs") on a launch `command`.
+void add_sharing_options(CLI::App& command, launch::Sharing& sharing);
 
 // Registers --nnodes, --node-rank, --local-rank and --local-size (the group "Nodes") on `command`.
 void add_node_options(CLI::App& command, NodeOptions& options);
@@ -76,11 +81,15 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 // cannot be read and a usage Failure as plan_node does.
 NodePlan plan_this_node(const PlacementOptions& options);
 
-// plan_this_node on the usable CPUs the `others` (live mptrain runs) do
-// not hold, saying so in the plan's notes (launch/sharing.hpp); on all of
-// them when --cpus chose, when this host's mptrain processes split it
-// themselves (a local size above 1), or when the others hold every one.
-NodePlan plan_this_node(const PlacementOptions& options, const std::vector<RunRecord>& others);
+// plan_this_node on the part of this machine `claim` gives (the usable CPUs
+// the other live runs leave, launch/sharing.hpp), saying so in the plan's
+// notes; waits or fails as --when-busy says (a Failure with
+// launch::busy_exit_code). On every usable CPU when --cpus chose, when this
+// host's mptrain processes split it themselves (a local size above 1) or
+// with --ignore-others. `records`: the run will hold its CPUs (not a dry
+// run); `command`: what it runs (empty: the built-in training).
+NodePlan plan_this_node(const PlacementOptions& options, launch::MachineClaim& claim, bool records,
+                        const std::vector<std::string>& command);
 // Prints each of `plan`'s notes on stderr as "mptrain: note: …": run's
 // modes show them so (plan shows them in its report), so a default that was
 // assumed ("--node-rank not given: this is node 0") or CPUs ignored are

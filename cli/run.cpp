@@ -28,6 +28,7 @@ void add_run_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<RunOptions>();
   auto* command = app.add_subcommand("run", "Train with the built-in Hogwild core, or launch `-- CMD ARGS...` M times");
   add_placement_options(*command, options->placement);
+  add_sharing_options(*command, options->placement.sharing);
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
   add_fail_on_options(*command, options->gate);
   command->add_flag("--quiet", options->quiet, "The monitor's part of the report: its verdict line and each fix only");

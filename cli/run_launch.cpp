@@ -264,7 +264,7 @@ int run_launcher(const RunOptions& options) {
   std::string unshared;
   auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), unshared);
   if (!unshared.empty()) print_warning(unshared);
-  const auto node_plan = plan_this_node(options.placement, claim.others());
+  const auto node_plan = plan_this_node(options.placement, claim, !request.dry_run, options.command);
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
   print_plan_notes(plan);
@@ -276,7 +276,7 @@ int run_launcher(const RunOptions& options) {
   // What this run holds, for the runs after it (not a dry run's: it holds nothing).
   std::string unrecorded;
   std::optional<RunRegistration> registration;
-  if (!request.dry_run) registration = claim.record(launch::record_of(plan, options.command), unrecorded);
+  if (!request.dry_run) registration = claim.record(plan, unrecorded);
   if (!unrecorded.empty()) print_warning(unrecorded);
   auto& settings = decision.settings;
   std::vector<procmgr::PlaceTable> tables;  // the workers' tree tables, alive until the run ends
@@ -299,6 +299,7 @@ int run_launcher(const RunOptions& options) {
   monitor::RunMonitor monitor({plan.usable_cpus, plan.usable_cpu_list, inside},
                               decision.spread ? monitor::SpreadThreads::on : monitor::SpreadThreads::off);
   monitor.set_quiet(options.quiet);
+  monitor.watch_other_runs(launch::other_runs_reader(runs_directory()));
   watch_group(group, monitor, request.max_restarts);
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));
   // 5. Report, advise, and exit as launch/outcome.hpp decides.

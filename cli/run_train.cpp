@@ -129,12 +129,12 @@ void prepare(const RunOptions& options, launch::TrainRun& run, procmgr::PendingS
   std::string warning;
   auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), warning);
   if (!warning.empty()) print_warning(warning);
-  auto node_plan = plan_this_node(options.placement, claim.others());
+  auto node_plan = plan_this_node(options.placement, claim, true, {});
   run.node = node_plan.node;
   run.plan = std::move(node_plan.plan);
   print_plan_notes(run.plan);
   std::string unrecorded;
-  run.registration = claim.record(launch::record_of(run.plan, {}), unrecorded);
+  run.registration = claim.record(run.plan, unrecorded);
   if (!unrecorded.empty()) print_warning(unrecorded);
   if (auto lock = run.leader() ? hogwild::lock_save_path(run.config) : std::nullopt) {
     run.save_lock.emplace(std::move(*lock));

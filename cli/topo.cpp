@@ -6,6 +6,7 @@
 #include "affinity/usable_cpus.hpp"
 #include "cli/commands.hpp"
 #include "cli/placement_options.hpp"
+#include "launch/sharing.hpp"
 #include "util/failure.hpp"
 #include "util/table.hpp"
 #include "util/text.hpp"
@@ -72,10 +73,22 @@ std::string topo_text(const affinity::Machine& machine, const affinity::BindChoi
 int run_topo(const TopoOptions& options) {
   const auto machine = load_machine(options.topology);
   const auto defaults = affinity::default_binding(machine.usable);
+  // On this machine: the other live mptrain runs, and the usable CPUs they leave free.
+  const bool here = options.topology.xml_file.empty() && options.topology.synthetic.empty();
+  const auto runs = here ? live_runs(runs_directory()).value_or(std::vector<RunRecord>{}) : std::vector<RunRecord>{};
+  auto free = machine.usable.cpus;
+  for (const auto& run : runs) free = run.state == RunState::running ? free.minus(run.cpus) : free;
   if (options.json) {
-    print_json(affinity::machine_json(machine, defaults));
+    auto document = affinity::machine_json(machine, defaults);
+    document["other_runs"] = launch::runs_json(runs);
+    document["free_cpu_list"] = free.to_string();
+    print_json(document);
   } else {
-    print_report(topo_text(machine, defaults));
+    auto text = topo_text(machine, defaults);
+    text += fmt::format("Other mptrain runs: {}\n", runs.empty() ? "none" : std::to_string(runs.size()));
+    for (const auto& line : launch::describe_runs(runs, CpuSet())) text += "  " + line + "\n";
+    if (!runs.empty()) text += fmt::format("Free CPUs: {}\n", free.empty() ? "none" : free.to_short_string());
+    print_report(text);
   }
   return exit_code::success;
 }

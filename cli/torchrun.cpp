@@ -44,6 +44,7 @@ class MptrainOptions {
  public:
   MptrainOptions() {
     add_placement_options(app_, options.placement);
+    add_sharing_options(app_, options.placement.sharing);
     app_.add_flag("--json", options.json);
     add_fail_on_options(app_, options.gate);
     app_.add_flag("--quiet", options.quiet);

@@ -71,8 +71,8 @@ procmgr::WorkerSettings worker_settings(const Request& request, const affinity::
   if (!settings.place_library.empty() && !facts.program_reach.empty()) {
     decision.warnings.push_back(facts.program_reach);
   }
-  settings.passive_wait = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed,
-                                                         plan.threads_per_process, settings.children);
+  settings.passive_wait = procmgr::pools_may_exceed_cpus(
+      settings.program_threads, plan.oversubscribed || plan.shares_cpus, plan.threads_per_process, settings.children);
   return settings;
 }
 

@@ -1,6 +1,7 @@
 #include "monitor/finding.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
@@ -47,6 +48,20 @@ std::string finding_kinds_list() { return names_list(finding_names); }
 
 std::string_view severity_name(const Finding& finding) {
   return finding.severity == Verdict::healthy ? "info" : to_string(finding.severity);
+}
+
+void name_other_runs(std::vector<Finding>& findings, const std::vector<OtherRun>& runs) {
+  for (auto& f : findings) {
+    if (f.kind != FindingKind::outside_load) continue;
+    for (const auto& run : runs) {
+      if (!run.cpus.intersect(f.cpus).empty()) f.other_runs.push_back(run.description);
+    }
+    if (f.other_runs.empty()) continue;
+    f.message += fmt::format("; other mptrain runs hold CPUs there: {}", fmt::join(f.other_runs, "; "));
+    f.fix =
+        "these are other mptrain runs: started together, mptrain runs divide the machine between them, and "
+        "`--when-busy wait` queues a run until CPUs are free (`mptrain doctor` lists the live runs)";
+  }
 }
 
 }  // namespace mptrain::monitor

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/cpu_set.hpp"
 #include "util/result.hpp"
@@ -70,7 +71,20 @@ struct Finding {
   std::string message;                  // what was measured
   std::string fix;                      // what to do, with numbers
   std::map<std::string, double> numbers;
+  CpuSet cpus;                          // the CPUs it is about, where it names some (outside_load)
+  std::vector<std::string> other_runs;  // the other mptrain runs on those CPUs, described
 };
+
+// Another mptrain run on the machine (launch/sharing.hpp reads them), as findings name it.
+struct OtherRun {
+  int pid = 0;
+  CpuSet cpus;              // the CPUs it holds
+  std::string description;  // "pid 12 (uid 1000, CPUs 0-1, 1x2): python3 train.py"
+};
+
+// Names in `findings` the `runs` on each outside_load finding's CPUs: its
+// other_runs, its message, and a fix that says they are mptrain runs.
+void name_other_runs(std::vector<Finding>& findings, const std::vector<OtherRun>& runs);
 
 // The severity `finding` shows (text and JSON): its verdict's name, or "info" for one that sets no verdict.
 std::string_view severity_name(const Finding& finding);

@@ -38,6 +38,21 @@ void LiveMonitor::add(Snapshot now) {
     }
   }
   last_ = std::move(now);
+  if (options_.other_runs) {
+    for (auto& run : options_.other_runs()) {
+      auto& seen = other_runs_[run.pid];
+      run.cpus = run.cpus.unite(seen.cpus);
+      seen = std::move(run);
+    }
+  }
+}
+
+Diagnosis LiveMonitor::named(Diagnosis diagnosis) const {
+  if (other_runs_.empty()) return diagnosis;
+  std::vector<OtherRun> runs;
+  for (const auto& [pid, run] : other_runs_) runs.push_back(run);
+  name_other_runs(diagnosis.findings, runs);
+  return diagnosis;
 }
 
 double LiveMonitor::seconds_until_due() const {
@@ -48,16 +63,18 @@ double LiveMonitor::seconds_until_due() const {
 Diagnosis LiveMonitor::recent() const {
   Evidence window;
   for (const auto& e : recent_) merge(window, e);
-  return diagnose(window, options_.capacity, options_.thresholds, subject());
+  return named(diagnose(window, options_.capacity, options_.thresholds, subject()));
 }
 
 Diagnosis LiveMonitor::judge(const Evidence& evidence) const {
-  return diagnose(evidence, options_.capacity, options_.thresholds, subject());
+  return named(diagnose(evidence, options_.capacity, options_.thresholds, subject()));
 }
 
 Verdict LiveMonitor::current_verdict() const { return recent().verdict; }
 
-Diagnosis LiveMonitor::diagnosis() const { return diagnose(total_, options_.capacity, options_.thresholds, subject()); }
+Diagnosis LiveMonitor::diagnosis() const {
+  return named(diagnose(total_, options_.capacity, options_.thresholds, subject()));
+}
 
 nlohmann::json LiveMonitor::report() const { return to_json(diagnosis()); }
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,6 +46,9 @@ struct MonitorOptions {
   FsRoot root;
   // Called after each interval is added (not for the first sample, which starts the first interval).
   std::function<void(const IntervalEnd&)> on_interval;
+  // The other mptrain runs live now (launch/sharing.hpp reads them), looked at
+  // after each sample; an outside_load finding names those on its CPUs.
+  std::function<std::vector<OtherRun>()> other_runs;
 };
 
 // Samples a watched set periodically and diagnoses it.
@@ -55,6 +59,8 @@ class LiveMonitor {
   // Sets the roots to `roots` (0 entries ignored) and samples when an interval
   // has passed since the last sample (at once the first time); otherwise only returns.
   void observe(const std::vector<pid_t>& roots);
+  // Replaces MonitorOptions::other_runs.
+  void watch_other_runs(std::function<std::vector<OtherRun>()> reader) { options_.other_runs = std::move(reader); }
   // Replaces MonitorOptions::on_interval.
   void on_interval(std::function<void(const IntervalEnd&)> observer) { options_.on_interval = std::move(observer); }
   // Samples now, whatever the time since the last sample.
@@ -84,7 +90,10 @@ class LiveMonitor {
   Sampler sampler_;
   std::optional<Snapshot> last_;
   Evidence total_;
-  std::deque<Evidence> recent_;  // the intervals of the recent window, oldest first
+  std::deque<Evidence> recent_;         // the intervals of the recent window, oldest first
+  std::map<int, OtherRun> other_runs_;  // every other mptrain run seen while watching
+  // `diagnosis` with its outside_load findings naming the other runs seen.
+  Diagnosis named(Diagnosis diagnosis) const;
 };
 
 }  // namespace mptrain::monitor

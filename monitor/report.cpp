@@ -51,11 +51,13 @@ nlohmann::json env_json(const ThreadEnv& env) {
 nlohmann::json finding_json(const Finding& f) {
   nlohmann::json numbers = nlohmann::json::object();
   for (const auto& [name, value] : f.numbers) numbers[name] = rounded(value);
-  return {{"kind", to_string(f.kind)},
-          {"severity", severity_name(f)},
-          {"message", f.message},
-          {"fix", f.fix},
-          {"numbers", numbers}};
+  nlohmann::json out = {{"kind", to_string(f.kind)},
+                        {"severity", severity_name(f)},
+                        {"message", f.message},
+                        {"fix", f.fix},
+                        {"numbers", numbers}};
+  if (!f.other_runs.empty()) out["other_runs"] = f.other_runs;
+  return out;
 }
 
 nlohmann::json runtimes_json(const std::vector<Runtime>& runtimes) {

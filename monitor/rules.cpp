@@ -292,6 +292,7 @@ std::optional<Finding> check_outside_load(const JobFigures& c) {
                              "(`mptrain doctor` without options shows it)",
                              CpuSet(idle).to_short_string());
   f.numbers = {{"outside_load_cpus", load}, {"queued_threads_avg", c.queued}};
+  f.cpus = job_cpus;
   return f;
 }
 

@@ -60,6 +60,8 @@ class RunMonitor {
   // The whole run's diagnosis as text lines for the final report (with
   // `quiet`, the verdict line and each fix only).
   std::string text() const;
+  // Names the other mptrain runs `reader` returns in the findings (LiveMonitor::watch_other_runs).
+  void watch_other_runs(std::function<std::vector<OtherRun>()> reader) { live_.watch_other_runs(std::move(reader)); }
   // --quiet: text() says the verdict and the fixes only.
   void set_quiet(bool quiet) { quiet_ = quiet; }
   // How many threads the spreader pinned to a CPU of their own; nullopt when it was off.

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "procmgr/group.hpp"
 #include "tune/trial.hpp"
@@ -115,6 +116,15 @@ Result<pid_t> start(const TrialCommand& command) {
   std::vector<char*> argv;
   for (const auto& word : command.argv) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
+  // Trials run one at a time: the mptrain of a trial plans at once, without the start window in
+  // which runs started together see each other (launch/sharing.hpp), which would only add to its time.
+  static char no_window[] = "MPTRAIN_START_WINDOW=0";
+  std::vector<char*> envp{no_window};
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (std::string_view(*entry).starts_with("MPTRAIN_START_WINDOW=")) continue;
+    envp.push_back(*entry);
+  }
+  envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return errno_error("cannot start a trial:", "fork");
@@ -129,7 +139,7 @@ Result<pid_t> start(const TrialCommand& command) {
     procmgr::SignalRelay::close_in_child();
     procmgr::SignalRelay::reset_in_child();
     procmgr::SignalRelay::unblock_in_child();
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -12,8 +13,11 @@ namespace mptrain {
 namespace {
 
 // The keys of a record, in the order record_text writes them.
-constexpr std::array<std::string_view, 9> record_keys = {"pid",     "start",   "uid",     "cpus",   "nodes",
-                                                         "workers", "threads", "started", "command"};
+constexpr std::array<std::string_view, 13> record_keys = {"pid",     "start",   "uid",     "cpus",  "nodes",
+                                                          "workers", "threads", "started", "state", "arrived",
+                                                          "need",    "elastic", "command"};
+
+constexpr std::array<std::string_view, 3> state_names = {"planning", "waiting", "running"};
 
 // `value` of key `key` as a whole number from `min` to `max`.
 Result<long long> number_of(std::string_view key, std::string_view value, long long min, long long max) {
@@ -47,20 +51,35 @@ Status set_field(RunRecord& record, std::string_view key, std::string_view value
   if (key == "workers") return take(record.workers, 1, int_max);
   if (key == "threads") return take(record.threads, 1, int_max);
   if (key == "started") return take(record.started, 0, most);
+  if (key == "arrived") return take(record.arrived, 0, most);
+  if (key == "need") return take(record.need, 1, int_max);
+  if (key == "elastic") return take(record.elastic, 0, 1);
+  if (key == "state") {
+    const auto* name = std::find(state_names.begin(), state_names.end(), value);
+    if (name == state_names.end())
+      return Error{fmt::format("the record's state is not one of planning, waiting, running: {}", printable(value))};
+    record.state = static_cast<RunState>(name - state_names.begin());
+    return ok_status();
+  }
   record.command = std::string(value);
   return ok_status();
 }
 
 }  // namespace
 
+std::string_view to_string(RunState state) { return state_names.at(static_cast<std::size_t>(state)); }
+
 std::string record_text(const RunRecord& record) {
   std::string command = record.command;
   for (auto& c : command) {
     if (c == '\n' || c == '\r') c = ' ';
   }
-  return fmt::format("pid {}\nstart {}\nuid {}\ncpus {}\nnodes {}\nworkers {}\nthreads {}\nstarted {}\ncommand {}\n",
-                     record.pid, record.start, record.uid, record.cpus.to_string(), record.nodes.to_string(),
-                     record.workers, record.threads, record.started, command);
+  return fmt::format(
+      "pid {}\nstart {}\nuid {}\ncpus {}\nnodes {}\nworkers {}\nthreads {}\nstarted {}\nstate {}\narrived {}\nneed {}\n"
+      "elastic {}\ncommand {}\n",
+      record.pid, record.start, record.uid, record.cpus.to_string(), record.nodes.to_string(), record.workers,
+      record.threads, record.started, to_string(record.state), record.arrived, record.need, record.elastic ? 1 : 0,
+      command);
 }
 
 Result<RunRecord> parse_record(std::string_view text) {

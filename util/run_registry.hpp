@@ -29,6 +29,14 @@
 
 namespace mptrain {
 
+// Where a run stands: choosing its CPUs (in the window in which runs
+// started together see each other), queued for free CPUs (--when-busy
+// wait), or running on the CPUs its record names.
+enum class RunState { planning, waiting, running };
+
+// "planning", "waiting" or "running".
+std::string_view to_string(RunState state);
+
 // What one live run holds.
 struct RunRecord {
   pid_t pid = 0;             // the mptrain process, in the writer's PID namespace
@@ -40,6 +48,10 @@ struct RunRecord {
   int threads = 0;           // T per worker
   std::int64_t started = 0;  // when it started (seconds since the epoch)
   std::string command;       // what it runs, one line
+  RunState state = RunState::running;
+  std::int64_t arrived = 0;  // when it first recorded itself (ns since the epoch): the order of the queue
+  int need = 1;              // the fewest CPUs it runs on: M, or M x T where T was given
+  bool elastic = true;       // takes every CPU it is given (T was not given)
 
   bool operator==(const RunRecord&) const = default;
 };
@@ -52,7 +64,10 @@ std::string record_text(const RunRecord& record);
 Result<RunRecord> parse_record(std::string_view text);
 
 // The directory of the records: MPTRAIN_RUNS_DIR when set (tests give each
-// run their own), else /dev/shm/mptrain-runs (memory, gone at reboot).
+// run their own), else /dev/shm itself (memory, gone at reboot; owned by
+// root and sticky, so every user's runs trust it, which a directory the
+// first user to run mptrain made would not be: its owner could replace
+// others' records). The records are its files named mptrain-run-UID-PID-TOKEN.
 std::filesystem::path runs_directory();
 
 // Makes `directory` (mode 1777, as /tmp) when missing; an Error when it
@@ -78,6 +93,10 @@ class RunRegistration {
 
   // The record's file.
   const std::filesystem::path& path() const { return path_; }
+
+  // Rewrites the record in place (the run planned, queued or grew); an
+  // Error when it cannot be written, the old record then standing.
+  Status update(const RunRecord& record);
 
  private:
   RunRegistration() = default;

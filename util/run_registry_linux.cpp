@@ -17,7 +17,7 @@ namespace mptrain {
 
 namespace {
 
-constexpr std::string_view record_prefix = "run-";
+constexpr std::string_view record_prefix = "mptrain-run-";
 constexpr std::size_t most_record_bytes = 64 * 1024;
 
 // Whether `directory` (lstat'ed into `info`) may hold records: a directory,
@@ -104,7 +104,7 @@ Status prepare_runs_directory(const std::filesystem::path& directory) { return o
 std::filesystem::path runs_directory() {
   const char* given = std::getenv("MPTRAIN_RUNS_DIR");
   if (given != nullptr && *given != '\0') return given;
-  return "/dev/shm/mptrain-runs";
+  return "/dev/shm";
 }
 
 Result<RunRegistration> RunRegistration::create(const std::filesystem::path& directory, const RunRecord& record) {
@@ -121,13 +121,21 @@ Result<RunRegistration> RunRegistration::create(const std::filesystem::path& dir
     ::unlink(registration.path_.c_str());
     return error;
   }
-  const auto text = record_text(record);
-  if (::pwrite(registration.fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
-    const auto error = errno_error("cannot write the run's record", registration.path_.string());
+  if (auto written = registration.update(record); !written.ok()) {
     ::unlink(registration.path_.c_str());
-    return error;
+    registration.path_.clear();
+    return written.error();
   }
   return registration;
+}
+
+Status RunRegistration::update(const RunRecord& record) {
+  // Readers read under the directory's lock, which the writer holds too: no one reads half a record.
+  const auto text = record_text(record);
+  if (::pwrite(fd_.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size()) ||
+      ::ftruncate(fd_.get(), static_cast<off_t>(text.size())) != 0)
+    return errno_error("cannot write the run's record", path_.string());
+  return ok_status();
 }
 
 RunRegistration::RunRegistration(RunRegistration&& other) noexcept

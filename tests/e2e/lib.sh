@@ -10,6 +10,10 @@ trap 'rm -rf "$WORK"' EXIT
 # Each script's runs record what they hold in a directory of its own: the
 # scripts CTest runs side by side must not plan around each other's runs.
 export MPTRAIN_RUNS_DIR=$WORK/runs
+# A script's runs start one after another: they plan at once, without the
+# start window in which runs started together see each other (the sharing
+# tests set it themselves).
+export MPTRAIN_START_WINDOW=0
 
 # close_inherited_fds: closes every descriptor above 2 that this shell inherited (make, CI
 # runners and shells with `exec 9>lock` leave some open), for a case that counts descriptors.

@@ -46,3 +46,27 @@ TEST_CASE("a child's inherited CPU is named against its worker's CPUs in the sho
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].starts_with("pid 31 (python3), started by rank 0, ran on CPU 2 only though rank 0 has CPUs 0-6:2"));
 }
+
+TEST_CASE("outside load on CPUs another mptrain run holds names that run, in the text and the JSON", "[monitor]") {
+  Finding outside;
+  outside.kind = FindingKind::outside_load;
+  outside.message = "processes outside the watched set used 1.00 CPUs on the job's CPUs 0-1";
+  outside.fix = "stop or move the other load";
+  outside.cpus = CpuSet({0, 1});
+  Finding other = outside;
+  other.kind = FindingKind::queueing;
+  std::vector<Finding> findings{outside, other};
+  name_other_runs(findings, {{12, CpuSet({1}), "pid 12 (uid 0, CPUs 1, 1x1): python3 a.py"},
+                             {13, CpuSet({4}), "pid 13 (uid 0, CPUs 4, 1x1): python3 b.py"}});
+  REQUIRE(findings[0].other_runs == std::vector<std::string>{"pid 12 (uid 0, CPUs 1, 1x1): python3 a.py"});
+  CHECK_THAT(findings[0].message, Catch::EndsWith("; other mptrain runs hold CPUs there: pid 12 (uid 0, CPUs 1, "
+                                                  "1x1): python3 a.py"));
+  CHECK_THAT(findings[0].fix, Catch::StartsWith("these are other mptrain runs"));
+  CHECK(findings[1].other_runs.empty());  // only outside load is about other processes
+  CHECK(findings[1].fix == "stop or move the other load");
+  Diagnosis d;
+  d.findings = findings;
+  const auto json = to_json(d);
+  CHECK(json["findings"][0]["other_runs"][0] == "pid 12 (uid 0, CPUs 1, 1x1): python3 a.py");
+  CHECK_FALSE(json["findings"][1].contains("other_runs"));
+}

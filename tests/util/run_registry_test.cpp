@@ -52,6 +52,14 @@ TEST_CASE("a run's record reads back as written; anything else is refused with w
   CHECK_THAT(parse_record("pid -4\n").error().message, Catch::Contains("pid is not a number from 1"));
   CHECK_THAT(parse_record("cpus x-y\n").error().message, Catch::Contains("not a CPU list"));
   CHECK_THAT(parse_record("color blue\n").error().message, Catch::Contains("'color blue'"));
+  CHECK_THAT(parse_record("state sleeping\n").error().message,
+             Catch::Contains("state is not one of planning, waiting, running: sleeping"));
+  auto waiting = record;
+  waiting.state = RunState::waiting;
+  waiting.arrived = 1700000000123456789;
+  waiting.need = 4;
+  waiting.elastic = false;
+  CHECK(parse_record(record_text(waiting)).value() == waiting);
 }
 
 TEST_CASE("a registered run is live for every reader until it lets go; then nothing is left") {
@@ -116,9 +124,9 @@ TEST_CASE("records are read only from files and directories no one else can chan
   auto registration = RunRegistration::create(runs, a_run());
   REQUIRE(registration.ok());
   // A file nobody holds, a link to a live record, and a record others may write are not runs.
-  std::ofstream(runs / "run-0-1-unheld") << record_text(a_run());
-  std::filesystem::create_symlink(registration->path(), runs / "run-0-2-link");
-  const auto writable = runs / "run-0-3-writable";
+  std::ofstream(runs / "mptrain-run-0-1-unheld") << record_text(a_run());
+  std::filesystem::create_symlink(registration->path(), runs / "mptrain-run-0-2-link");
+  const auto writable = runs / "mptrain-run-0-3-writable";
   std::ofstream(writable) << record_text(a_run());
   ::chmod(writable.c_str(), 0666);
   const int held = ::open(writable.c_str(), O_RDONLY);
@@ -144,7 +152,7 @@ TEST_CASE("a record speaks for its file's owner only") {
   auto registration = RunRegistration::create(runs, a_run());
   REQUIRE(registration.ok());
   // A file of uid 65534 that claims to be root's run.
-  const auto claimed = runs / "run-0-9-claimed";
+  const auto claimed = runs / "mptrain-run-0-9-claimed";
   std::ofstream(claimed) << record_text(a_run());
   REQUIRE(::chown(claimed.c_str(), 65534, 65534) == 0);
   const int held = ::open(claimed.c_str(), O_RDONLY);
