@@ -70,8 +70,8 @@ TEST_CASE("period_line: the verdict, the figures and the top finding on one line
   d.nonvoluntary_switches_per_second = 251;
   d.loss = LossEstimate{};
   d.loss->decides = 0.5;
-  d.findings.push_back(Finding{FindingKind::queueing, Verdict::warning, "", "", {}});
-  d.findings.push_back(Finding{FindingKind::demand_above_capacity, Verdict::oversubscribed, "", "", {}});
+  d.findings.push_back(Finding{FindingKind::queueing, Verdict::warning, "", "", {}, {}, {}});
+  d.findings.push_back(Finding{FindingKind::demand_above_capacity, Verdict::oversubscribed, "", "", {}, {}, {}});
   CHECK(period_line(d, 3) ==
         "[   3.0 s] oversubscribed  runnable 3.98  waiting 1.97  wait/slice 11.2 ms  cpu 100%  switches 4/s vol "
         "251/s invol  loss 50%  top demand_above_capacity");
