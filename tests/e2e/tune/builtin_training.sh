@@ -2,11 +2,12 @@
 # its own progress lines; --train gives every candidate the training's options.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../train/fixtures.bash"
+source "$(dirname "$0")/fixtures.bash"
 make_idx_set "$WORK/data" train 512
 make_idx_set "$WORK/data" t10k 16
 
 run_mptrain tune --json --only-tries --try "-n 2 -t 1" --train "--model logreg --data $WORK/data" \
-  --warmup 3 --trial 4 --budget 30
+  --warmup 3 --trial 4 --budget "$(budget_for 18 2)"
 expect_code 0
 expect_json '.metric.kind == "samples/s"'
 expect_json '.baseline.origin == "baseline" and .baseline.options == [] and .baseline.baseline == false'

@@ -5,9 +5,9 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_ticker 0.05
-budget=$(budget_for 20 8)
+budget=$(budget_for 9 6)
 
-run_mptrain tune --json --only-tries --try "-n 1" --warmup 0.5 --trial 2 --budget "$budget" --progress '^tick$' -- "$WORK/ticker"
+run_mptrain tune --json --only-tries --try "-n 1" --warmup 0.3 --trial 1 --budget "$budget" --progress '^tick$' -- "$WORK/ticker"
 expect_code 0
 expect_json '.metric.kind == "lines/s"'
 expect_json '.candidates | length == 3'
@@ -16,7 +16,7 @@ expect_json '.winner == null and .simplest_tied.baseline == true'
 expect_json '.noise != null'
 expect_nothing_left "$WORK/ticker"
 
-run_mptrain tune --only-tries --warmup 0.5 --trial 2 --budget "$budget" --progress '^tick$' -- "$WORK/ticker"
+run_mptrain tune --only-tries --warmup 0.3 --trial 1 --budget "$budget" --progress '^tick$' -- "$WORK/ticker"
 expect_code 0
 grep -q '^no measurable difference: .*the simplest of the tied is (bare)' "$WORK/out" ||
   { cat "$WORK/out" >&2; fail "the text does not say there is no measurable difference"; }

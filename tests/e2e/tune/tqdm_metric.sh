@@ -14,9 +14,10 @@ for _ in tqdm(range(10**9), mininterval=0.1):
     else:
         sum(range(2000))
 PY
-budget=$(budget_for 20 4)
+budget=$(budget_for 6 2)
+slow_budget=$(budget_for 13 2)
 
-run_mptrain tune --json --only-tries --warmup 1 --trial 2 --budget "$budget" \
+run_mptrain tune --json --only-tries --warmup 0.5 --trial 1.5 --budget "$budget" \
   --metric '([0-9.]+)(?:it/s|s/it)' -- /usr/bin/python3 "$WORK/bar.py"
 expect_code 0
 expect_json '.metric.kind == "metric" and .metric.higher_is_better == true'
@@ -24,7 +25,7 @@ expect_json '[.candidates[] | select(.trials > 0) | .throughput.median > 10] | (
 expect_nothing_left "$WORK/bar.py"
 
 # Below one iteration a second tqdm prints seconds per iteration: 1.25s/it reads as 0.8 it/s.
-run_mptrain tune --json --only-tries --warmup 3 --trial 3 --budget "$budget" \
+run_mptrain tune --json --only-tries --warmup 3 --trial 3 --budget "$slow_budget" \
   --metric '([0-9.]+)(?:it/s|s/it)' -- /usr/bin/python3 "$WORK/bar.py" slow
 expect_code 0
 expect_json '[.candidates[] | select(.trials > 0) | .throughput.median | (. > 0.6 and . < 0.9)] | (length >= 1 and all)'
