@@ -99,7 +99,7 @@ Finding two_runtimes_finding(const JobView& job, const ProcessEvidence& process,
     if (runtime.kind != RuntimeKind::gnu_openmp && preload.empty()) preload = runtime.library;
   }
   const int pool = job.pools.count(process.pid) != 0 ? job.pools.at(process.pid) : 0;
-  Finding f{FindingKind::two_openmp_runtimes, job.severity.value_or(Verdict::healthy), "", "", {}};
+  Finding f{FindingKind::two_openmp_runtimes, job.severity.value_or(Verdict::healthy), "", "", {}, {}, {}};
   f.message = fmt::format(
       "pid {} ({}) maps {} OpenMP runtimes, each running a pool of its own: {}; when both run parallel code at "
       "once their pools add up ({} of its threads worked, on {})",
@@ -147,7 +147,7 @@ Finding nested_finding(const JobView& job, const ProcessEvidence& process,
     sizing.push_back(pool_sizing(process, runtime, allowed));
   }
   for (const auto& name : pool_variables(process)) assignments.push_back(name + "=1");
-  Finding f{FindingKind::nested_pools, *job.severity, "", "", {}};
+  Finding f{FindingKind::nested_pools, *job.severity, "", "", {}, {}, {}};
   const int workers = static_cast<int>(worked.size());
   f.message = fmt::format(
       "pid {} ({}): {} threads worked where the pool of {} holds {} ({}): the program's own threads (Python "
@@ -227,7 +227,7 @@ std::optional<Finding> allocation_mismatch(const JobView& job, const ProcessEvid
   for (const auto& launcher : launcher_allocations) {
     const auto given = launcher.given(job, process.env, allowed);
     if (!given) continue;
-    Finding f{FindingKind::allocation_mismatch, job.severity.value_or(Verdict::healthy), "", "", {}};
+    Finding f{FindingKind::allocation_mismatch, job.severity.value_or(Verdict::healthy), "", "", {}, {}, {}};
     const int pool = job.pools.at(process.pid);
     f.message = fmt::format("{} {} ({}) may use {} (Cpus_allowed_list {}) {}; its {} ran on that", launcher.who,
                             process.pid, printable(process.comm), counted(allowed, "CPU"), list,
