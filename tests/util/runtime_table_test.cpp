@@ -12,7 +12,10 @@ using namespace mptrain;
 TEST_CASE("the launcher's variables are the table's, each once, OpenMP's first") {
   const std::vector<std::string_view> names(thread_count_variables.begin(), thread_count_variables.end());
   CHECK(names == std::vector<std::string_view>{"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"});
+                                               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+                                               "NUMBA_NUM_THREADS", "GOMAXPROCS", "RAYON_NUM_THREADS",
+                                               "POLARS_MAX_THREADS", "JULIA_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
+                                               "PYTHON_CPU_COUNT"});
   CHECK(openmp_variable == "OMP_NUM_THREADS");
   for (const auto& row : runtime_rows) {
     INFO(row.id);

@@ -27,6 +27,18 @@ run_mptrain run -n 1 -t 1 --dry-run -- true
 expect_code 0
 expect_stderr "other mptrain runs hold CPUs .*; planned on CPUs"
 (($(ls "$MPTRAIN_RUNS_DIR" | wc -l) == 1)) || fail "records: $(ls "$MPTRAIN_RUNS_DIR")"
+# plan and topo show the run and what it leaves; plan --ignore-others plans as if alone.
+run_mptrain plan -n 1 -t 1 --json
+expect_code 0
+expect_json ".other_runs | length == 1 and .[0].pid == $first and .[0].cpus == \"$first_cpu\""
+expect_json ".workers[0].cpus != \"$first_cpu\""
+run_mptrain plan -n 1 -t 1 --ignore-others --json
+expect_json ".workers[0].cpus == \"$first_cpu\""
+run_mptrain topo --json
+expect_json "(.other_runs | length == 1) and (.free_cpu_list | contains(\"$first_cpu\") | not)"
+run_mptrain topo
+grep -q "^Other mptrain runs: 1" "$WORK/out" && grep -q "^Free CPUs: " "$WORK/out" ||
+  { cat "$WORK/out" >&2; fail "topo does not show the other run and the free CPUs"; }
 # SIGKILL of the first run (its watchdog ends its worker): its CPUs are free at once.
 kill -9 "$first"
 wait "$first" 2>/dev/null

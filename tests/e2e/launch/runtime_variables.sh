@@ -1,0 +1,60 @@
+# Every runtime of the table gets the plan's thread count, pinned or not:
+# in a cgroup with a 1-CPU quota (where mptrain cannot pin, and Go, numba,
+# rayon and Polars would size themselves to every CPU they see) and under
+# -n 2 pinning, each worker's GOMAXPROCS, NUMBA_NUM_THREADS,
+# RAYON_NUM_THREADS, POLARS_MAX_THREADS, JULIA_NUM_THREADS,
+# TF_NUM_INTRAOP_THREADS and PYTHON_CPU_COUNT are the plan's threads, as
+# OMP_NUM_THREADS is; a value the user set wins with --keep-env only.
+# (The real clients, numba and Go in such a cgroup, are issue 52's next step.)
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+variables=(OMP_NUM_THREADS NUMBA_NUM_THREADS GOMAXPROCS RAYON_NUM_THREADS POLARS_MAX_THREADS JULIA_NUM_THREADS
+  TF_NUM_INTRAOP_THREADS PYTHON_CPU_COUNT)
+cat >"$WORK/show" <<EOF_SHOW
+#!/bin/sh
+for v in ${variables[*]}; do echo "\$v=\$(printenv \$v || echo unset)"; done
+EOF_SHOW
+chmod +x "$WORK/show"
+show="$WORK/show"
+# expect_all VALUE: every worker line of the last run sets every variable to VALUE.
+expect_all() {
+  local v
+  for v in "${variables[@]}"; do
+    grep -q "\] $v=$1\$" "$WORK/out" || { cat "$WORK/out" "$WORK/err" >&2; fail "$v is not $1"; }
+    ! grep "\] $v=" "$WORK/out" | grep -vq "=$1\$" || { cat "$WORK/out" >&2; fail "a worker's $v is not $1"; }
+  done
+}
+
+need_cpus 2
+run_mptrain run -n 2 -- "$show"
+expect_code 0
+expect_all 1
+GOMAXPROCS=7 run_mptrain run -n 1 -t 1 -- "$show"
+expect_code 0
+expect_all 1
+expect_stderr "GOMAXPROCS=7"
+GOMAXPROCS=7 run_mptrain run -n 1 -t 1 --keep-env -- sh -c 'echo "GOMAXPROCS=$GOMAXPROCS"'
+grep -q "\] GOMAXPROCS=7$" "$WORK/out" || { cat "$WORK/out" >&2; fail "--keep-env did not keep the user's GOMAXPROCS"; }
+
+# A 1-CPU quota: no pinning (bind none), the variables still 1.
+name="mptrain-runtimes-$$"
+if [[ -w /sys/fs/cgroup/cpu/cgroup.procs && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
+  group=/sys/fs/cgroup/cpu/$name
+  limit() { echo 100000 >"$group/cpu.cfs_period_us" && echo 100000 >"$group/cpu.cfs_quota_us"; }
+elif [[ -f /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+  group=/sys/fs/cgroup/$name
+  limit() { echo "100000 100000" >"$group/cpu.max"; }
+else
+  skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 with +cpu) for the quota half"
+fi
+mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system) for the quota half"
+trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
+limit || skip "cannot set a CPU quota on $group"
+run_mptrain run -- "$show" # outside it: one thread per usable CPU
+expect_all "$("$MPTRAIN" topo --json | jq -r .usable_cpus)"
+bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" run -- "$3"' quota "$group" "$MPTRAIN" "$show" >"$WORK/out" 2>"$WORK/err"
+code=$?
+expect_code 0
+expect_stderr "1 worker x 1 thread, bind none"
+expect_all 1
+exit 0
