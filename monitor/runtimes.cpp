@@ -1,11 +1,19 @@
 // Threading runtimes named from /proc/PID/maps (see runtimes.hpp for the rules).
 #include "monitor/runtimes.hpp"
 
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 
+#include "util/fd.hpp"
 #include "util/runtime_table.hpp"
 
 namespace mptrain::monitor {
@@ -22,9 +30,11 @@ constexpr std::array runtime_table{
     &runtime_row("intel_openmp"),    &runtime_row("openblas_pthreads"),
     &runtime_row("openblas_openmp"), &runtime_row("mkl"),
     &runtime_row("onetbb"),          &runtime_row("blis"),
-    &runtime_row("pytorch"),
+    &runtime_row("pytorch"),         &runtime_row("numba"),
+    &runtime_row("polars"),          &runtime_row("julia"),
+    &runtime_row("tensorflow"),      &runtime_row("go"),
 };
-static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::pytorch) + 1,
+static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::go) + 1,
               "runtime_table has one row per RuntimeKind, in its order");
 
 constexpr std::size_t kind_count = runtime_table.size();
@@ -220,9 +230,51 @@ std::vector<Runtime> parse_runtimes(std::string_view maps_text) {
 }
 
 Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid) {
-  auto text = root.read("/proc/" + std::to_string(pid) + "/maps");
+  const auto proc = "/proc/" + std::to_string(pid);
+  auto text = root.read(proc + "/maps");
   if (!text.ok()) return text.error();
-  return parse_runtimes(*text);
+  auto runtimes = parse_runtimes(*text);
+  const auto exe = root.path(proc + "/exe");
+  if (is_go_program(exe)) {
+    std::error_code error;
+    const auto target = std::filesystem::read_symlink(exe, error);
+    runtimes.push_back(Runtime{RuntimeKind::go, (error ? exe : target).filename().string()});
+  }
+  return runtimes;
+}
+
+bool is_go_program(const std::filesystem::path& path) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat info {};
+  if (!fd.valid() || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
+  const auto read_at = [&](void* into, std::size_t size, std::uint64_t offset) {
+    return offset <= static_cast<std::uint64_t>(info.st_size) &&
+           ::pread(fd.get(), into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+  };
+  Elf64_Ehdr header{};
+  if (!read_at(&header, sizeof header, 0) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256)
+    return false;
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    if (!read_at(&segment, sizeof segment, header.e_phoff + i * sizeof segment)) return false;
+    if (segment.p_type != PT_NOTE || segment.p_filesz > 64 * 1024) continue;
+    std::string notes(segment.p_filesz, '\0');
+    if (!read_at(notes.data(), notes.size(), segment.p_offset)) continue;
+    // Each note: namesz, descsz, type, then the name and the descriptor, each padded to 4 bytes.
+    const auto padded = [](std::uint64_t size) { return (size + 3) & ~std::uint64_t{3}; };
+    for (std::uint64_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+      Elf64_Nhdr note{};
+      std::memcpy(&note, notes.data() + at, sizeof note);
+      const auto name_at = at + sizeof note;
+      if (name_at + padded(note.n_namesz) > notes.size()) break;
+      const auto name = std::string_view(notes.data() + name_at, note.n_namesz);
+      if (note.n_type == 4 && (name == std::string_view("Go\0\0", 4) || name == std::string_view("Go\0", 3)))
+        return true;
+      at = name_at + padded(note.n_namesz) + padded(note.n_descsz);
+    }
+  }
+  return false;
 }
 
 }  // namespace mptrain::monitor

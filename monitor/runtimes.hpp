@@ -12,6 +12,12 @@
 //   libgomp → GNU OpenMP; libomp → LLVM OpenMP; libiomp5 → Intel OpenMP;
 //   libmkl_* → MKL; libtbb → oneTBB (not libtbbmalloc, libtbbbind);
 //   libblis → BLIS; libtorch_cpu, libtorch, libc10 → PyTorch;
+//   numba's threading layers workqueue*, omppool*, tbbpool* (its
+//   numba/np/ufunc/*.cpython-*.so) → numba; polars* (polars.abi3.so) →
+//   Polars; libjulia* → Julia; libtensorflow_framework,
+//   _pywrap_tensorflow_internal → TensorFlow; and Go, whose programs are
+//   linked statically (no library to map), from the process's executable:
+//   the ELF note Go's linker writes (owner "Go", type 4, the build ID).
 //   libopenblas* → OpenBLAS, the build decided as below.
 // Debian's BLAS alternatives live in directories named for the build: any
 // libblas, libcblas, liblapack, libopenblas* or libblis* file in
@@ -39,6 +45,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +66,12 @@ enum class RuntimeKind {
   mkl,
   onetbb,
   blis,
-  pytorch
+  pytorch,
+  numba,
+  polars,
+  julia,
+  tensorflow,
+  go
 };
 
 // A threading runtime found in a process's memory map.
@@ -96,8 +108,13 @@ bool meets_at_barriers(const std::vector<Runtime>& runtimes);
 // The runtimes mapped in `maps_text` (/proc/PID/maps), each kind once, in
 // RuntimeKind order; lines that are not file mappings are skipped; never fails.
 std::vector<Runtime> parse_runtimes(std::string_view maps_text);
-// Reads and parses /proc/`pid`/maps under `root`; an Error naming the path
-// and strerror when it cannot be read (process gone, another user's process).
+// Reads and parses /proc/`pid`/maps under `root`, and adds Go when its
+// executable (/proc/`pid`/exe) is a Go program; an Error naming the path
+// and strerror when the maps cannot be read (process gone, another user's process).
 Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid);
+
+// Whether the ELF file at `path` carries Go's build ID note in a PT_NOTE
+// segment; false for anything that is not a readable 64-bit ELF file.
+bool is_go_program(const std::filesystem::path& path);
 
 }  // namespace mptrain::monitor

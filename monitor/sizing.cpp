@@ -132,6 +132,13 @@ std::string_view sizing_call(RuntimeKind kind) {
       return "mkl_set_num_threads";
     case RuntimeKind::blis:
       return "bli_thread_set_num_threads";
+    case RuntimeKind::numba:
+      return "numba.set_num_threads";
+    case RuntimeKind::go:
+      return "runtime.GOMAXPROCS";
+    case RuntimeKind::polars:
+    case RuntimeKind::julia:
+    case RuntimeKind::tensorflow:
     case RuntimeKind::onetbb:
       return "";
   }

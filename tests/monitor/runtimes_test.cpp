@@ -1,17 +1,22 @@
 #include "monitor/runtimes.hpp"
 
+#include <elf.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 #include "monitor/sizing.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "util/fd.hpp"
 
 using namespace mptrain;
 using namespace mptrain::monitor;
+using mptrain::test::TempDir;
 
 namespace {
 
@@ -119,6 +124,16 @@ TEST_CASE("every kind is recognised from its versioned soname", "[monitor]") {
       {"/usr/lib/libtorch_cpu.so", RuntimeKind::pytorch},
       {"/usr/lib/libtorch.so", RuntimeKind::pytorch},
       {"/usr/lib/libc10.so", RuntimeKind::pytorch},
+      {"/usr/lib/python3/dist-packages/numba/np/ufunc/workqueue.cpython-311-x86_64-linux-gnu.so", RuntimeKind::numba},
+      {"/usr/lib/python3/dist-packages/numba/np/ufunc/omppool.cpython-311-x86_64-linux-gnu.so", RuntimeKind::numba},
+      {"/venv/lib/python3.12/site-packages/numba/np/ufunc/tbbpool.cpython-312-x86_64-linux-gnu.so",
+       RuntimeKind::numba},
+      {"/venv/lib/python3.12/site-packages/polars/polars.abi3.so", RuntimeKind::polars},
+      {"/opt/julia-1.10/lib/libjulia.so.1.10", RuntimeKind::julia},
+      {"/opt/julia-1.10/lib/julia/libjulia-internal.so.1.10", RuntimeKind::julia},
+      {"/venv/lib/python3.11/site-packages/tensorflow/libtensorflow_framework.so.2", RuntimeKind::tensorflow},
+      {"/venv/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so",
+       RuntimeKind::tensorflow},
   };
   for (const auto& [path, kind] : cases) {
     INFO(path);
@@ -252,7 +267,12 @@ TEST_CASE("every kind has a name and a knob, and oneTBB's names what limits its 
   CHECK(variable(RuntimeKind::pytorch) == "OMP_NUM_THREADS");
   CHECK(knob(RuntimeKind::onetbb) == "CPU affinity (taskset) or tbb::global_control");
   CHECK(variable(RuntimeKind::onetbb).empty());
-  for (int i = 0; i <= static_cast<int>(RuntimeKind::pytorch); ++i) {
+  CHECK(knob(RuntimeKind::numba) == "NUMBA_NUM_THREADS");
+  CHECK(knob(RuntimeKind::polars) == "POLARS_MAX_THREADS");
+  CHECK(knob(RuntimeKind::julia) == "JULIA_NUM_THREADS");
+  CHECK(knob(RuntimeKind::tensorflow) == "TF_NUM_INTRAOP_THREADS");
+  CHECK(knob(RuntimeKind::go) == "GOMAXPROCS");
+  for (int i = 0; i <= static_cast<int>(RuntimeKind::go); ++i) {
     CHECK_FALSE(to_string(static_cast<RuntimeKind>(i)).empty());
     CHECK_FALSE(knob(static_cast<RuntimeKind>(i)).empty());
   }
@@ -304,4 +324,52 @@ TEST_CASE("a fix sizes each pool through the knob of the runtimes its process ma
   CHECK(knob_settings({&tbb}, 1) == "limit CPU affinity (taskset) or tbb::global_control to 1 CPU");
   CHECK(knob_settings({&plain}, 4) == "set OMP_NUM_THREADS=4");
   CHECK(knob_settings({}, 1) == "set OMP_NUM_THREADS=1");
+}
+
+namespace {
+
+// A 64-bit ELF file whose one PT_NOTE segment holds a note of owner `owner` (with its NUL) and `type`.
+std::string elf_with_note(std::string_view owner, std::uint32_t type) {
+  std::string note(sizeof(Elf64_Nhdr), '\0');
+  const Elf64_Nhdr header{static_cast<Elf64_Word>(owner.size()), 8, type};
+  std::memcpy(note.data(), &header, sizeof header);
+  note += owner;
+  note.resize((note.size() + 3) & ~std::size_t{3}, '\0');
+  note += std::string(8, 'x');  // the descriptor: Go's build ID
+  Elf64_Ehdr elf{};
+  std::memcpy(elf.e_ident, ELFMAG, SELFMAG);
+  elf.e_ident[EI_CLASS] = ELFCLASS64;
+  elf.e_phoff = sizeof elf;
+  elf.e_phentsize = sizeof(Elf64_Phdr);
+  elf.e_phnum = 1;
+  Elf64_Phdr segment{};
+  segment.p_type = PT_NOTE;
+  segment.p_offset = sizeof elf + sizeof segment;
+  segment.p_filesz = note.size();
+  std::string file(reinterpret_cast<const char*>(&elf), sizeof elf);
+  file.append(reinterpret_cast<const char*>(&segment), sizeof segment);
+  return file + note;
+}
+
+}  // namespace
+
+TEST_CASE("a Go program is known by the build ID note in its executable, not by a library", "[monitor]") {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir.path / name, std::ios::binary) << bytes;
+    return dir.path / name;
+  };
+  CHECK(is_go_program(write("go", elf_with_note(std::string_view("Go\0\0", 4), 4))));
+  CHECK_FALSE(is_go_program(write("gnu", elf_with_note(std::string_view("GNU\0", 4), 3))));  // a GNU build ID
+  CHECK_FALSE(is_go_program(write("type", elf_with_note(std::string_view("Go\0\0", 4), 1))));
+  CHECK_FALSE(is_go_program(write("script", "#!/bin/sh\necho Go\n")));
+  CHECK_FALSE(is_go_program(write("cut", elf_with_note(std::string_view("Go\0\0", 4), 4).substr(0, 80))));
+  CHECK_FALSE(is_go_program(dir.path / "missing"));
+  CHECK_FALSE(is_go_program("/dev/zero"));
+  // Through a recorded /proc: the maps name no runtime, the executable is Go's.
+  std::filesystem::create_directories(dir.path / "root/proc/77");
+  std::ofstream(dir.path / "root/proc/77/maps") << line("/usr/lib/x86_64-linux-gnu/libc.so.6");
+  std::filesystem::create_symlink(dir.path / "go", dir.path / "root/proc/77/exe");
+  const auto runtimes = read_runtimes(FsRoot(dir.path / "root"), 77).value();
+  CHECK(runtimes == std::vector<Runtime>{{RuntimeKind::go, "go"}});
 }
