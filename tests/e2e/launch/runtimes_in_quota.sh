@@ -1,0 +1,71 @@
+# Real runtimes that size their pool from the CPUs they see, not from a CPU
+# quota: a Go program (golang-go 1.19: GOMAXPROCS from the affinity mask)
+# and a numba prange loop (python3-numba: NUMBA_NUM_THREADS, default the
+# machine's CPU count). In a cgroup with a 1-CPU quota, bare, each starts
+# a pool of every CPU and the doctor's throttling finding names the
+# runtime and its variable; under `mptrain run` (no pinning there: bind
+# none) each pool is the plan's one thread; under -n 2 pinning, one each.
+# ctest: timeout 180
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.bash"
+need_cpus 2
+command -v go >/dev/null || fail "go is needed (scripts/setup.sh --test installs golang-go)"
+/usr/bin/python3 -c 'import numba' 2>/dev/null || fail "numba is needed (scripts/setup.sh --test installs python3-numba)"
+n=$("$MPTRAIN" topo --json | jq -r .usable_cpus)
+
+# The programs, built and warmed (numba's compiled loop cached) in $WORK.
+cp "$PROGRAMS/gospin.go" "$PROGRAMS/numba_prange.py" "$WORK/"
+(cd "$WORK" && GOCACHE=$WORK/gocache GOPATH=$WORK/gopath GO111MODULE=off go build -o gospin gospin.go) ||
+  fail "cannot build gospin.go"
+NUMBA_CACHE_DIR=$WORK/numba /usr/bin/python3 "$WORK/numba_prange.py" 0 >/dev/null || fail "numba_prange.py fails"
+export NUMBA_CACHE_DIR=$WORK/numba
+
+# -n 2: each worker pinned to its own CPU, each pool one thread.
+run_mptrain run -n 2 -- "$WORK/gospin" 0
+expect_code 0
+(($(grep -c '^\[[01]\] gomaxprocs 1$' "$WORK/out") == 2)) || { cat "$WORK/out" >&2; fail "Go's pools under -n 2 are not 1 each"; }
+run_mptrain run -n 2 -- /usr/bin/python3 "$WORK/numba_prange.py" 0
+expect_code 0
+(($(grep -c '^\[[01]\] numba_threads 1$' "$WORK/out") == 2)) || { cat "$WORK/out" >&2; fail "numba's pools under -n 2 are not 1 each"; }
+
+# A cgroup with a 1-CPU quota.
+name="mptrain-quota-$$"
+if [[ -w /sys/fs/cgroup/cpu/cgroup.procs && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
+  group=/sys/fs/cgroup/cpu/$name
+  limit() { echo 100000 >"$group/cpu.cfs_period_us" && echo 100000 >"$group/cpu.cfs_quota_us"; }
+elif [[ -f /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+  group=/sys/fs/cgroup/$name
+  limit() { echo "100000 100000" >"$group/cpu.max"; }
+else
+  skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 with +cpu) for the quota"
+fi
+mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system)"
+trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
+limit || skip "cannot set a CPU quota on $group"
+# in_quota COMMAND...: runs COMMAND in the cgroup, its stdout in $WORK/out, stderr in $WORK/err, code in $code.
+in_quota() {
+  bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group" "$@" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+}
+
+# Under mptrain: one thread each, the monitor finds nothing wrong.
+in_quota "$MPTRAIN" run --json -- "$WORK/gospin" 2
+expect_code 0
+expect_json '.plan.bind == "none" and .plan.threads_per_process == 1'
+grep -q '^\[0\] gomaxprocs 1$' "$WORK/err" || { cat "$WORK/err" >&2; fail "Go's pool in a 1-CPU quota under mptrain is not 1"; }
+expect_json '.monitor.verdict == "healthy"'
+in_quota "$MPTRAIN" run --json -- /usr/bin/python3 "$WORK/numba_prange.py" 2
+expect_code 0
+grep -q '^\[0\] numba_threads 1$' "$WORK/err" || { cat "$WORK/err" >&2; fail "numba's pool in a 1-CPU quota under mptrain is not 1"; }
+expect_json '.monitor.verdict == "healthy"'
+
+# Bare, under the doctor: every CPU's worth of threads, throttled; the fix names the runtime's variable.
+in_quota "$MPTRAIN" doctor --json --fail-on never -- "$WORK/gospin" 2
+expect_code 0
+grep -q "gomaxprocs $n" "$WORK/err" || { cat "$WORK/err" >&2; fail "bare Go did not start $n procs"; }
+expect_json '[.findings[] | select(.kind == "cgroup_throttling")][0].fix | contains("GOMAXPROCS=1")'
+expect_json '[.processes[] | select(.comm == "gospin")][0].runtimes == [{"name": "Go", "library": "gospin", "knob": "GOMAXPROCS"}]'
+in_quota "$MPTRAIN" doctor --json --fail-on never -- /usr/bin/python3 "$WORK/numba_prange.py" 2
+expect_code 0
+expect_json '[.findings[] | select(.kind == "cgroup_throttling")][0].fix | contains("NUMBA_NUM_THREADS=1")'
+exit 0
