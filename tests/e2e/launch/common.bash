@@ -73,3 +73,29 @@ none_alive() {
   local pid
   for pid in "$@"; do ! alive "$pid" || return 1; done
 }
+
+# quota_cgroup NAME: makes cgroup NAME with a 1-CPU quota (100000 µs per 100000 µs; v1's
+# /sys/fs/cgroup/cpu, or v2 with +cpu), its directory in $group, removed when the script exits; skips,
+# saying why, where it cannot be made.
+quota_cgroup() {
+  if [[ -w /sys/fs/cgroup/cpu/cgroup.procs && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
+    group=/sys/fs/cgroup/cpu/$1
+    mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system)"
+    trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
+    { echo 100000 >"$group/cpu.cfs_period_us" && echo 100000 >"$group/cpu.cfs_quota_us"; } ||
+      skip "cannot set a CPU quota on $group"
+  elif [[ -f /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+    group=/sys/fs/cgroup/$1
+    mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system)"
+    trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
+    echo "100000 100000" >"$group/cpu.max" || skip "cannot set a CPU quota on $group"
+  else
+    skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 with +cpu) for a CPU quota"
+  fi
+}
+
+# in_quota COMMAND...: runs COMMAND in the cgroup $group, its stdout in $WORK/out, stderr in $WORK/err, code in $code.
+in_quota() {
+  bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group" "$@" >"$WORK/out" 2>"$WORK/err"
+  code=$?
+}

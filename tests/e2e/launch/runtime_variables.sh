@@ -37,23 +37,10 @@ GOMAXPROCS=7 run_mptrain run -n 1 -t 1 --keep-env -- sh -c 'echo "GOMAXPROCS=$GO
 grep -q "\] GOMAXPROCS=7$" "$WORK/out" || { cat "$WORK/out" >&2; fail "--keep-env did not keep the user's GOMAXPROCS"; }
 
 # A 1-CPU quota: no pinning (bind none), the variables still 1.
-name="mptrain-runtimes-$$"
-if [[ -w /sys/fs/cgroup/cpu/cgroup.procs && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
-  group=/sys/fs/cgroup/cpu/$name
-  limit() { echo 100000 >"$group/cpu.cfs_period_us" && echo 100000 >"$group/cpu.cfs_quota_us"; }
-elif [[ -f /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
-  group=/sys/fs/cgroup/$name
-  limit() { echo "100000 100000" >"$group/cpu.max"; }
-else
-  skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 with +cpu) for the quota half"
-fi
-mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system) for the quota half"
-trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
-limit || skip "cannot set a CPU quota on $group"
+quota_cgroup "mptrain-runtimes-$$"
 run_mptrain run -- "$show" # outside it: one thread per usable CPU
 expect_all "$("$MPTRAIN" topo --json | jq -r .usable_cpus)"
-bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" run -- "$3"' quota "$group" "$MPTRAIN" "$show" >"$WORK/out" 2>"$WORK/err"
-code=$?
+in_quota "$MPTRAIN" run -- "$show"
 expect_code 0
 expect_stderr "1 worker x 1 thread, bind none"
 expect_all 1

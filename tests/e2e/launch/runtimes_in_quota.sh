@@ -29,24 +29,7 @@ expect_code 0
 (($(grep -c '^\[[01]\] numba_threads 1$' "$WORK/out") == 2)) || { cat "$WORK/out" >&2; fail "numba's pools under -n 2 are not 1 each"; }
 
 # A cgroup with a 1-CPU quota.
-name="mptrain-quota-$$"
-if [[ -w /sys/fs/cgroup/cpu/cgroup.procs && -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]]; then
-  group=/sys/fs/cgroup/cpu/$name
-  limit() { echo 100000 >"$group/cpu.cfs_period_us" && echo 100000 >"$group/cpu.cfs_quota_us"; }
-elif [[ -f /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
-  group=/sys/fs/cgroup/$name
-  limit() { echo "100000 100000" >"$group/cpu.max"; }
-else
-  skip "no writable cgroup cpu controller (v1 /sys/fs/cgroup/cpu or v2 with +cpu) for the quota"
-fi
-mkdir "$group" 2>/dev/null || skip "cannot create $group (not root, or a read-only cgroup file system)"
-trap 'rmdir "$group" 2>/dev/null; rm -rf "$WORK"' EXIT
-limit || skip "cannot set a CPU quota on $group"
-# in_quota COMMAND...: runs COMMAND in the cgroup, its stdout in $WORK/out, stderr in $WORK/err, code in $code.
-in_quota() {
-  bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group" "$@" >"$WORK/out" 2>"$WORK/err"
-  code=$?
-}
+quota_cgroup "mptrain-quota-$$"
 
 # Under mptrain: one thread each, the monitor finds nothing wrong.
 in_quota "$MPTRAIN" run --json -- "$WORK/gospin" 2
