@@ -6,9 +6,10 @@
 # Usage: scripts/setup.sh [--test]
 #   --test  also what only the test suite needs: PyTorch (python3-torch, for
 #           the torchrun and torch.distributed tests) and scikit-learn (the
-#           placement library under numpy, torch and sklearn together), Go
-#           and numba (runtimes sized by GOMAXPROCS and NUMBA_NUM_THREADS,
-#           which read no CPU quota), so `make run` stays lean.
+#           placement library under numpy, torch and sklearn together), Go,
+#           numba and numexpr (runtimes sized by GOMAXPROCS,
+#           NUMBA_NUM_THREADS and NUMEXPR_NUM_THREADS, which read no CPU
+#           quota), so `make run` stays lean.
 set -euo pipefail
 
 packages=(
@@ -25,7 +26,7 @@ packages=(
 )
 
 case "${1:-}" in
-  --test) packages+=(python3-torch python3-tqdm python3-sklearn golang-go python3-numba) ;;
+  --test) packages+=(python3-torch python3-tqdm python3-sklearn golang-go python3-numba python3-numexpr) ;;
   "") ;;
   *) echo "setup: error: unknown argument '$1'; usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
 esac
