@@ -126,14 +126,12 @@ TEST_CASE("every kind is recognised from its versioned soname", "[monitor]") {
       {"/usr/lib/libc10.so", RuntimeKind::pytorch},
       {"/usr/lib/python3/dist-packages/numba/np/ufunc/workqueue.cpython-311-x86_64-linux-gnu.so", RuntimeKind::numba},
       {"/usr/lib/python3/dist-packages/numba/np/ufunc/omppool.cpython-311-x86_64-linux-gnu.so", RuntimeKind::numba},
-      {"/venv/lib/python3.12/site-packages/numba/np/ufunc/tbbpool.cpython-312-x86_64-linux-gnu.so",
-       RuntimeKind::numba},
+      {"/venv/lib/python3.12/site-packages/numba/np/ufunc/tbbpool.cpython-312-x86_64-linux-gnu.so", RuntimeKind::numba},
       {"/venv/lib/python3.12/site-packages/polars/polars.abi3.so", RuntimeKind::polars},
       {"/opt/julia-1.10/lib/libjulia.so.1.10", RuntimeKind::julia},
       {"/opt/julia-1.10/lib/julia/libjulia-internal.so.1.10", RuntimeKind::julia},
       {"/venv/lib/python3.11/site-packages/tensorflow/libtensorflow_framework.so.2", RuntimeKind::tensorflow},
-      {"/venv/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so",
-       RuntimeKind::tensorflow},
+      {"/venv/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so", RuntimeKind::tensorflow},
   };
   for (const auto& [path, kind] : cases) {
     INFO(path);

@@ -26,13 +26,32 @@ WorldInfo world_of_four() {
 
 TEST_CASE("a worker's environment has torchrun's variables, its CPUs and thread counts") {
   const auto env = worker_environment(1, CpuSet::parse("2-3").value(), world_of_four(), UserThreadEnv::override, {});
-  for (const char* entry :
-       {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=4", "LOCAL_WORLD_SIZE=4", "GROUP_RANK=0", "GROUP_WORLD_SIZE=1",
-        "ROLE_NAME=default", "ROLE_RANK=1", "ROLE_WORLD_SIZE=4", "TORCHELASTIC_MAX_RESTARTS=3", "MASTER_ADDR=10.0.0.1",
-        "MASTER_PORT=12345", "MPTRAIN_CPUS=2-3", "OMP_NUM_THREADS=2", "MKL_NUM_THREADS=2", "OPENBLAS_NUM_THREADS=2",
-        "BLIS_NUM_THREADS=2", "VECLIB_MAXIMUM_THREADS=2", "NUMEXPR_NUM_THREADS=2", "NUMBA_NUM_THREADS=2",
-        "GOMAXPROCS=2", "RAYON_NUM_THREADS=2", "POLARS_MAX_THREADS=2", "JULIA_NUM_THREADS=2",
-        "TF_NUM_INTRAOP_THREADS=2", "PYTHON_CPU_COUNT=2"}) {
+  for (const char* entry : {"RANK=1",
+                            "LOCAL_RANK=1",
+                            "WORLD_SIZE=4",
+                            "LOCAL_WORLD_SIZE=4",
+                            "GROUP_RANK=0",
+                            "GROUP_WORLD_SIZE=1",
+                            "ROLE_NAME=default",
+                            "ROLE_RANK=1",
+                            "ROLE_WORLD_SIZE=4",
+                            "TORCHELASTIC_MAX_RESTARTS=3",
+                            "MASTER_ADDR=10.0.0.1",
+                            "MASTER_PORT=12345",
+                            "MPTRAIN_CPUS=2-3",
+                            "OMP_NUM_THREADS=2",
+                            "MKL_NUM_THREADS=2",
+                            "OPENBLAS_NUM_THREADS=2",
+                            "BLIS_NUM_THREADS=2",
+                            "VECLIB_MAXIMUM_THREADS=2",
+                            "NUMEXPR_NUM_THREADS=2",
+                            "NUMBA_NUM_THREADS=2",
+                            "GOMAXPROCS=2",
+                            "RAYON_NUM_THREADS=2",
+                            "POLARS_MAX_THREADS=2",
+                            "JULIA_NUM_THREADS=2",
+                            "TF_NUM_INTRAOP_THREADS=2",
+                            "PYTHON_CPU_COUNT=2"}) {
     INFO(entry);
     CHECK(contains(env, entry));
   }
