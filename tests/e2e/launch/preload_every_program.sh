@@ -25,38 +25,37 @@ chmod 1777 "$WORK/cwd"
 setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$WORK/lib/libmptrain_place.so" ||
   fail "nobody cannot read $WORK/lib: give TMPDIR a folder every user can enter"
 
-# One program, once: a digest of what it printed and its exit code.
-cat >"$WORK/once.sh" <<'ONCE'
-#!/bin/bash
-# once.sh PRELOAD PROGRAM: PRELOAD is a library path or "" for bare.
-cd "$(dirname "$0")/cwd" || exit 1
-if [[ -n $1 ]]; then set -- env LD_PRELOAD="$1" "$2"; else set -- "$2"; fi
-out=$(mktemp) || exit 1
-timeout -k 1 3 setpriv --reuid=nobody --regid=nogroup --clear-groups "$@" --version </dev/null >"$out" 2>&1
-code=$?
-digest=$(head -c 4000 "$out" | md5sum)
-rm -f "$out"
-echo "$code ${digest%% *}"
-ONCE
 cat >"$WORK/compare.sh" <<'COMPARE'
 #!/bin/bash
 # compare.sh LIBRARY PROGRAM: one line, "same", "unstable" or "differs: ...". A run
 # the time limit ended (124, 137) compares with nothing; a difference must show twice.
-once=$(dirname "$0")/once.sh
-bare=$("$once" "" "$2")
-placed=$("$once" "$1" "$2")
+# (One bash per program, its output in one file per compare.sh: a sweep of a
+# thousand programs spends its time starting processes.)
+cd "$(dirname "$0")/cwd" || exit 1
+out=../out.$$
+# once PRELOAD: PROGRAM run once (PRELOAD a library path, or "" for bare): "CODE DIGEST".
+once() {
+  local run=("$2")
+  [[ -n $1 ]] && run=(env LD_PRELOAD="$1" "$2")
+  timeout -k 1 3 setpriv --reuid=nobody --regid=nogroup --clear-groups "${run[@]}" --version </dev/null >"$out" 2>&1
+  local code=$? digest
+  digest=$(head -c 4000 "$out" | md5sum)
+  echo "$code ${digest%% *}"
+}
+bare=$(once "" "$2")
+placed=$(once "$1" "$2")
 [[ $bare == "$placed" ]] && { echo "same $2"; exit 0; }
 timed_out() { [[ $1 == 124\ * || $1 == 137\ * ]]; }
-again=$("$once" "" "$2")
+again=$(once "" "$2")
 if timed_out "$bare" || timed_out "$placed" || timed_out "$again" || [[ $bare != "$again" ]]; then
   echo "unstable $2"
   exit 0
 fi
-placed_again=$("$once" "$1" "$2")
+placed_again=$(once "$1" "$2")
 [[ $placed_again == "$bare" ]] && { echo "same $2"; exit 0; }
 echo "differs $2: bare [$bare] preloaded [$placed] then [$placed_again]"
 COMPARE
-chmod 755 "$WORK/once.sh" "$WORK/compare.sh"
+chmod 755 "$WORK/compare.sh"
 
 for program in "$dir"/*; do
   [[ -f $program && -x $program && $(head -c 4 "$program" 2>/dev/null | tr -d '\0') == $'\x7fELF' ]] && echo "$program"
