@@ -134,12 +134,7 @@ void print_diagnosis(const monitor::Diagnosis& diagnosis, const WatchOutcome& ou
   if (!o.quiet && diagnosis.verdict >= monitor::Verdict::warning)
     print_report(tune::measure_hint(o.request.command) + "\n");
   if (o.threads && !o.quiet) print_report(monitor::threads_table(diagnosis));
-  if (machine && !o.quiet) {
-    std::string lines =
-        fmt::format("mptrain runs on this machine: {}\n", runs.empty() ? "none" : std::to_string(runs.size()));
-    for (const auto& line : launch::describe_runs(runs, CpuSet())) lines += "  " + line + "\n";
-    print_report(lines);
-  }
+  if (machine && !o.quiet) print_report(launch::runs_listing("mptrain runs on this machine", runs));
 }
 
 // Says, after the report, why the doctor exits with a code the verdict alone would not explain:

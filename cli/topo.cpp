@@ -85,8 +85,7 @@ int run_topo(const TopoOptions& options) {
     print_json(document);
   } else {
     auto text = topo_text(machine, defaults);
-    text += fmt::format("Other mptrain runs: {}\n", runs.empty() ? "none" : std::to_string(runs.size()));
-    for (const auto& line : launch::describe_runs(runs, CpuSet())) text += "  " + line + "\n";
+    text += launch::runs_listing("Other mptrain runs", runs);
     if (!runs.empty()) text += fmt::format("Free CPUs: {}\n", free.empty() ? "none" : free.to_short_string());
     print_report(text);
   }

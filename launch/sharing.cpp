@@ -152,6 +152,12 @@ std::vector<std::string> describe_runs(const std::vector<RunRecord>& runs, const
   return lines;
 }
 
+std::string runs_listing(std::string_view heading, const std::vector<RunRecord>& runs) {
+  auto text = fmt::format("{}: {}\n", heading, runs.empty() ? "none" : std::to_string(runs.size()));
+  for (const auto& line : describe_runs(runs, CpuSet())) text += "  " + line + "\n";
+  return text;
+}
+
 nlohmann::json runs_json(const std::vector<RunRecord>& runs) {
   auto out = nlohmann::json::array();
   for (const auto& run : runs) {

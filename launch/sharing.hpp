@@ -73,6 +73,9 @@ Portion portion(affinity::Machine machine, const std::vector<RunRecord>& others,
 // The other live runs on `cpus`, one per line ("pid 12 (uid 1000, CPUs 0-1, 2x1): python3 train.py"), for a report.
 std::vector<std::string> describe_runs(const std::vector<RunRecord>& runs, const CpuSet& cpus);
 
+// "HEADING: N" (or "none") and a line per run of `runs` (describe_runs), indented, for a text report.
+std::string runs_listing(std::string_view heading, const std::vector<RunRecord>& runs);
+
 // `runs` as a JSON array of objects: pid, uid, state, cpus, numa_nodes,
 // workers, threads, need, started (seconds since the epoch) and command.
 nlohmann::json runs_json(const std::vector<RunRecord>& runs);

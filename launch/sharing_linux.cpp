@@ -154,8 +154,8 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
                        counted(self.need, "CPU"), machine.usable.cpus.to_short_string(), placed.holders,
                        "--when-busy share runs beside them, wait queues until they are free");
   };
-  if (sharing.when_busy == WhenBusy::fail || !records) {
-    if (!records) return placed;  // a dry run says it would wait
+  if (!records) return placed;  // a dry run shows the share it would wait for
+  if (sharing.when_busy == WhenBusy::fail) {
     registration_.reset();
     unlock();
     return Error{busy_message("the machine is busy (--when-busy fail)"), busy_exit_code};
