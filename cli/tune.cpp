@@ -3,6 +3,9 @@
 // The candidates, trials and statistics are tune/'s; this file wires and presents.
 #include <fmt/format.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <memory>
 
@@ -16,6 +19,7 @@
 #include "tune/stats.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
+#include "util/text.hpp"
 
 namespace mptrain::cli {
 namespace {
@@ -77,16 +81,33 @@ int run_tune(const TuneOptions& o) {
   const auto metric = metric_of(o);
   value_or_fail(tune::MetricReader::make(metric), exit_code::usage_error);
   auto relay = value_or_fail(procmgr::SignalRelay::install());
+  // A reader that went away (`mptrain tune … | head -1`) stops the search as SIGTERM does: its
+  // trials stopped, its folder removed. The trials' own programs get SIGPIPE's default back.
+  struct sigaction closed_output {};
+  closed_output.sa_handler = [](int) { ::kill(::getpid(), SIGTERM); };
+  ::sigemptyset(&closed_output.sa_mask);
+  ::sigaction(SIGPIPE, &closed_output, nullptr);
   const auto work = value_or_fail(tune::WorkDirectory::make());
-  tune::SearchSettings settings{
-      metric, {o.warmup_s, metric.kind == tune::MetricKind::whole_run ? 0 : o.trial_s}, o.budget_s, 5, work->path()};
+  tune::SearchSettings settings{metric,
+                                {o.warmup_s, metric.kind == tune::MetricKind::whole_run ? 0 : o.trial_s, 0,
+                                 tune::trial_grace + tune::trial_grace_margin},
+                                o.budget_s,
+                                5,
+                                work->path()};
   const auto observe = [&](const tune::CandidateResult& c, const tune::TrialResult& trial, int number) {
-    const std::string measured = !c.values.empty() && trial.throughput
-                                     ? fmt::format("{:.4g} {}", *trial.throughput, tune::unit_of(metric))
-                                 : c.failed ? fmt::format("failed with exit code {}", c.exit_code)
-                                            : "nothing measured";
-    print_note(fmt::format("mptrain: tune: trial {} ({:.1f} s): {}: {}\n", number, trial.seconds, c.candidate.label(),
-                           measured));
+    std::string measured = "nothing measured";
+    if (!c.values.empty() && trial.throughput) {
+      measured = fmt::format("{:.4g} {}", *trial.throughput, tune::unit_of(metric, trial.unit));
+    } else if (!c.mptrain_error.empty()) {
+      measured = "mptrain could not run it: " + printable(c.mptrain_error).substr(0, 160);
+    } else if (c.failed) {
+      measured = fmt::format("failed with exit code {}{}", c.exit_code,
+                             c.failure_lines.empty() ? "" : ": " + printable(c.failure_lines.back()).substr(0, 160));
+    } else if (!c.unmeasured.empty()) {
+      measured += ": " + c.unmeasured;
+    }
+    print_note(fmt::format("mptrain: tune: trial {} ({:.1f} s): {}: {}\n", number, trial.seconds,
+                           printable(c.candidate.label()), measured));
   };
   const auto outcome = tune::search(program, inputs, settings, *relay, observe);
   const tune::Report report(program, outcome, metric, o.budget_s, o.trial_s);
@@ -99,8 +120,10 @@ int run_tune(const TuneOptions& o) {
   if (outcome.stop_signal != 0)
     return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, outcome.stop_signal}.shell_code();
   if (!report.any_measured()) {
-    print_error("no candidate could be measured" +
-                std::string(report.all_failed() ? ": every candidate's program failed (see above)" : ""));
+    const char* why = report.all_refused()  ? ": mptrain could not run any trial (see above)"
+                      : report.all_failed() ? ": every candidate's program failed (see above)"
+                                            : "";
+    print_error(std::string("no candidate could be measured") + why);
     return exit_code::runtime_failure;
   }
   return exit_code::success;

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <utility>
+
+#include "util/text.hpp"
 
 namespace mptrain::hogwild {
 
@@ -129,8 +132,21 @@ std::string progress_line(const ProgressFigures& figures) {
                              "monitor " + figures.verdict});
 }
 
+namespace {
+
+// The seconds between progress lines off a terminal: MPTRAIN_PROGRESS_INTERVAL when it is a number
+// of seconds from 0.1 to 3600, else 2.
+double line_period() {
+  const char* text = std::getenv("MPTRAIN_PROGRESS_INTERVAL");
+  if (text == nullptr) return 2.0;
+  const auto seconds = parse_double(text);
+  return seconds.ok() && *seconds >= 0.1 && *seconds <= 3600 ? *seconds : 2.0;
+}
+
+}  // namespace
+
 Progress::Progress(std::function<void(std::string_view)> print)
-    : print_(std::move(print)), terminal_(::isatty(STDERR_FILENO) != 0) {}
+    : print_(std::move(print)), terminal_(::isatty(STDERR_FILENO) != 0), line_period_(line_period()) {}
 
 Progress::~Progress() { finish(); }
 
@@ -141,7 +157,7 @@ void Progress::update(const ProgressFigures& figures) {
   // Off a terminal: nothing in the first second (a line at 0% says nothing), then a line every 2 seconds.
   if (!terminal_ && since_start < 1.0) return;
   const bool due =
-      since_shown >= (terminal_ ? 0.2 : 2.0) || figures.verdict != shown_verdict_ || (watching_resize_ && resized != 0);
+      since_shown >= (terminal_ ? 0.2 : line_period_) || figures.verdict != shown_verdict_ || (watching_resize_ && resized != 0);
   if (!due) return;
   shown_ = now;
   shown_verdict_ = figures.verdict;

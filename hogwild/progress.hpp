@@ -58,7 +58,8 @@ class Progress {
   // Shows `figures` when due: a changed verdict or a resized terminal at
   // once, otherwise the bar 5 times a second, or off a terminal a line
   // after the first second and then every 2 seconds (so a short run shows
-  // its progress too, not one line at 0%).
+  // its progress too, not one line at 0%; MPTRAIN_PROGRESS_INTERVAL
+  // seconds, 0.1-3600, instead of 2: tune's trials read it in short windows).
   // Call it from the parent only, after the workers are forked.
   void update(const ProgressFigures& figures);
   // Ends the bar's line (so other text can follow); the next update draws a new one.
@@ -71,6 +72,7 @@ class Progress {
 
   std::function<void(std::string_view)> print_;
   bool terminal_;
+  double line_period_;  // seconds between lines off a terminal (MPTRAIN_PROGRESS_INTERVAL, default 2)
   bool watching_resize_ = false;  // our SIGWINCH handler is installed
   std::size_t drawn_ = 0;         // characters of the bar's line on screen (0: none)
   Clock::time_point shown_{};

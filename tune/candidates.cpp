@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 namespace mptrain::tune {
 namespace {
@@ -20,6 +22,10 @@ void add(std::vector<Candidate>& list, Candidate candidate) {
     *same = std::move(candidate);
   }
 }
+
+// Options with which `mptrain run` runs nothing (it prints and exits):
+// never a candidate, which would "win" at no cost.
+constexpr std::array<std::string_view, 5> runs_nothing{"--dry-run", "--help", "-h", "--help-all", "--version"};
 
 Candidate plan(std::vector<std::string> options, Origin origin) { return Candidate{std::move(options), false, origin}; }
 
@@ -86,6 +92,14 @@ Result<std::vector<std::string>> option_words(std::string_view text, std::string
                              option, text, words.front()),
                  0};
   }
+  for (const auto& given : words) {
+    const std::string name = given.substr(0, given.find('='));
+    if (std::find(runs_nothing.begin(), runs_nothing.end(), name) != runs_nothing.end()) {
+      return Error{fmt::format("{} '{}' holds {}, with which run runs nothing: a candidate must run the program",
+                               option, text, name),
+                   0};
+    }
+  }
   if (std::find(words.begin(), words.end(), "--") != words.end()) {
     return Error{
         fmt::format("{} '{}' holds '--': give run options only (the command goes after tune's --)", option, text), 0};
@@ -102,8 +116,10 @@ Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs) {
         inputs.process_counts.empty() ? divisors_up_to(inputs.usable_cpus, 8) : inputs.process_counts;
     if (!inputs.children) {
       for (const int m : counts) {
-        if (m < 1 || m > inputs.usable_cpus || m == inputs.default_processes) continue;
-        add(list, plan({"-n", std::to_string(m), "-t", std::to_string(inputs.usable_cpus / m)}, Origin::split));
+        // More processes than CPUs only when asked for (-n), as one thread each.
+        if (m < 1 || m == inputs.default_processes || (m > inputs.usable_cpus && inputs.process_counts.empty())) continue;
+        add(list, plan({"-n", std::to_string(m), "-t", std::to_string(std::max(1, inputs.usable_cpus / m))},
+                       Origin::split));
       }
     }
     std::vector<std::string> base;

@@ -55,7 +55,8 @@ std::vector<int> divisors_up_to(int n, int cap);
 
 // The candidates, baseline first, each launch once: the default plan; each
 // split M × floor(N/M) of the process counts (not for a program that starts
-// its own workers: several copies of it would each start theirs); with
+// its own workers: several copies of it would each start theirs; an M above
+// N only when --num-processes asks for it, as M × 1); with
 // `children`, --children K, alone and unbound; --bind none; --physical-cores
 // on SMT; each allocator; then each --try, which replaces a generated
 // candidate with the same options. An Error for a --try that holds no
@@ -64,7 +65,8 @@ Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs);
 
 // The words of an option string such as --try's: split at white space, with
 // '…' and "…" quoting; an Error, naming `option`, when it holds no option,
-// starts with a word that is none, or holds "--" (the command goes after tune's --).
+// starts with a word that is none, holds "--" (the command goes after
+// tune's --), or an option with which run runs nothing (--dry-run, --help, --version).
 Result<std::vector<std::string>> option_words(std::string_view text, std::string_view option);
 // option_words(text, "--try").
 Result<std::vector<std::string>> try_words(std::string_view text);

@@ -1,5 +1,6 @@
 #include "tune/metric.hpp"
 
+#include <fmt/format.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -13,8 +14,13 @@ namespace {
 
 // How many segments last_lines() can give.
 constexpr std::size_t kept_lines = 32;
+// The most of one segment last_lines() keeps (a program that prints no line end gives a long one).
+constexpr std::size_t longest_kept_line = 1024;
 // The longest segment kept whole; a longer one is matched in pieces.
 constexpr std::size_t longest_segment = 64 * 1024;
+
+// The letters a unit word is made of ("it/s", "samples/s", "ms/step").
+constexpr std::string_view unit_letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/_%";
 
 // The scale of a decimal prefix letter, 1 for anything else.
 double prefix_scale(char letter) {
@@ -61,29 +67,51 @@ std::optional<double> window_value(const std::vector<Observation>& seen, double 
   return before;
 }
 
+// Whether `text` (trimmed) is a number as strtod reads one, whole.
+bool is_number(std::string_view text) {
+  const std::string trimmed(trim(text));
+  char* end = nullptr;
+  std::strtod(trimmed.c_str(), &end);
+  return !trimmed.empty() && end == trimmed.c_str() + trimmed.size();
+}
+
 }  // namespace
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  // a + (b − a)/2: two values near the largest double have a mean, not inf.
+  return values.size() % 2 == 1 ? values[middle] : values[middle - 1] + (values[middle] - values[middle - 1]) / 2;
 }
 
-std::optional<double> read_number(std::string_view number, std::string_view after) {
+std::optional<Reading> read_number(std::string_view number, std::string_view after, bool higher_is_better) {
   const std::string text(trim(number));
   if (text.empty()) return std::nullopt;
   char* end = nullptr;
-  double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  Reading reading{std::strtod(text.c_str(), &end), ""};
+  if (end != text.c_str() + text.size() || !std::isfinite(reading.value) || reading.value < 0) return std::nullopt;
   if (!after.empty() && prefix_scale(after.front()) != 1) {
-    value *= prefix_scale(after.front());
+    reading.value *= prefix_scale(after.front());
     after.remove_prefix(1);
   }
-  if (after.starts_with("s/it")) {
-    if (value <= 0) return std::nullopt;
-    value = 1 / value;
+  while (after.starts_with(' ')) after.remove_prefix(1);
+  const std::size_t length = std::min(after.find_first_not_of(unit_letters), after.size());
+  reading.unit = std::string(after.substr(0, length));
+  while (reading.unit.ends_with('/')) reading.unit.pop_back();
+  const std::size_t slash = reading.unit.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == reading.unit.size()) return reading;
+  const std::string top = reading.unit.substr(0, slash);
+  const std::string bottom = reading.unit.substr(slash + 1);
+  const double time_scale = top == "s" ? 1 : top == "ms" ? 1e-3 : top == "us" ? 1e-6 : 0;
+  if (time_scale != 0 && higher_is_better) {  // a time per item where a rate is compared
+    if (reading.value <= 0) return std::nullopt;
+    return Reading{1 / (reading.value * time_scale), fmt::format("{}/s", bottom)};
   }
-  return value;
+  if (bottom == "s" && time_scale == 0 && !higher_is_better) {  // a rate where a time is compared
+    if (reading.value <= 0) return std::nullopt;
+    return Reading{1 / reading.value, fmt::format("s/{}", top)};
+  }
+  return reading;
 }
 
 Result<std::unique_ptr<MetricReader>> MetricReader::make(const MetricSpec& spec) {
@@ -133,7 +161,7 @@ void MetricReader::finish() {
 
 void MetricReader::segment(int source, std::string_view text, double seconds) {
   if (trim(text).empty()) return;
-  recent_.emplace_back(text);
+  recent_.emplace_back(text.substr(0, longest_kept_line));
   if (recent_.size() > kept_lines) recent_.pop_front();
   if (!pattern_) return;
   const int groups = pattern_->NumberOfCapturingGroups();
@@ -156,12 +184,29 @@ void MetricReader::segment(int source, std::string_view text, double seconds) {
   }
   const std::size_t after_start = static_cast<std::size_t>(capture.data() + capture.size() - text.data());
   const std::string_view after = spec_.kind == MetricKind::value ? text.substr(after_start) : std::string_view{};
-  if (const auto value = read_number({capture.data(), capture.size()}, after)) {
-    observations_[source].push_back({seconds, *value});
+  const std::string_view number(capture.data(), capture.size());
+  if (const auto reading = read_number(number, after, spec_.higher_is_better)) {
+    observations_[source].push_back({seconds, reading->value});
+    ++units_[reading->unit];
+  } else if (unreadable_.empty()) {
+    unreadable_ = fmt::format("'{}'", printable(number.substr(0, 40)));
+    capture_is_number_ = is_number(number);
   }
 }
 
 bool MetricReader::matched() const { return matched_; }
+
+std::string MetricReader::unit() const {
+  std::string most;
+  int count = 0;
+  for (const auto& [unit, seen] : units_) {
+    if (!unit.empty() && seen > count) {
+      most = unit;
+      count = seen;
+    }
+  }
+  return most;
+}
 
 std::optional<double> MetricReader::throughput(double from, double to) const {
   if (to <= from) return std::nullopt;
@@ -186,7 +231,7 @@ std::optional<double> MetricReader::throughput(double from, double to) const {
     }
     any = true;
   }
-  if (!any) return std::nullopt;
+  if (!any || !std::isfinite(sum)) return std::nullopt;
   if (spec_.kind == MetricKind::value && !spec_.higher_is_better)
     return sum > 0 ? std::optional(1 / sum) : std::nullopt;
   return sum;

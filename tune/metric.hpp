@@ -45,13 +45,25 @@ struct Observation {
   double value = 0;
 };
 
+// A number read from a match: `value` in the direction the metric is
+// compared (a rate for a metric where higher is better, a time for one
+// where lower is), `unit` the word that followed it as it stands after
+// that turn ("it/s", "s/it", "step/s"; "" when none).
+struct Reading {
+  double value = 0;
+  std::string unit;
+};
+
 // The number a match reads, from the matched text: `number` (the capture),
 // and the text that follows it on the line. A decimal prefix right after it
-// scales it (tqdm's unit_scale: 1.2k, 3.4M, 5G), and "s/it" after it (tqdm
-// below one iteration a second) turns a time per iteration into a rate, so
-// tqdm's bar reads as iterations per second either way. nullopt when
-// `number` is no finite number.
-std::optional<double> read_number(std::string_view number, std::string_view after);
+// scales it (tqdm's unit_scale: 1.2k, 3.4M, 5G). The unit word after it
+// (letters and '/') says what it is: a time per item ("s/it", "ms/step")
+// or a rate ("it/s", "samples/s"). Where that disagrees with the
+// direction (`higher_is_better` with a time, or not with a rate) the
+// value is turned over (1/x, the unit with it), so tqdm's bar reads the
+// same whether it prints it/s or s/it. nullopt when `number` is no
+// finite number of at least 0 (or a time of 0 to turn over).
+std::optional<Reading> read_number(std::string_view number, std::string_view after, bool higher_is_better = true);
 
 // Reads one trial's output. Each stream (a rank's stdout, its stderr) is
 // split into segments at '\n' and '\r' (a progress bar redraws itself with
@@ -73,6 +85,15 @@ class MetricReader {
 
   // Whether the pattern has matched anything yet.
   bool matched() const;
+  // Whether any match read as a number (a --metric); what the first match
+  // that did not read as one captured, quoted ("" when every match read),
+  // and whether that was a number at all (a negative or infinite one is,
+  // but no throughput) or the pattern captured the wrong text.
+  bool read_any() const { return !observations_.empty(); }
+  const std::string& unreadable() const { return unreadable_; }
+  bool capture_is_number() const { return capture_is_number_; }
+  // The unit most of the numbers were read in ("" when none followed them).
+  std::string unit() const;
   // The throughput over [from, to] seconds: for `value`, each source's
   // median in the window (its latest value before the window when it
   // printed none inside), summed over sources — for a time
@@ -98,6 +119,9 @@ class MetricReader {
   std::map<int, Pending> pending_;                        // per stream
   std::map<int, std::vector<Observation>> observations_;  // per source
   std::deque<std::string> recent_;
+  std::map<std::string, int> units_;  // how many numbers were read in each unit
+  std::string unreadable_;
+  bool capture_is_number_ = false;
   bool matched_ = false;
 };
 

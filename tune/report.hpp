@@ -5,15 +5,17 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "tune/search.hpp"
 #include "tune/stats.hpp"
 
 namespace mptrain::tune {
 
-// The unit of a throughput: "samples/s", "lines/s", "s" (a whole run) or
-// "metric" (what the program printed).
-std::string unit_of(const MetricSpec& metric);
+// The unit of a throughput: "samples/s", "lines/s", "s" (a whole run), or
+// for a --metric the unit its numbers were read in (`seen`: "step/s",
+// "it/s", "s/it"), "metric" when none followed them.
+std::string unit_of(const MetricSpec& metric, std::string_view seen = {});
 
 // `--dry-run`: the candidates and their commands, as text or JSON.
 std::string dry_run_text(const Program& program, const std::vector<Candidate>& candidates);
@@ -32,14 +34,19 @@ class Report {
   std::string error_text() const;
   bool any_measured() const { return !decision_.ranking.empty(); }
   bool all_failed() const;
+  // Whether mptrain itself could not run any trial (each failed candidate's error is mptrain's).
+  bool all_refused() const;
 
  private:
   nlohmann::json candidate_json(std::size_t i) const;
   std::string table() const;
+  // Why each failed or unmeasured candidate was: its exit code and last lines, or the reason.
+  std::string why_unmeasured() const;
   std::string conclusion() const;
+  std::string unit() const;
   std::optional<double> speedup_of(std::size_t i) const;
   std::optional<std::size_t> baseline() const;
-  // The baseline's loss measured against the winner: 1 − baseline/winner.
+  // The baseline's loss measured against the best: 1 − baseline/best.
   std::optional<double> measured_loss() const;
 
   Program program_;

@@ -110,6 +110,31 @@ double expected_seconds(const CandidateResult& result, const SearchSettings& set
   return longest_seen;
 }
 
+// The built-in training's options without --save-model PATH (a trial is
+// stopped, and a stopped training writes its model: the user's file would be
+// rewritten by every trial, and a --resume of it would compound them).
+std::vector<std::string> without_saving(const std::vector<std::string>& training) {
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < training.size(); ++i) {
+    if (training[i] == "--save-model") {
+      ++i;
+      continue;
+    }
+    if (!training[i].starts_with("--save-model=")) kept.push_back(training[i]);
+  }
+  return kept;
+}
+
+// mptrain's own error when it could not run a trial (it printed one and no
+// report, and the program printed nothing): "" when the program ran.
+std::string mptrain_error_of(const TrialResult& trial) {
+  if (!trial.report.is_null() || !trial.last_lines.empty()) return "";
+  for (auto line = trial.mptrain_lines.rbegin(); line != trial.mptrain_lines.rend(); ++line) {
+    if (line->starts_with("mptrain: error: ")) return line->substr(16);
+  }
+  return "";
+}
+
 }  // namespace
 
 TrialCommand trial_command(const Program& program, const Candidate& candidate, const std::string& directory) {
@@ -118,7 +143,8 @@ TrialCommand trial_command(const Program& program, const Candidate& candidate, c
   if (program.command.empty()) {
     command.argv = {program.mptrain, "run"};
     command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
-    command.argv.insert(command.argv.end(), program.training.begin(), program.training.end());
+    const std::vector<std::string> training = without_saving(program.training);
+    command.argv.insert(command.argv.end(), training.begin(), training.end());
     command.argv.insert(command.argv.end(), {"--json", "--epochs", std::to_string(endless_epochs)});
     command.read_mptrain_stderr = true;
     return command;
@@ -137,7 +163,9 @@ TrialCommand trial_command(const Program& program, const Candidate& candidate, c
   } else {
     command.argv = {program.mptrain, "run"};
     command.argv.insert(command.argv.end(), candidate.options.begin(), candidate.options.end());
-    command.argv.insert(command.argv.end(), {"--json", "--log-dir", directory, "--redirects", "3", "--"});
+    const std::string grace = fmt::format("{:g}", trial_grace);
+    command.argv.insert(command.argv.end(),
+                        {"--json", "--grace", grace, "--log-dir", directory, "--redirects", "3", "--"});
   }
   command.argv.insert(command.argv.end(), program.command.begin(), program.command.end());
   return command;
@@ -201,7 +229,11 @@ class Search {
     const double left = settings_.budget - elapsed();
     const double expected = expected_seconds(result, settings_, longest_seen_);
     if ((whole_run() && trial_number_ > 0 && expected > left) || (!whole_run() && expected > left) || left <= 0) {
-      if (result.trials == 0) outcome_.skipped.push_back(result.candidate.label());
+      const std::string label = result.candidate.label();
+      if (result.trials == 0 && std::find(outcome_.skipped.begin(), outcome_.skipped.end(), label) ==
+                                    outcome_.skipped.end()) {
+        outcome_.skipped.push_back(label);
+      }
       return Step::skipped;
     }
     auto reader = MetricReader::make(settings_.metric);
@@ -210,7 +242,10 @@ class Search {
       return Step::stop;
     }
     const std::string directory = fmt::format("{}/trial-{}", settings_.work_directory, ++trial_number_);
-    ::mkdir(directory.c_str(), 0700);
+    if (::mkdir(directory.c_str(), 0700) != 0) {
+      outcome_.error = errno_error("cannot make a trial's folder:", directory).message;
+      return Step::stop;
+    }
     TrialTiming timing = settings_.timing;
     timing.limit = left;
     auto trial = run_trial(trial_command(program_, result.candidate, directory), timing, **reader, relay_);
@@ -240,6 +275,7 @@ class Search {
         result.failed = true;
         result.exit_code = trial.exit_code;
         result.failure_lines = trial.last_lines.empty() ? trial.mptrain_lines : trial.last_lines;
+        result.mptrain_error = mptrain_error_of(trial);
         break;
       case TrialEnd::ended_early:
         outcome_.error = fmt::format(
@@ -265,8 +301,30 @@ class Search {
       outcome_.error_lines = trial.last_lines;
       return;
     }
+    if (settings_.metric.kind == MetricKind::value && reader.matched() && !reader.read_any() &&
+        !reader.capture_is_number() && !read_before_) {
+      outcome_.error = fmt::format(
+          "the pattern '{}' matched, but what it captures ({}) is no number: put the number in its first capture "
+          "group, such as '([0-9.]+)it/s'",
+          settings_.metric.pattern, reader.unreadable());
+      outcome_.error_lines = trial.last_lines;
+      return;
+    }
     matched_before_ = matched_before_ || reader.matched();
-    if (trial.throughput) result.values.push_back(*trial.throughput);
+    read_before_ = read_before_ || reader.read_any();
+    if (outcome_.unit.empty()) outcome_.unit = reader.unit();
+    result.unmeasured.clear();
+    if (trial.throughput) {
+      result.values.push_back(*trial.throughput);
+    } else if (settings_.metric.kind == MetricKind::value && !reader.unreadable().empty() && !reader.read_any()) {
+      result.unmeasured =
+          fmt::format("its metric read {}, which is no throughput (a finite number of at least 0)", reader.unreadable());
+    } else if (settings_.metric.kind == MetricKind::counter) {
+      result.unmeasured = fmt::format("the training printed fewer than two progress lines in its {:.1f} s window",
+                                      settings_.timing.window);
+    } else if (!whole_run()) {
+      result.unmeasured = fmt::format("nothing matched in its {:.1f} s window", settings_.timing.window);
+    }
   }
 
   // The default plan's first trial counts the processes the program starts; the candidates are made again.
@@ -305,6 +363,7 @@ class Search {
   int trial_number_ = 0;
   bool probed_ = false;
   bool matched_before_ = false;
+  bool read_before_ = false;
 };
 
 }  // namespace

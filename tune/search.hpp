@@ -21,10 +21,18 @@ struct Program {
   std::string mptrain;                // the absolute path of the mptrain binary that runs the trials
 };
 
+// The seconds a trial's mptrain gives a program between SIGTERM and
+// SIGKILL when tune stops it (run's own default is 10 s: a program that
+// ignores SIGTERM would spend it in every trial); tune itself kills the
+// trial's process group `trial_grace_margin` seconds after that.
+inline constexpr double trial_grace = 2;
+inline constexpr double trial_grace_margin = 2;
+
 // The trial process's command line for `candidate` writing its output into `directory`:
 // `mptrain run OPTIONS --json --log-dir DIR --redirects 3 -- CMD`, the baseline
 // bare under `mptrain doctor --json -- …` (its output into DIR's rank-0 files),
-// the built-in training with its progress read from mptrain's stderr.
+// the built-in training with its progress read from mptrain's stderr and
+// without --save-model (a trial never writes the user's files).
 TrialCommand trial_command(const Program& program, const Candidate& candidate, const std::string& directory);
 
 // What a user types for `candidate`: the program's command as it is for the
@@ -40,8 +48,10 @@ struct CandidateResult {
   bool failed = false;                     // its program failed
   int exit_code = 0;                       // the failure's exit code
   std::vector<std::string> failure_lines;  // the failed program's last lines
+  std::string mptrain_error;               // mptrain's own error when it could not run the trial ("" otherwise)
   std::string verdict;                     // the monitor's verdict of its last trial ("" when none)
   std::optional<double> estimated_loss;    // the monitor's estimated throughput loss of its last trial
+  std::string unmeasured;                  // why its last trial measured nothing ("" when it did)
 };
 
 // How the search goes.
@@ -61,7 +71,8 @@ struct SearchOutcome {
   int stop_signal = 0;                   // a stop signal tune received (the search ended early)
   std::string error;                     // why the search could not go on ("" when it could); exit 1
   std::vector<std::string> error_lines;  // the program's last lines, for `error`
-  std::vector<std::string> skipped;      // candidates not tried: the budget ran out
+  std::vector<std::string> skipped;      // candidates not tried: the budget ran out (each once)
+  std::string unit;                      // the unit a --metric's numbers were read in ("" when none followed them)
 };
 
 // Called after each trial: the candidate, its result, the trial's number.

@@ -4,14 +4,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "tune/metric.hpp"
 
 namespace mptrain::tune {
 namespace {
 
-// A small fraction as a percentage with one decimal: 0.021 → "2.1%".
-std::string share(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
+// A small fraction as a percentage with one decimal: 0.021 → "2.1%"; an
+// infinite lead (over a candidate that measured nothing) said in words.
+std::string share(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "an unbounded margin";
+}
+
+// A measurement as a rate (higher is faster): a time's inverse, a time of 0 infinitely fast.
+double rate_of(double value, bool higher_is_better) {
+  if (higher_is_better) return value;
+  return value > 0 ? 1 / value : std::numeric_limits<double>::infinity();
+}
+
+bool all_finite(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
 
 }  // namespace
 
@@ -34,7 +48,7 @@ double robust_spread(const std::vector<double>& values) {
 std::optional<double> round_noise(const std::vector<Measured>& candidates) {
   std::vector<double> spreads;
   for (const auto& candidate : candidates) {
-    if (!candidate.failed && candidate.values.size() >= 2) spreads.push_back(robust_spread(candidate.values));
+    if (!candidate.failed && candidate.values.size() >= 2 && all_finite(candidate.values)) spreads.push_back(robust_spread(candidate.values));
   }
   if (spreads.empty()) return std::nullopt;
   return median(std::move(spreads));
@@ -45,63 +59,127 @@ bool clearly_worse(double value, double best, bool higher_is_better) {
 }
 
 double speedup(double value, double reference, bool higher_is_better) {
-  if (higher_is_better) return reference > 0 ? value / reference : 0.0;
-  return value > 0 ? reference / value : 0.0;
+  const double rate = rate_of(value, higher_is_better);
+  const double base = rate_of(reference, higher_is_better);
+  if (rate == base) return 1;
+  if (base <= 0 || std::isinf(rate)) return rate > 0 ? std::numeric_limits<double>::infinity() : 1.0;
+  return rate / base;
 }
 
-Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) {
-  Decision decision;
-  std::vector<double> medians(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].failed || candidates[i].values.empty()) continue;
-    medians[i] = median(candidates[i].values);
-    decision.ranking.push_back(i);
+namespace {
+
+// The decision's steps over the ranked candidates.
+class Decider {
+ public:
+  Decider(const std::vector<Measured>& candidates, bool higher_is_better)
+      : candidates_(candidates), higher_(higher_is_better), medians_(candidates.size()) {}
+
+  Decision decide() {
+    rank();
+    decision_.noise = round_noise(candidates_);
+    if (decision_.ranking.empty()) return with_why("no candidate was measured");
+    best_ = decision_.ranking.front();
+    decision_.simplest_tied = best_;
+    decision_.tied = {best_};
+    if (baseline_ == best_) decision_.reference = next_after_best();
+    if (baseline_ != best_) decision_.reference = baseline_ ? baseline_ : next_after_best();
+    if (!decision_.reference) return with_why("only one candidate was measured");
+    const std::size_t reference = *decision_.reference;
+    decision_.lead = lead_over(reference);
+    if (decision_.noise) decision_.noise = noise_between(best_, reference);
+    find_tied();
+    if (baseline_ == best_) {
+      return with_why(fmt::format("nothing beat the baseline: the launch as it runs today leads the next by {}{}",
+                                  share(*decision_.lead), noise_words()));
+    }
+    const std::string against = baseline_ ? "the baseline" : "the runner-up";
+    const bool far_ahead = clearly_worse(medians_[reference], medians_[best_], higher_);
+    if (!decision_.noise && !far_ahead) {
+      return with_why(
+          "every candidate was measured once, so the noise between rounds is unknown (a larger --budget "
+          "gives more rounds)");
+    }
+    if (decision_.noise && *decision_.lead <= tolerance(*decision_.noise)) {
+      return with_why(fmt::format("the best leads {} by {}, within the noise between rounds ({})", against,
+                                  share(*decision_.lead), share(*decision_.noise)));
+    }
+    if (candidates_[best_].values.size() < 2 && !far_ahead) {
+      return with_why("the best was measured once (a larger --budget gives more rounds)");
+    }
+    decision_.winner = best_;
+    if (!decision_.noise) {
+      return with_why(fmt::format("it leads {} by {}: more than twice as fast, which no noise between rounds explains "
+                                  "(each was measured once)",
+                                  against, share(*decision_.lead)));
+    }
+    return with_why(fmt::format("it leads {} by {}, more than the noise between rounds ({})", against,
+                                share(*decision_.lead), share(*decision_.noise)));
   }
-  const auto better = [&](std::size_t a, std::size_t b) {
-    if (medians[a] != medians[b]) return higher_is_better ? medians[a] > medians[b] : medians[a] < medians[b];
-    return candidates[a].simplicity < candidates[b].simplicity;
-  };
-  std::stable_sort(decision.ranking.begin(), decision.ranking.end(), better);
-  decision.noise = round_noise(candidates);
-  if (decision.ranking.empty()) {
-    decision.why = "no candidate was measured";
-    return decision;
+
+ private:
+  // The candidates with a usable measurement, best median first (the simpler first among equals).
+  void rank() {
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (candidates_[i].failed || candidates_[i].values.empty()) continue;
+      medians_[i] = median(candidates_[i].values);
+      if (!std::isfinite(medians_[i]) || medians_[i] < 0) continue;
+      decision_.ranking.push_back(i);
+      if (candidates_[i].baseline) baseline_ = i;
+    }
+    std::stable_sort(decision_.ranking.begin(), decision_.ranking.end(), [&](std::size_t a, std::size_t b) {
+      const double gain = speedup(medians_[a], medians_[b], higher_);
+      if (gain != 1) return gain > 1;
+      return candidates_[a].simplicity < candidates_[b].simplicity;
+    });
   }
-  const std::size_t best = decision.ranking.front();
-  decision.simplest_tied = best;
-  if (decision.ranking.size() < 2) {
-    decision.why = "only one candidate was measured";
-    return decision;
+
+  std::optional<std::size_t> next_after_best() const {
+    if (decision_.ranking.size() < 2) return std::nullopt;
+    return decision_.ranking[1];
   }
-  decision.runner_up = decision.ranking[1];
-  decision.lead = speedup(medians[best], medians[*decision.runner_up], higher_is_better) - 1;
-  if (decision.noise) {
-    // Two counts compared can each be one line off: the finest difference
-    // between them is the sum of both resolutions.
-    decision.noise =
-        std::max(*decision.noise, candidates[best].resolution + candidates[*decision.runner_up].resolution);
+
+  double lead_over(std::size_t other) const { return speedup(medians_[best_], medians_[other], higher_) - 1; }
+
+  // The noise between `a` and `b`: the rounds' noise, never finer than what
+  // both measurements can show (two counts can each be one line off).
+  double noise_between(std::size_t a, std::size_t b) const {
+    return std::max(round_noise(candidates_).value_or(0), candidates_[a].resolution + candidates_[b].resolution);
   }
+
   // A lead equal to the noise is within it, whatever the last bit of a quotient says.
-  const double noise = decision.noise.value_or(0) * (1 + 1e-9);
-  for (const std::size_t i : decision.ranking) {
-    const bool tied = speedup(medians[best], medians[i], higher_is_better) - 1 <= noise;
-    if (tied && candidates[i].simplicity < candidates[decision.simplest_tied].simplicity) decision.simplest_tied = i;
+  static double tolerance(double noise) { return noise * (1 + 1e-9); }
+
+  // The candidates within the noise of the best; the simplest of them.
+  void find_tied() {
+    if (!decision_.noise) return;
+    for (const std::size_t i : decision_.ranking) {
+      if (i == best_ || lead_over(i) > tolerance(noise_between(best_, i))) continue;
+      decision_.tied.push_back(i);
+      if (candidates_[i].simplicity < candidates_[decision_.simplest_tied].simplicity) decision_.simplest_tied = i;
+    }
   }
-  if (!decision.noise) {
-    decision.why =
-        "every candidate was measured once, so the noise between rounds is unknown (a larger --budget "
-        "gives more rounds)";
-  } else if (candidates[best].values.size() < 2) {
-    decision.why = "the best was measured once (a larger --budget gives more rounds)";
-  } else if (*decision.lead <= noise) {
-    decision.why = fmt::format("the best leads the runner-up by {}, within the noise between rounds ({})",
-                               share(*decision.lead), share(noise));
-  } else {
-    decision.winner = best;
-    decision.why = fmt::format("it leads the runner-up by {}, more than the noise between rounds ({})",
-                               share(*decision.lead), share(noise));
+
+  std::string noise_words() const {
+    return decision_.noise ? fmt::format(" (the noise between rounds: {})", share(*decision_.noise)) : "";
   }
-  return decision;
+
+  Decision with_why(std::string why) {
+    decision_.why = std::move(why);
+    return std::move(decision_);
+  }
+
+  const std::vector<Measured>& candidates_;
+  bool higher_;
+  std::vector<double> medians_;
+  std::optional<std::size_t> baseline_;
+  std::size_t best_ = 0;
+  Decision decision_;
+};
+
+}  // namespace
+
+Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) {
+  return Decider(candidates, higher_is_better).decide();
 }
 
 }  // namespace mptrain::tune

@@ -17,6 +17,7 @@ struct Measured {
   // The finest relative difference the measurement can show (a count of
   // lines in a window: 1/count); the noise is never taken as less.
   double resolution = 0;
+  bool baseline = false;  // the launch the user runs today, which the winner must beat
 };
 
 // A candidate's median, min and max (of `values`, not empty).
@@ -47,23 +48,29 @@ bool clearly_worse(double value, double best, bool higher_is_better);
 // `value` against `reference` as a speed-up (> 1: faster), in the metric's direction.
 double speedup(double value, double reference, bool higher_is_better);
 
-// The decision over the candidates.
+// The decision over the candidates: two questions. Does any launch beat
+// the baseline (what the user runs today)? Among those at the top, can the
+// measurements tell them apart?
 struct Decision {
   std::vector<std::size_t> ranking;      // candidates with a measurement, best median first
-  std::optional<std::size_t> winner;     // named only when its lead exceeds the noise
-  std::optional<std::size_t> runner_up;  // the second of the ranking
-  std::optional<double> lead;            // the best's speed-up over the runner-up, minus 1
+  std::optional<std::size_t> winner;     // the best, named when its lead over the reference exceeds the noise
+  std::optional<std::size_t> reference;  // what the best is judged against: the baseline, else the runner-up
+  std::optional<double> lead;            // the best's speed-up over the reference, minus 1 (inf: it measured 0)
   std::optional<double> noise;
-  std::size_t simplest_tied = 0;  // with no winner: the simplest candidate within the noise of the best
+  // The candidates within the noise of the best, best first (the best alone when the noise is
+  // unknown); the baseline is among them only when nothing beat it.
+  std::vector<std::size_t> tied;
+  std::size_t simplest_tied = 0;  // the simplest of `tied`
   std::string why;                // one sentence: why a winner is named or not
 };
 
-// Ranks the candidates by median throughput and names a winner when the
-// best's lead over the runner-up exceeds the noise between rounds (never
-// less than the sum of their resolutions) (and the
-// best was measured at least twice); otherwise "no measurable difference"
-// and the simplest candidate whose median is within the noise of the best.
-// `candidates` needs one with a measurement.
+// Ranks the candidates by median throughput. The best is the winner when
+// its lead over the baseline exceeds the noise between rounds (never less
+// than the sum of their resolutions) and either it was measured at least
+// twice or the baseline is clearly worse (a lead no noise explains); with
+// no baseline measured, the runner-up is the reference. Otherwise "no
+// measurable difference". `candidates` needs one with a measurement; a
+// median that is not a finite number of at least 0 is not ranked.
 Decision decide(const std::vector<Measured>& candidates, bool higher_is_better);
 
 }  // namespace mptrain::tune

@@ -60,6 +60,7 @@ enum class TrialEnd {
 struct TrialResult {
   TrialEnd end = TrialEnd::measured;
   std::optional<double> throughput;        // in the metric's unit (seconds for a whole run)
+  std::string unit;                        // the unit a --metric's numbers were read in ("" when none)
   int exit_code = 0;                       // the trial process's exit code (shell style)
   int stop_signal = 0;                     // the signal tune received (interrupted)
   double seconds = 0;                      // from start to exit (or to the moment tune stopped it)
@@ -72,8 +73,11 @@ struct TrialResult {
 // The absolute path of the running mptrain binary (/proc/self/exe), which runs the trials.
 Result<std::string> this_binary();
 
-// A folder for the trials' output (mkdtemp under $TMPDIR or /tmp), removed
-// with everything in it when this object goes.
+// A folder for the trials' output (mkdtemp mptrain-tune-XXXXXX under
+// $TMPDIR or /tmp), removed with everything in it when this object goes.
+// Its owner holds a lock on it while it lives (the kernel drops it when the
+// owner dies); making one first removes this user's folders whose lock
+// nobody holds, left by a tune that was killed (SIGKILL).
 class WorkDirectory {
  public:
   static Result<std::unique_ptr<WorkDirectory>> make();
@@ -83,9 +87,15 @@ class WorkDirectory {
   const std::string& path() const { return path_; }
 
  private:
-  explicit WorkDirectory(std::string path) : path_(std::move(path)) {}
+  WorkDirectory(std::string path, int lock) : path_(std::move(path)), lock_(lock) {}
   std::string path_;
+  int lock_ = -1;  // the folder itself, open and locked (flock)
 };
+
+// Removes the folders named mptrain-tune-* in `parent` that this user owns,
+// that nobody holds locked and that have not changed for `quiet_s` seconds
+// (a folder just made is locked at once). Returns how many it removed.
+int remove_stale_work_directories(const std::string& parent, double quiet_s);
 
 // Runs one trial of `command`, feeding its output to `reader`; stop signals
 // arriving on `relay` interrupt it (the trial is stopped, nothing outlives

@@ -1,7 +1,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,29 +115,44 @@ class Tails {
 Result<pid_t> start(const TrialCommand& command) {
   const std::string out = command.directory + "/report.json";
   const std::string err = command.directory + "/mptrain.err";
+  // Opened here, not in the child: a full disk or too few descriptors is mptrain's failure, said as one.
+  const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (o < 0) return errno_error("cannot write a trial's output:", out);
+  const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (e < 0) {
+    auto error = errno_error("cannot write a trial's output:", err);
+    ::close(o);
+    return error;
+  }
   std::vector<char*> argv;
   for (const auto& word : command.argv) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
   // Trials run one at a time: the mptrain of a trial plans at once, without the start window in
   // which runs started together see each other (launch/sharing.hpp), which would only add to its time.
+  // The built-in training prints its progress every half second, so that a short window holds lines enough.
   static char no_window[] = "MPTRAIN_START_WINDOW=0";
-  std::vector<char*> envp{no_window};
+  static char progress[] = "MPTRAIN_PROGRESS_INTERVAL=0.5";
+  std::vector<char*> envp{no_window, progress};
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (std::string_view(*entry).starts_with("MPTRAIN_START_WINDOW=")) continue;
+    const std::string_view variable(*entry);
+    if (variable.starts_with("MPTRAIN_START_WINDOW=") || variable.starts_with("MPTRAIN_PROGRESS_INTERVAL=")) continue;
     envp.push_back(*entry);
   }
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
-  if (pid < 0) return errno_error("cannot start a trial:", "fork");
+  if (pid < 0) {
+    auto error = errno_error("cannot start a trial:", "fork");
+    ::close(o);
+    ::close(e);
+    return error;
+  }
   if (pid == 0) {
     ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(127);
     const int in = ::open("/dev/null", O_RDONLY);
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || o < 0 || e < 0 || ::dup2(in, 0) < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(127);
+    if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(127);
     procmgr::SignalRelay::close_in_child();
     procmgr::SignalRelay::reset_in_child();
     procmgr::SignalRelay::unblock_in_child();
@@ -143,6 +160,8 @@ Result<pid_t> start(const TrialCommand& command) {
     ::_exit(127);
   }
   ::setpgid(pid, pid);
+  ::close(o);
+  ::close(e);
   return pid;
 }
 
@@ -208,16 +227,64 @@ Result<std::string> this_binary() {
   return path.string();
 }
 
-Result<std::unique_ptr<WorkDirectory>> WorkDirectory::make() {
+namespace {
+
+constexpr std::string_view work_prefix = "mptrain-tune-";
+
+// The folder for work directories: $TMPDIR, else /tmp.
+std::string work_parent() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mptrain-tune-XXXXXX";
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+}  // namespace
+
+int remove_stale_work_directories(const std::string& parent, double quiet_s) {
+  DIR* listing = ::opendir(parent.c_str());
+  if (listing == nullptr) return 0;
+  int removed = 0;
+  const auto now = std::chrono::system_clock::now();
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (!name.starts_with(work_prefix)) continue;
+    const std::string path = parent + "/" + std::string(name);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat seen {};
+    const bool ours = ::fstat(fd, &seen) == 0 && seen.st_uid == ::geteuid();
+    const auto changed = std::chrono::system_clock::from_time_t(seen.st_mtim.tv_sec);
+    const bool quiet = std::chrono::duration<double>(now - changed).count() >= quiet_s;
+    if (ours && quiet && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+      if (!ignored) ++removed;
+    }
+    ::close(fd);
+  }
+  ::closedir(listing);
+  return removed;
+}
+
+Result<std::unique_ptr<WorkDirectory>> WorkDirectory::make() {
+  const std::string parent = work_parent();
+  // A folder just made is locked within microseconds; 10 s of quiet leaves any such race far behind.
+  remove_stale_work_directories(parent, 10);
+  std::string pattern = parent + "/" + std::string(work_prefix) + "XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr) return errno_error("cannot make a folder for the trials:", pattern);
-  return std::unique_ptr<WorkDirectory>(new WorkDirectory(pattern));
+  const int lock = ::open(pattern.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    auto error = errno_error("cannot lock the folder for the trials:", pattern);
+    if (lock >= 0) ::close(lock);
+    ::rmdir(pattern.c_str());
+    return error;
+  }
+  return std::unique_ptr<WorkDirectory>(new WorkDirectory(pattern, lock));
 }
 
 WorkDirectory::~WorkDirectory() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+  ::close(lock_);
 }
 
 Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& timing, MetricReader& reader,
@@ -250,6 +317,7 @@ Result<TrialResult> run_trial(const TrialCommand& command, const TrialTiming& ti
   result.exit_code = shell_code(status);
   result.report = read_report(command.directory);
   result.last_lines = reader.last_lines();
+  result.unit = reader.unit();
   result.mptrain_lines = tail_lines(command.directory + "/mptrain.err", 8);
   if (result.stop_signal != 0) {
     result.end = TrialEnd::interrupted;

@@ -127,6 +127,32 @@ std::string shell_quote(std::string_view word) {
            std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
   };
   if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  // A control character (C0, DEL, or a C1 in UTF-8) is written as \xHH in
+  // bash's $'…', so the line is safe on a terminal and still runs as given.
+  const auto control_at = [&](std::size_t i) {
+    const auto c = static_cast<unsigned char>(word[i]);
+    if (c < 0x20 || c == 0x7f) return 1;
+    const bool c1 = c == 0xc2 && i + 1 < word.size() && static_cast<unsigned char>(word[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(word[i + 1]) <= 0x9f;
+    return c1 ? 2 : 0;
+  };
+  bool controls = false;
+  for (std::size_t i = 0; i < word.size() && !controls; ++i) controls = control_at(i) != 0;
+  if (controls) {
+    std::string quoted = "$'";
+    for (std::size_t i = 0; i < word.size(); ++i) {
+      if (const int bytes = control_at(i); bytes != 0) {
+        for (int b = 0; b < bytes; ++b) quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(word[i + static_cast<std::size_t>(b)]));
+        i += static_cast<std::size_t>(bytes - 1);
+      } else if (word[i] == '\'' || word[i] == '\\') {
+        quoted += '\\';
+        quoted += word[i];
+      } else {
+        quoted += word[i];
+      }
+    }
+    return quoted + "'";
+  }
   std::string quoted = "'";
   for (char c : word) {
     if (c == '\'') {

@@ -52,7 +52,9 @@ TEST_CASE("the built-in training's baseline is its default plan; --num-processes
   inputs.process_counts = {2, 8, 16};
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) == std::vector<std::string>{"(default plan)", "-n 2 -t 4", "-n 8 -t 1", "--bind none"});
+  // 16 processes on 8 CPUs, asked for by name, are tried (one thread each), not dropped without a word.
+  CHECK(labels(*list) ==
+        std::vector<std::string>{"(default plan)", "-n 2 -t 4", "-n 8 -t 1", "-n 16 -t 1", "--bind none"});
   CHECK((*list)[0].origin == Origin::baseline);
 }
 
@@ -77,6 +79,11 @@ TEST_CASE("a --try must hold options only") {
   CHECK_FALSE(try_words("python3 train.py").ok());
   CHECK_FALSE(try_words("-n 2 -- python3").ok());
   CHECK_FALSE(try_words("-n '2").ok());
+  for (const char* nothing : {"--dry-run", "-n 2 --dry-run", "--help", "-h", "--version", "--help-all"}) {
+    const auto refused = try_words(nothing);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("runs nothing") != std::string::npos);
+  }
   auto words = try_words(" --allocator \"jemalloc\"\t-n 1 ");
   REQUIRE(words.ok());
   CHECK(*words == std::vector<std::string>{"--allocator", "jemalloc", "-n", "1"});

@@ -12,15 +12,72 @@ std::unique_ptr<MetricReader> reader(MetricKind kind, std::string pattern, bool 
 }
 }  // namespace
 
+namespace {
+double value_of(std::string_view number, std::string_view after, bool higher = true) {
+  const auto reading = read_number(number, after, higher);
+  REQUIRE(reading.has_value());
+  return reading->value;
+}
+std::string unit_of_reading(std::string_view number, std::string_view after, bool higher = true) {
+  const auto reading = read_number(number, after, higher);
+  REQUIRE(reading.has_value());
+  return reading->unit;
+}
+}  // namespace
+
 TEST_CASE("a number is read with tqdm's prefixes and its seconds per iteration turned into a rate") {
-  CHECK(read_number("12.5", "it/s]") == Approx(12.5));
-  CHECK(read_number("1.5", "kit/s]") == Approx(1500));
-  CHECK(read_number("2", "Mit/s") == Approx(2e6));
-  CHECK(read_number("4.00", "s/it]") == Approx(0.25));
-  CHECK(read_number("3", "") == Approx(3));
+  CHECK(value_of("12.5", "it/s]") == Approx(12.5));
+  CHECK(value_of("1.5", "kit/s]") == Approx(1500));
+  CHECK(value_of("2", "Mit/s") == Approx(2e6));
+  CHECK(value_of("4.00", "s/it]") == Approx(0.25));
+  CHECK(value_of("3", "") == Approx(3));
+  CHECK(value_of("250", "ms/step") == Approx(4));
   CHECK_FALSE(read_number("abc", "").has_value());
   CHECK_FALSE(read_number("inf", "").has_value());
   CHECK_FALSE(read_number("0", "s/it").has_value());
+}
+
+TEST_CASE("the unit is the word after the number, turned with the value") {
+  CHECK(unit_of_reading("141", " step/s, loss 0.3") == "step/s");
+  CHECK(unit_of_reading("12.5", "it/s]") == "it/s");
+  CHECK(unit_of_reading("1.2", "ksamples/s") == "samples/s");
+  CHECK(unit_of_reading("4.00", "s/it]") == "it/s");
+  CHECK(unit_of_reading("0.5", ", acc 0.9") == "");
+}
+
+TEST_CASE("a time with --lower-is-better stays a time: the direction is turned once, not twice") {
+  // tqdm's "1.00s/it" under --lower-is-better: seconds per iteration, lower is faster.
+  CHECK(value_of("1.00", "s/it]", false) == Approx(1.0));
+  CHECK(unit_of_reading("1.00", "s/it]", false) == "s/it");
+  CHECK(value_of("0.10", "s/it]", false) == Approx(0.10));
+  // The same bar once faster than one a second prints it/s: as a time, 1/x.
+  CHECK(value_of("4.00", "it/s]", false) == Approx(0.25));
+  CHECK(unit_of_reading("4.00", "it/s]", false) == "s/it");
+  auto r = reader(MetricKind::value, R"(([0-9.]+)s/it)", false);
+  r->feed(1, 0, "\r 10%| 1/10 [00:01<00:09, 0.10s/it]\r", 2.0);
+  CHECK(r->throughput(1.0, 3.0) == Approx(0.10));
+  CHECK(r->unit() == "s/it");
+}
+
+TEST_CASE("a negative or infinite metric is no throughput; a capture that is no number is told apart") {
+  CHECK_FALSE(read_number("-3", "").has_value());
+  CHECK_FALSE(read_number("1e400", "").has_value());
+  auto negative = reader(MetricKind::value, R"(speed (\S+))");
+  negative->feed(1, 0, "speed -3\n", 2.0);
+  CHECK(negative->matched());
+  CHECK_FALSE(negative->read_any());
+  CHECK(negative->unreadable() == "'-3'");
+  CHECK(negative->capture_is_number());
+  CHECK_FALSE(negative->throughput(1.0, 3.0).has_value());
+  auto words = reader(MetricKind::value, R"((it/s))");
+  words->feed(1, 0, "12.3it/s\n", 2.0);
+  CHECK(words->unreadable() == "'it/s'");
+  CHECK_FALSE(words->capture_is_number());
+  // Two sources near the largest double: their sum is no finite rate, so no throughput, never inf or nan.
+  auto huge = reader(MetricKind::value, R"(([0-9.e+]+) it/s)");
+  huge->feed(1, 0, "1.5e308 it/s\n", 2.0);
+  huge->feed(2, 1, "1.5e308 it/s\n", 2.0);
+  CHECK_FALSE(huge->throughput(1.0, 3.0).has_value());
 }
 
 TEST_CASE("a pattern that is no regular expression is an error naming it") {
@@ -89,4 +146,6 @@ TEST_CASE("the last lines printed are kept for an error message, and binary outp
   r->feed(0, 0, blob + " 9 it/s", 3);
   r->finish();
   CHECK(r->matched());
+  // A line-less output is kept short for the error message, not 200 kB of it.
+  for (const auto& line : r->last_lines()) CHECK(line.size() <= 1024);
 }

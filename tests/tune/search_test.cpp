@@ -10,9 +10,9 @@ TEST_CASE("a candidate's trial is `mptrain run OPTIONS --json` with each rank's 
   const Program program{{"python3", "train.py", "--epochs", "1"}, {}, "/opt/mptrain"};
   const Candidate candidate{{"-n", "2", "-t", "1"}, false, Origin::split};
   const TrialCommand command = trial_command(program, candidate, "/tmp/t/trial-1");
-  CHECK(command.argv == std::vector<std::string>{"/opt/mptrain", "run", "-n", "2", "-t", "1", "--json", "--log-dir",
-                                                 "/tmp/t/trial-1", "--redirects", "3", "--", "python3", "train.py",
-                                                 "--epochs", "1"});
+  CHECK(command.argv == std::vector<std::string>{"/opt/mptrain", "run", "-n", "2", "-t", "1", "--json", "--grace", "2",
+                                                 "--log-dir", "/tmp/t/trial-1", "--redirects", "3", "--", "python3",
+                                                 "train.py", "--epochs", "1"});
   CHECK_FALSE(command.read_mptrain_stderr);
   CHECK(user_command(program, candidate) == "mptrain run -n 2 -t 1 -- python3 train.py --epochs 1");
 }
@@ -38,6 +38,16 @@ TEST_CASE("the built-in training's trial reads mptrain's own progress lines and 
   CHECK(command.argv[4] == "--model");
   CHECK(std::find(command.argv.begin(), command.argv.end(), "--") == command.argv.end());
   CHECK(user_command(program, candidate) == "mptrain run --bind none --model mlp");
+}
+
+TEST_CASE("a trial never writes the user's files: the built-in training's --save-model stays out of it") {
+  const Program program{{}, {"--resume", "m.bin", "--save-model", "m.bin", "--save-model=other.bin"}, "/opt/mptrain"};
+  const Candidate candidate{{}, false, Origin::baseline};
+  const TrialCommand command = trial_command(program, candidate, "/d");
+  CHECK(std::count(command.argv.begin(), command.argv.end(), "m.bin") == 1);  // --resume's, read only
+  for (const auto& word : command.argv) CHECK_FALSE(word.starts_with("--save-model"));
+  // What the user is told to run keeps it.
+  CHECK(user_command(program, candidate) == "mptrain run --resume m.bin --save-model m.bin --save-model=other.bin");
 }
 
 TEST_CASE("the warm-up starts when the program started, at the latest the longest start-up after the trial's") {

@@ -1,6 +1,7 @@
 #include "tune/stats.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace mptrain::tune;
 
@@ -24,23 +25,74 @@ TEST_CASE("clearly worse is less than half the best's rate, or more than twice i
   CHECK(speedup(1, 2, false) == Approx(2));
 }
 
-TEST_CASE("a winner is named when its lead over the runner-up exceeds the noise between rounds") {
-  const std::vector<Measured> candidates{Measured{{100, 102, 101}, 0}, Measured{{150, 148, 152}, 1},
+namespace {
+// The baseline's measurement: what the user runs today.
+Measured bare(std::vector<double> values) {
+  Measured m{std::move(values), 0};
+  m.baseline = true;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("a winner is named when its lead over the baseline exceeds the noise between rounds") {
+  const std::vector<Measured> candidates{bare({100, 102, 101}), Measured{{150, 148, 152}, 1},
                                          Measured{{120, 118}, 3}};
   const Decision d = decide(candidates, true);
   REQUIRE(d.winner.has_value());
   CHECK(*d.winner == 1);
   CHECK(d.ranking == std::vector<std::size_t>{1, 2, 0});
-  CHECK(*d.runner_up == 2);
-  CHECK(*d.lead == Approx(150.0 / 119 - 1));
+  CHECK(*d.reference == 0);
+  CHECK(*d.lead == Approx(150.0 / 101 - 1));
+  CHECK(d.tied == std::vector<std::size_t>{1});
+  CHECK(d.why.find("leads the baseline") != std::string::npos);
 }
 
-TEST_CASE("within the noise there is no winner, and the simplest of the tied is named") {
-  const std::vector<Measured> candidates{Measured{{100, 110}, 0}, Measured{{104, 106}, 2}, Measured{{40, 41}, 3}};
+TEST_CASE("launches far faster than the baseline and close to each other: a winner, the top ones tied") {
+  // The bare run of an oversubscribed program, dropped after one trial; three mptrain launches 4% apart.
+  const std::vector<Measured> candidates{bare({6.1}), Measured{{150, 141, 160}, 1}, Measured{{156, 150, 199}, 3},
+                                         Measured{{149, 170, 155}, 5}, Measured{{60, 61}, 3}};
+  const Decision d = decide(candidates, true);
+  REQUIRE(d.winner.has_value());
+  CHECK(*d.winner == 2);
+  CHECK(*d.reference == 0);
+  CHECK(*d.lead == Approx(156 / 6.1 - 1));
+  CHECK(d.tied == std::vector<std::size_t>{2, 3, 1});
+  CHECK(d.simplest_tied == 1);
+}
+
+TEST_CASE("no measurable difference only when nothing beats the baseline; the baseline is then the simplest") {
+  const std::vector<Measured> candidates{bare({100, 110}), Measured{{104, 106}, 2}, Measured{{40, 41}, 3}};
   const Decision d = decide(candidates, true);
   CHECK_FALSE(d.winner.has_value());
   CHECK(d.simplest_tied == 0);
-  CHECK(d.why.find("within the noise") != std::string::npos);
+  CHECK(d.why.find("nothing beat the baseline") != std::string::npos);
+  // A launch ahead of the baseline by less than the noise: no winner either.
+  const Decision close = decide({bare({100, 110}), Measured{{108, 112}, 2}}, true);
+  CHECK_FALSE(close.winner.has_value());
+  CHECK(close.simplest_tied == 0);
+  CHECK(close.why.find("within the noise") != std::string::npos);
+}
+
+TEST_CASE("with the baseline failed, the best is judged against the runner-up") {
+  Measured failed = bare({});
+  failed.failed = true;
+  const Decision d = decide({failed, Measured{{150, 152}, 1}, Measured{{100, 101}, 2}}, true);
+  REQUIRE(d.winner.has_value());
+  CHECK(*d.reference == 2);
+  CHECK(d.why.find("runner-up") != std::string::npos);
+}
+
+TEST_CASE("a median that is negative or not finite is not ranked; a baseline that measured 0 is beaten by any") {
+  const Decision d = decide({bare({0, 0}), Measured{{-3, -3}, 1}, Measured{{5, 5.1}, 2}}, true);
+  CHECK(d.ranking == std::vector<std::size_t>{2, 0});
+  REQUIRE(d.winner.has_value());
+  CHECK(std::isinf(*d.lead));
+  CHECK(d.why.find("an unbounded margin") != std::string::npos);
+  // Nothing measured anything in its window: no lead, no winner, no "-100%".
+  const Decision empty = decide({bare({0, 0}), Measured{{0, 0}, 1}}, true);
+  CHECK_FALSE(empty.winner.has_value());
+  CHECK(*empty.lead == Approx(0));
+  CHECK(empty.why.find('-') == std::string::npos);
 }
 
 TEST_CASE("for times the lowest wins; failed and unmeasured candidates are not ranked") {
@@ -52,11 +104,13 @@ TEST_CASE("for times the lowest wins; failed and unmeasured candidates are not r
   CHECK(d.ranking.size() == 2);
 }
 
-TEST_CASE("one round gives no noise and so no winner; the best measured once is no winner") {
-  CHECK_FALSE(decide({Measured{{100}, 0}, Measured{{300}, 1}}, true).winner.has_value());
-  const Decision d = decide({Measured{{100, 101}, 0}, Measured{{300}, 1}}, true);
+TEST_CASE("one round gives no noise: a winner only far ahead; the best measured once wins only far ahead") {
+  CHECK_FALSE(decide({bare({100}), Measured{{150}, 1}}, true).winner.has_value());
+  CHECK(decide({bare({100}), Measured{{300}, 1}}, true).winner.has_value());
+  const Decision d = decide({bare({100, 101}), Measured{{160}, 1}}, true);
   CHECK_FALSE(d.winner.has_value());
   CHECK(d.why.find("measured once") != std::string::npos);
+  CHECK(decide({bare({100, 101}), Measured{{300}, 1}}, true).winner.has_value());
 }
 
 TEST_CASE("the noise is never taken as finer than what the measurement can show") {

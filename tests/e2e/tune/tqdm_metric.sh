@@ -20,7 +20,8 @@ slow_budget=$(budget_for 13 2)
 run_mptrain tune --json --only-tries --warmup 0.5 --trial 1.5 --budget "$budget" \
   --metric '([0-9.]+)(?:it/s|s/it)' -- /usr/bin/python3 "$WORK/bar.py"
 expect_code 0
-expect_json '.metric.kind == "metric" and .metric.higher_is_better == true'
+# The unit is what the bar prints after the number, not "metric".
+expect_json '.metric.kind == "it/s" and .metric.higher_is_better == true and .candidates[0].throughput.unit == "it/s"'
 expect_json '[.candidates[] | select(.trials > 0) | .throughput.median > 10] | (length >= 2 and all)'
 expect_nothing_left "$WORK/bar.py"
 
@@ -29,4 +30,5 @@ run_mptrain tune --json --only-tries --warmup 3 --trial 3 --budget "$slow_budget
   --metric '([0-9.]+)(?:it/s|s/it)' -- /usr/bin/python3 "$WORK/bar.py" slow
 expect_code 0
 expect_json '[.candidates[] | select(.trials > 0) | .throughput.median | (. > 0.6 and . < 0.9)] | (length >= 1 and all)'
+expect_json '.metric.kind == "it/s"'
 expect_nothing_left "$WORK/bar.py"
