@@ -38,6 +38,8 @@ void add_variations(std::vector<Candidate>& list, const CandidateInputs& inputs,
   };
   add(list, plan(with({"--bind", "none"}), Origin::unbound));
   if (inputs.smt) add(list, plan(with({"--physical-cores"}), Origin::physical_cores));
+  // The built-in training allocates once, before it trains: run takes --allocator for a program only.
+  if (inputs.builtin) return;
   for (const auto& allocator : inputs.allocators) add(list, plan(with({"--allocator", allocator}), Origin::allocator));
 }
 

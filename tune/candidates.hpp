@@ -58,7 +58,8 @@ std::vector<int> divisors_up_to(int n, int cap);
 // its own workers: several copies of it would each start theirs; an M above
 // N only when --num-processes asks for it, as M × 1); with
 // `children`, --children K, alone and unbound; --bind none; --physical-cores
-// on SMT; each allocator; then each --try, which replaces a generated
+// on SMT; each allocator (for a program: run refuses --allocator for the
+// built-in training); then each --try, which replaces a generated
 // candidate with the same options. An Error for a --try that holds no
 // option or names a program (the command comes after tune's --).
 Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs);

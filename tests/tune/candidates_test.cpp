@@ -56,6 +56,11 @@ TEST_CASE("the built-in training's baseline is its default plan; --num-processes
   CHECK(labels(*list) ==
         std::vector<std::string>{"(default plan)", "-n 2 -t 4", "-n 8 -t 1", "-n 16 -t 1", "--bind none"});
   CHECK((*list)[0].origin == Origin::baseline);
+  // No --allocator candidates for it: run refuses them without a program.
+  inputs.allocators = {"jemalloc"};
+  list = make_candidates(inputs);
+  REQUIRE(list.ok());
+  CHECK(std::none_of(list->begin(), list->end(), [](const Candidate& c) { return c.origin == Origin::allocator; }));
 }
 
 TEST_CASE("a --try adds a candidate or replaces the generated one with its options; --only-tries keeps them alone") {

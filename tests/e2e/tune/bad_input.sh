@@ -28,3 +28,10 @@ run_mptrain tune --dry-run --num-processes 1,2 --try "--bind none --allocator je
 expect_code 0
 grep -q -- '--bind none --allocator jemalloc  *--try' "$WORK/out" || { cat "$WORK/out" >&2; fail "the dry run does not list the --try candidate"; }
 grep -q '(bare)' "$WORK/out" || fail "the dry run does not list the baseline"
+
+# An option with which run runs nothing is no candidate: it would "win" at no cost.
+for nothing in --dry-run --help --version; do
+  run_mptrain tune "--try=$nothing" -- true
+  expect_code 2
+  expect_stderr "holds $nothing, with which run runs nothing"
+done

@@ -57,3 +57,14 @@ echo "bare $((bare / 1000000)) ms, winner $((cured / 1000000)) ms, its launch al
 ((cured - empty < bare)) ||
   fail "the winner's command took $cured ns ($empty ns of it its launch), the bare program $bare ns"
 
+# The same program printing its rate ("R.R step/s"): far faster under mptrain than bare. A winner
+# against the baseline with its speed-up, the launches at the top listed as tied (the winner first),
+# the baseline's loss measured as 1 - baseline/winner, and the unit taken from what the program prints.
+run_mptrain tune --json --only-tries --try "--bind none" --warmup 1 --trial 1.5 --budget 14 \
+  --metric '([0-9.]+) step/s' -- "$WORK/forked_pools" 4 1000000 rate
+expect_code 0
+expect_json '.metric.kind == "step/s" and .winner.throughput.unit == "step/s"'
+expect_json '.winner != null and .winner.baseline == false and .winner.speedup > 1'
+expect_json '.tied[0].label == .winner.label and ([.tied[] | .baseline] | any | not)'
+expect_json '(.measured_throughput_loss - (1 - .baseline.throughput.median / .winner.throughput.median)) | fabs < 1e-9'
+expect_nothing_left "$WORK/forked_pools"
