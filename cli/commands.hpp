@@ -39,6 +39,14 @@ void add_tune_command(CLI::App& app, Runner& runner);
 // as it is (cli/torchrun.cpp); sets `runner` when it is chosen.
 void add_torchrun_command(CLI::App& app, Runner& runner);
 
+// `mptrain run --tuned[=FILE] …`: `args` (argv) with --tuned replaced by
+// the options of tune's saved result for the command after "--" (or FILE's),
+// after saying on stderr which result it applies and how old it is;
+// `args` unchanged for any other command line. Throws a usage Failure when
+// there is no result, it was measured on other CPUs or another topology,
+// or it sets an option the command line gives too (cli/tuned.cpp).
+std::vector<std::string> apply_tuned(std::vector<std::string> args);
+
 // Registers the positional `command`: every word after "--", taken verbatim
 // into `words` (CLI11 would otherwise split a word such as "[a,b]").
 void add_command_words(CLI::App& command, std::vector<std::string>& words, const std::string& description);

@@ -173,8 +173,18 @@ int main(int argc, char** argv) {
   cli::add_doctor_command(app, runner);
   cli::add_torchrun_command(app, runner);
   cli::add_tune_command(app, runner);
+  // `run --tuned`: tune's saved options in its place, before parsing.
+  std::vector<std::string> words(argv, argv + argc);
+  try {
+    words = cli::apply_tuned(std::move(words));
+  } catch (const Failure& e) {
+    cli::print_error(e.what());
+    return e.exit_code();
+  }
+  std::vector<char*> args;
+  for (auto& word : words) args.push_back(word.data());
+  args.push_back(nullptr);
   int write_error = 0;
-  const int code =
-      parse_and_run(app, runner, std::span<char* const>(argv, static_cast<std::size_t>(argc)), write_error);
+  const int code = parse_and_run(app, runner, std::span<char* const>(args.data(), words.size()), write_error);
   return cli::finish_stdout(code, write_error);
 }

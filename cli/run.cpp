@@ -32,6 +32,12 @@ void add_run_command(CLI::App& app, Runner& runner) {
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
   add_fail_on_options(*command, options->gate);
   command->add_flag("--quiet", options->quiet, "The monitor's part of the report: its verdict line and each fix only");
+  // Read and replaced before parsing (cli/tuned.cpp): registered for --help and the option checks.
+  command
+      ->add_option("--tuned", options->tuned,
+                   "Apply the launch mptrain tune found for this command (its saved result, or FILE's: --tuned=FILE)")
+      ->expected(0, 1)
+      ->type_name("[FILE]");
   options->train = add_train_options(*command);
   options->launch = add_launch_options(*command);
   add_command_words(*command, options->command, "Program and arguments to launch, after --");

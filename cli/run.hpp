@@ -30,6 +30,7 @@ struct RunOptions {
   bool quiet = false;                              // --quiet: the monitor says its verdict line and each fix only
   FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
   std::vector<std::string> command;                // after "--"; empty: built-in training
+  std::string tuned;                               // --tuned[=FILE]: replaced before parsing (cli/tuned.cpp)
   std::shared_ptr<TrainOptions> train;
   std::shared_ptr<launch::Request> launch;  // the launcher's options, and torchrun's settings
 };

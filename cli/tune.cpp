@@ -2,11 +2,12 @@
 // user's own program (or the built-in training) is fastest on this machine.
 // The candidates, trials and statistics are tune/'s; this file wires and presents.
 #include <fmt/format.h>
-
 #include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -15,6 +16,7 @@
 #include "procmgr/group.hpp"
 #include "tune/machine.hpp"
 #include "tune/report.hpp"
+#include "tune/saved.hpp"
 #include "tune/search.hpp"
 #include "tune/stats.hpp"
 #include "util/environment.hpp"
@@ -38,8 +40,88 @@ struct TuneOptions {
   double budget_s = 120;
   bool dry_run = false;
   bool json = false;
+  std::string save;  // --save FILE: the result there instead of the cache directory
+  bool show = false;
   std::vector<std::string> command;
 };
+
+std::string variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+// Where the result of a tune of `o.command` is saved: --save's FILE, else the cache directory's file; "" when none.
+std::string result_path(const TuneOptions& o) {
+  if (!o.save.empty()) return o.save;
+  const std::string directory = tune::saved_directory(variable("XDG_CACHE_HOME"), variable("HOME"));
+  return directory.empty() ? "" : directory + "/" + tune::saved_file_name(o.command);
+}
+
+// Saves what the search found for `run --tuned` (a failure to save is said, not fatal: the report stands).
+void save_result(const TuneOptions& o, const nlohmann::json& report, const tune::MeasuredOn& on) {
+  const std::string path = result_path(o);
+  if (path.empty()) {
+    print_note(
+        "mptrain: tune: the result is not saved: neither XDG_CACHE_HOME nor HOME is set (--save FILE names a file)\n");
+    return;
+  }
+  tune::SavedResult result{o.command,    on,           static_cast<long long>(std::time(nullptr)),
+                           std::nullopt, std::nullopt, report.value("decision", "")};
+  if (const auto& winner = report["winner"]; winner.is_object()) {
+    result.winner = winner["options"].get<std::vector<std::string>>();
+    if (winner["speedup"].is_number()) result.speedup = winner["speedup"].get<double>();
+  }
+  const auto saved = tune::save_result(result, path);
+  if (!saved.ok()) {
+    print_warning("the result is not saved: " + saved.error().message);
+    return;
+  }
+  const std::string run =
+      o.command.empty() ? "mptrain run --tuned" : "mptrain run --tuned -- " + shell_command(o.command);
+  print_note(fmt::format("mptrain: tune: result saved in {}; {}{} applies it\n", path, run,
+                         o.save.empty() ? "" : fmt::format(" (with --tuned={})", o.save)));
+}
+
+// `tune --show`: the saved results (--save's FILE alone when given), whether each applies here.
+int show_results(const TuneOptions& o, const tune::MeasuredOn& here) {
+  std::vector<std::pair<std::string, tune::SavedResult>> results;
+  std::string where = o.save;
+  if (!o.save.empty()) {
+    results.emplace_back(o.save, value_or_fail(tune::load_result(o.save), exit_code::usage_error));
+  } else {
+    where = tune::saved_directory(variable("XDG_CACHE_HOME"), variable("HOME"));
+    if (!where.empty()) results = tune::list_results(where);
+  }
+  if (!o.command.empty()) {
+    std::erase_if(results, [&](const auto& r) { return r.second.command != o.command; });
+  }
+  const long long now = static_cast<long long>(std::time(nullptr));
+  nlohmann::json list = nlohmann::json::array();
+  std::string text =
+      fmt::format("mptrain tune: {} in {}\n", counted(static_cast<long long>(results.size()), "saved result"),
+                  where.empty() ? "(no cache directory)" : where);
+  if (!results.empty()) {
+    text += fmt::format("  {:<8} {:<9} {:<26} {:>8}  {}\n", "AGE", "APPLIES", "WINNER", "SPEEDUP", "COMMAND");
+  }
+  for (const auto& [path, r] : results) {
+    const bool applies = tune::tuned_options(r, here).ok();
+    const std::string winner = !r.winner ? "(none)" : r.winner->empty() ? "(default plan)" : shell_command(*r.winner);
+    const std::string command = r.command.empty() ? "(built-in training)" : shell_command(r.command);
+    text += fmt::format("  {:<8} {:<9} {:<26} {:>8}  {}\n", tune::age_text(r.saved_at, now), applies ? "yes" : "no",
+                        printable(winner), r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "-", printable(command));
+    if (!applies) text += fmt::format("           measured on {}; {}\n", r.on.cpus, r.on.topology);
+    nlohmann::json entry = tune::to_json(r);
+    entry["path"] = path;
+    entry["applies_here"] = applies;
+    list.push_back(std::move(entry));
+  }
+  if (o.json) {
+    print_json({{"directory", where}, {"results", std::move(list)}});
+  } else {
+    print_report(text);
+  }
+  return exit_code::success;
+}
 
 tune::MetricSpec metric_of(const TuneOptions& o) {
   if (!o.command.empty() && !o.metric.empty()) return {tune::MetricKind::value, o.metric, !o.lower_is_better};
@@ -48,9 +130,8 @@ tune::MetricSpec metric_of(const TuneOptions& o) {
   return {tune::MetricKind::counter, std::string(tune::training_progress_pattern), true};
 }
 
-// The candidates' inputs from this machine and the options.
-tune::CandidateInputs candidate_inputs(const TuneOptions& o) {
-  const auto machine = value_or_fail(affinity::read_this_machine(FsRoot::from_env()));
+// The candidates' inputs from `machine` and the options.
+tune::CandidateInputs candidate_inputs(const TuneOptions& o, const affinity::Machine& machine) {
   auto inputs = value_or_fail(tune::machine_inputs(machine, FsRoot::from_env()));
   inputs.builtin = o.command.empty();
   inputs.process_counts = o.process_counts;
@@ -70,10 +151,14 @@ int run_tune(const TuneOptions& o) {
   if (!o.command.empty() && !o.training.empty()) {
     throw Failure(exit_code::usage_error, "--train gives the built-in training's options: not with a program after --");
   }
+  const FsRoot root = FsRoot::from_env();
+  const auto machine = value_or_fail(affinity::read_this_machine(root));
+  const tune::MeasuredOn here = tune::measured_on(machine, tune::cpu_model(root));
+  if (o.show) return show_results(o, here);
   tune::Program program{o.command, {}, value_or_fail(tune::this_binary())};
   if (!o.training.empty())
     program.training = value_or_fail(tune::option_words(o.training, "--train"), exit_code::usage_error);
-  const auto inputs = candidate_inputs(o);
+  const auto inputs = candidate_inputs(o, machine);
   const auto candidates = value_or_fail(tune::make_candidates(inputs), exit_code::usage_error);
   if (o.dry_run && o.json) print_json(tune::dry_run_json(program, candidates));
   if (o.dry_run && !o.json) print_report(tune::dry_run_text(program, candidates));
@@ -112,11 +197,13 @@ int run_tune(const TuneOptions& o) {
   const auto outcome = tune::search(program, inputs, settings, *relay, observe);
   const tune::Report report(program, outcome, metric, o.budget_s, o.trial_s);
   if (!outcome.error.empty()) throw Failure(exit_code::runtime_failure, report.error_text());
+  const nlohmann::json document = report.json();
   if (o.json) {
-    print_json(report.json());
+    print_json(document);
   } else {
     print_report(report.text());
   }
+  if (outcome.stop_signal == 0 && report.any_measured()) save_result(o, document, here);
   if (outcome.stop_signal != 0)
     return procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, outcome.stop_signal}.shell_code();
   if (!report.any_measured()) {
@@ -175,6 +262,14 @@ void add_tune_command(CLI::App& app, Runner& runner) {
       ->transform(bounded("above 0 and at most 86400", [](double s) { return s > 0 && s <= 86400; }));
   command->add_flag("--dry-run", o->dry_run, "List the candidates and run nothing");
   command->add_flag("--json", o->json, "Print the result as one JSON document on stdout");
+  command
+      ->add_option("--save", o->save,
+                   "Save the result in FILE (default: the user's cache directory, keyed by the command) for "
+                   "`mptrain run --tuned`")
+      ->type_name("FILE")
+      ->check(non_empty());
+  command->add_flag("--show", o->show,
+                    "List the saved results (of the command after --, or --save's FILE) and whether each applies here");
   add_command_words(*command, o->command, "The program and its arguments, after -- (none: the built-in training)");
   command->footer("Example: mptrain tune --metric '([0-9.]+)it/s' -- python3 train.py\nSee mptrain-tune(1).");
   command->callback([&runner, o, higher] { runner = [o] { return run_tune(*o); }; });

@@ -156,8 +156,8 @@ void Progress::update(const ProgressFigures& figures) {
   const double since_start = std::chrono::duration<double>(now - started_).count();
   // Off a terminal: nothing in the first second (a line at 0% says nothing), then a line every 2 seconds.
   if (!terminal_ && since_start < 1.0) return;
-  const bool due =
-      since_shown >= (terminal_ ? 0.2 : line_period_) || figures.verdict != shown_verdict_ || (watching_resize_ && resized != 0);
+  const bool due = since_shown >= (terminal_ ? 0.2 : line_period_) || figures.verdict != shown_verdict_ ||
+                   (watching_resize_ && resized != 0);
   if (!due) return;
   shown_ = now;
   shown_verdict_ = figures.verdict;

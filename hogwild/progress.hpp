@@ -72,7 +72,7 @@ class Progress {
 
   std::function<void(std::string_view)> print_;
   bool terminal_;
-  double line_period_;  // seconds between lines off a terminal (MPTRAIN_PROGRESS_INTERVAL, default 2)
+  double line_period_;            // seconds between lines off a terminal (MPTRAIN_PROGRESS_INTERVAL, default 2)
   bool watching_resize_ = false;  // our SIGWINCH handler is installed
   std::size_t drawn_ = 0;         // characters of the bar's line on screen (0: none)
   Clock::time_point shown_{};

@@ -119,9 +119,10 @@ Result<std::vector<Candidate>> make_candidates(const CandidateInputs& inputs) {
     if (!inputs.children) {
       for (const int m : counts) {
         // More processes than CPUs only when asked for (-n), as one thread each.
-        if (m < 1 || m == inputs.default_processes || (m > inputs.usable_cpus && inputs.process_counts.empty())) continue;
-        add(list, plan({"-n", std::to_string(m), "-t", std::to_string(std::max(1, inputs.usable_cpus / m))},
-                       Origin::split));
+        if (m < 1 || m == inputs.default_processes || (m > inputs.usable_cpus && inputs.process_counts.empty()))
+          continue;
+        add(list,
+            plan({"-n", std::to_string(m), "-t", std::to_string(std::max(1, inputs.usable_cpus / m))}, Origin::split));
       }
     }
     std::vector<std::string> base;

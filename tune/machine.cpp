@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "procmgr/allocator.hpp"
 #include "util/text.hpp"
 
@@ -24,6 +26,19 @@ Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const F
     }
   }
   return inputs;
+}
+
+std::string cpu_model(const FsRoot& root) {
+  const auto text = root.read("/proc/cpuinfo");
+  if (!text.ok()) return "";
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (colon != std::string::npos && trim(std::string_view(line).substr(0, colon)) == "model name") {
+      return std::string(trim(std::string_view(line).substr(colon + 1)));
+    }
+  }
+  return "";
 }
 
 std::string tune_command(const std::vector<std::string>& command) {

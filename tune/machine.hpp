@@ -17,6 +17,9 @@ namespace mptrain::tune {
 // An Error when the default plan cannot be made.
 Result<CandidateInputs> machine_inputs(const affinity::Machine& machine, const FsRoot& root);
 
+// The CPU's model name (/proc/cpuinfo's first "model name" under `root`); "" when none is given.
+std::string cpu_model(const FsRoot& root);
+
 // The line a diagnosis that is costly or uncertain ends with: how to measure
 // which launch is fastest, `mptrain tune -- CMD` (the command shell-quoted;
 // "CMD" when it is not known).

@@ -97,9 +97,9 @@ bool Report::all_failed() const {
 }
 
 bool Report::all_refused() const {
-  return all_failed() && std::all_of(outcome_.candidates.begin(), outcome_.candidates.end(), [](const CandidateResult& c) {
-           return c.trials == 0 || !c.mptrain_error.empty();
-         });
+  return all_failed() &&
+         std::all_of(outcome_.candidates.begin(), outcome_.candidates.end(),
+                     [](const CandidateResult& c) { return c.trials == 0 || !c.mptrain_error.empty(); });
 }
 
 std::optional<std::size_t> Report::baseline() const {
@@ -174,8 +174,7 @@ nlohmann::json Report::json() const {
           {"simplest_tied", any_measured() ? candidate_json(decision_.simplest_tied) : nlohmann::json(nullptr)},
           {"noise", or_null(decision_.noise)},
           {"measured_throughput_loss", or_null(measured_loss())},
-          {"metric",
-           {{"kind", unit()}, {"pattern", metric_.pattern}, {"higher_is_better", metric_.higher_is_better}}},
+          {"metric", {{"kind", unit()}, {"pattern", metric_.pattern}, {"higher_is_better", metric_.higher_is_better}}},
           {"rounds", outcome_.rounds},
           {"skipped", outcome_.skipped},
           {"interrupted_by_signal", interrupted},
@@ -204,8 +203,8 @@ std::string Report::table() const {
     if (!ranked) {
       const std::string what = !c.mptrain_error.empty() ? "mptrain could not run it"
                                : c.failed               ? fmt::format("failed with exit code {}", c.exit_code)
-                               : c.trials == 0 ? "not tried"
-                                               : "not measured";
+                               : c.trials == 0          ? "not tried"
+                                                        : "not measured";
       text += fmt::format("  {:<30} {:<41} {:<15} {:>5} {:>6}\n", printable(c.candidate.label()), what, verdict, loss,
                           c.trials);
       continue;
@@ -215,9 +214,10 @@ std::string Report::table() const {
     const double share_of_best = best > 0 && std::isfinite(rate) ? std::clamp(rate / best, 0.0, 1.0) : 0.0;
     const auto bar = static_cast<std::size_t>(std::lround(bar_width * share_of_best));
     const auto gain = speedup_of(i);
-    text += fmt::format("  {:<30} {:>10} {:>10} {:>10} {:>8}  {:<15} {:>5} {:>6}{}  {}\n", printable(c.candidate.label()),
-                        number(s.median), number(s.min), number(s.max), gain ? fmt::format("{:.2f}x", *gain) : "-",
-                        verdict, loss, c.trials, c.dropped ? " (dropped)" : "", std::string(bar, '#'));
+    text +=
+        fmt::format("  {:<30} {:>10} {:>10} {:>10} {:>8}  {:<15} {:>5} {:>6}{}  {}\n", printable(c.candidate.label()),
+                    number(s.median), number(s.min), number(s.max), gain ? fmt::format("{:.2f}x", *gain) : "-", verdict,
+                    loss, c.trials, c.dropped ? " (dropped)" : "", std::string(bar, '#'));
   }
   return text;
 }

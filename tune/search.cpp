@@ -230,8 +230,8 @@ class Search {
     const double expected = expected_seconds(result, settings_, longest_seen_);
     if ((whole_run() && trial_number_ > 0 && expected > left) || (!whole_run() && expected > left) || left <= 0) {
       const std::string label = result.candidate.label();
-      if (result.trials == 0 && std::find(outcome_.skipped.begin(), outcome_.skipped.end(), label) ==
-                                    outcome_.skipped.end()) {
+      if (result.trials == 0 &&
+          std::find(outcome_.skipped.begin(), outcome_.skipped.end(), label) == outcome_.skipped.end()) {
         outcome_.skipped.push_back(label);
       }
       return Step::skipped;
@@ -317,8 +317,8 @@ class Search {
     if (trial.throughput) {
       result.values.push_back(*trial.throughput);
     } else if (settings_.metric.kind == MetricKind::value && !reader.unreadable().empty() && !reader.read_any()) {
-      result.unmeasured =
-          fmt::format("its metric read {}, which is no throughput (a finite number of at least 0)", reader.unreadable());
+      result.unmeasured = fmt::format("its metric read {}, which is no throughput (a finite number of at least 0)",
+                                      reader.unreadable());
     } else if (settings_.metric.kind == MetricKind::counter) {
       result.unmeasured = fmt::format("the training printed fewer than two progress lines in its {:.1f} s window",
                                       settings_.timing.window);

@@ -48,7 +48,8 @@ double robust_spread(const std::vector<double>& values) {
 std::optional<double> round_noise(const std::vector<Measured>& candidates) {
   std::vector<double> spreads;
   for (const auto& candidate : candidates) {
-    if (!candidate.failed && candidate.values.size() >= 2 && all_finite(candidate.values)) spreads.push_back(robust_spread(candidate.values));
+    if (!candidate.failed && candidate.values.size() >= 2 && all_finite(candidate.values))
+      spreads.push_back(robust_spread(candidate.values));
   }
   if (spreads.empty()) return std::nullopt;
   return median(std::move(spreads));
@@ -108,9 +109,10 @@ class Decider {
     }
     decision_.winner = best_;
     if (!decision_.noise) {
-      return with_why(fmt::format("it leads {} by {}: more than twice as fast, which no noise between rounds explains "
-                                  "(each was measured once)",
-                                  against, share(*decision_.lead)));
+      return with_why(
+          fmt::format("it leads {} by {}: more than twice as fast, which no noise between rounds explains "
+                      "(each was measured once)",
+                      against, share(*decision_.lead)));
     }
     return with_why(fmt::format("it leads {} by {}, more than the noise between rounds ({})", against,
                                 share(*decision_.lead), share(*decision_.noise)));

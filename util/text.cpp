@@ -142,7 +142,8 @@ std::string shell_quote(std::string_view word) {
     std::string quoted = "$'";
     for (std::size_t i = 0; i < word.size(); ++i) {
       if (const int bytes = control_at(i); bytes != 0) {
-        for (int b = 0; b < bytes; ++b) quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(word[i + static_cast<std::size_t>(b)]));
+        for (int b = 0; b < bytes; ++b)
+          quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(word[i + static_cast<std::size_t>(b)]));
         i += static_cast<std::size_t>(bytes - 1);
       } else if (word[i] == '\'' || word[i] == '\\') {
         quoted += '\\';

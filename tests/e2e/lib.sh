@@ -14,6 +14,8 @@ export MPTRAIN_RUNS_DIR=$WORK/runs
 # start window in which runs started together see each other (the sharing
 # tests set it themselves).
 export MPTRAIN_START_WINDOW=0
+# What mptrain tune saves for `run --tuned` stays in the script's own folder, not the user's cache.
+export XDG_CACHE_HOME=$WORK/cache
 
 # close_inherited_fds: closes every descriptor above 2 that this shell inherited (make, CI
 # runners and shells with `exec 9>lock` leave some open), for a case that counts descriptors.

@@ -14,7 +14,9 @@ CandidateResult measured(Candidate candidate, std::vector<double> values) {
   return result;
 }
 
-Candidate launch(std::vector<std::string> options, Origin origin) { return Candidate{std::move(options), false, origin}; }
+Candidate launch(std::vector<std::string> options, Origin origin) {
+  return Candidate{std::move(options), false, origin};
+}
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 

@@ -35,8 +35,7 @@ Measured bare(std::vector<double> values) {
 }  // namespace
 
 TEST_CASE("a winner is named when its lead over the baseline exceeds the noise between rounds") {
-  const std::vector<Measured> candidates{bare({100, 102, 101}), Measured{{150, 148, 152}, 1},
-                                         Measured{{120, 118}, 3}};
+  const std::vector<Measured> candidates{bare({100, 102, 101}), Measured{{150, 148, 152}, 1}, Measured{{120, 118}, 3}};
   const Decision d = decide(candidates, true);
   REQUIRE(d.winner.has_value());
   CHECK(*d.winner == 1);
