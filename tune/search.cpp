@@ -206,6 +206,7 @@ class Search {
         ran = ran || step == Step::ran;
       }
       if (round == 0) drop_after_first_round();
+      if (round > 0) drop_behind();
       if (!ran) break;
     }
     return finish();
@@ -349,6 +350,19 @@ class Search {
       }
     }
     keep_contenders(outcome_.candidates, settings_, settings_.budget - elapsed(), last_seen_);
+  }
+
+  // Successive halving: after a later round, what is clearly behind the best is dropped (stats.hpp).
+  void drop_behind() {
+    std::vector<Measured> measured;
+    for (const auto& r : outcome_.candidates) {
+      Measured m{r.values, r.candidate.simplicity(), r.failed || r.dropped};
+      m.baseline = r.candidate.baseline;
+      measured.push_back(std::move(m));
+    }
+    for (const std::size_t i : clearly_behind(measured, settings_.metric.higher_is_better)) {
+      outcome_.candidates[i].dropped = true;
+    }
   }
 
   const Program& program_;

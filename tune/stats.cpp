@@ -59,6 +59,27 @@ bool clearly_worse(double value, double best, bool higher_is_better) {
   return higher_is_better ? value * 2 < best : value > best * 2;
 }
 
+std::vector<std::size_t> clearly_behind(const std::vector<Measured>& candidates, bool higher_is_better) {
+  constexpr double floor = 0.05;
+  const auto noise = round_noise(candidates);
+  std::vector<std::size_t> behind;
+  if (!noise) return behind;
+  std::optional<double> best;
+  for (const auto& c : candidates) {
+    if (c.failed || c.values.empty() || !all_finite(c.values)) continue;
+    const double m = median(c.values);
+    if (!best || speedup(m, *best, higher_is_better) > 1) best = m;
+  }
+  if (!best) return behind;
+  const double margin = std::max(2 * *noise, floor);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Measured& c = candidates[i];
+    if (c.failed || c.values.empty() || c.baseline) continue;
+    if (speedup(*best, median(c.values), higher_is_better) - 1 > margin) behind.push_back(i);
+  }
+  return behind;
+}
+
 double speedup(double value, double reference, bool higher_is_better) {
   const double rate = rate_of(value, higher_is_better);
   const double base = rate_of(reference, higher_is_better);

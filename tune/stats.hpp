@@ -45,6 +45,13 @@ std::optional<double> round_noise(const std::vector<Measured>& candidates);
 // more than twice it. A candidate that far behind is not tried again.
 bool clearly_worse(double value, double best, bool higher_is_better);
 
+// Successive halving: the candidates (not failed, not the baseline) whose
+// median is behind the best's by more than twice the noise between rounds
+// and more than 5%: they cannot be tied with it, and the rounds left go to
+// the close ones. None while the noise is unknown. The baseline stays (the
+// winner is judged against it).
+std::vector<std::size_t> clearly_behind(const std::vector<Measured>& candidates, bool higher_is_better);
+
 // `value` against `reference` as a speed-up (> 1: faster), in the metric's direction.
 double speedup(double value, double reference, bool higher_is_better);
 

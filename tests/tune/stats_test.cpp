@@ -148,3 +148,14 @@ TEST_CASE("one wild round does not make the noise: the spread is robust") {
   REQUIRE(d.winner.has_value());
   CHECK(*d.winner == 1);
 }
+
+TEST_CASE("after a later round what is behind the best by more than twice the noise is dropped; the baseline stays") {
+  // Noise 2% (each candidate's two rounds 2% apart); the best at 100.
+  const std::vector<Measured> candidates{bare({50, 51}), Measured{{99, 101}, 1}, Measured{{96, 98}, 2},
+                                         Measured{{80, 81.6}, 3}, Measured{{30, 30.6}, 4, true}};
+  CHECK(clearly_behind(candidates, true) == std::vector<std::size_t>{3});
+  // For times: 1.0 s the best, 1.3 s behind.
+  CHECK(clearly_behind({Measured{{1.0, 1.02}, 1}, Measured{{1.3, 1.32}, 2}}, false) == std::vector<std::size_t>{1});
+  // One round each: the noise is unknown, nothing is dropped.
+  CHECK(clearly_behind({Measured{{100}, 1}, Measured{{10}, 2}}, true).empty());
+}
