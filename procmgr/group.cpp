@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "procmgr/descendants.hpp"
 #include "procmgr/environment.hpp"
@@ -23,6 +24,7 @@
 #include "procmgr/signals.hpp"
 #include "procmgr/spawn.hpp"
 #include "procmgr/watchdog.hpp"
+#include "util/console.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/pinning.hpp"
@@ -107,8 +109,12 @@ Streams logged_streams(const GroupOptions& options, int rank) {
 class Supervisor {
  public:
   Supervisor(const std::vector<WorkerSpec>& specs, const ChildTarget& target, const GroupOptions& options)
-      : specs_(specs), target_(target), options_(options) {}
+      : specs_(specs), target_(target), options_(options) {
+    // mptrain's own lines end a worker's progress bar left mid-line first.
+    previous_line_hook_ = set_console_line_hook([this] { end_open_lines(nullptr); });
+  }
   ~Supervisor() {
+    set_console_line_hook(std::move(previous_line_hook_));
     if (subreaper_) (void)set_subreaper(false);
   }
   Supervisor(const Supervisor&) = delete;
@@ -128,6 +134,8 @@ class Supervisor {
   void handle_signals();
   void read_stream(Stream& stream, std::size_t limit);
   void route(Stream& stream, std::string_view data);
+  // Ends the console line a worker's progress bar left open (all but `except`'s) with a newline.
+  void end_open_lines(const Stream* except);
   void finish_stream(Stream& stream);
   void reap_exited();
   void record_exit(Worker& worker, int wait_status, const rusage& usage);
@@ -164,6 +172,7 @@ class Supervisor {
   std::optional<int> failed_rank_;
   int forwarded_signal_ = 0;
   std::vector<int> passed_on_;
+  std::function<void()> previous_line_hook_;
   std::optional<Clock::time_point> kill_at_;
   bool killed_ = false;
   bool ending_leftovers_ = false;  // in end_leftovers(): a stop signal kills what is left at once
@@ -447,7 +456,18 @@ void Supervisor::route(Stream& stream, std::string_view data) {
   if (!stream.console.valid()) return;
   std::string lines;
   stream.tagger.feed(data, lines);
+  if (!lines.empty()) end_open_lines(&stream);
   stream.console.write(lines);
+}
+
+void Supervisor::end_open_lines(const Stream* except) {
+  for (auto& worker : workers_) {
+    for (Stream* other : {&worker.out, &worker.err}) {
+      if (other == except || !other->tagger.open()) continue;
+      other->console.write("\n");
+      other->tagger.line_ended_elsewhere();
+    }
+  }
 }
 
 // Prints a stream's unfinished last line, if any, and closes it.
@@ -455,6 +475,7 @@ void Supervisor::finish_stream(Stream& stream) {
   if (stream.console.valid()) {
     std::string rest;
     stream.tagger.finish(rest);
+    if (!rest.empty()) end_open_lines(&stream);
     stream.console.write(rest);
   }
   stream.fd.reset();

@@ -129,6 +129,10 @@ void LineTagger::emit(std::string_view line, std::string& out) const {
 
 void LineTagger::cut_pieces(std::string& out) {
   if (partial_.size() <= max_line_) return;
+  if (open_) {
+    out += '\n';
+    line_ended_elsewhere();
+  }
   if (!splitting_) ++split_lines_;
   splitting_ = true;
   std::size_t start = 0;
@@ -138,37 +142,77 @@ void LineTagger::cut_pieces(std::string& out) {
   partial_.erase(0, start);
 }
 
-void LineTagger::emit_held(std::string& out) {
+void LineTagger::end_line(std::string& out) {
   cut_pieces(out);
-  emit(partial_, out);
+  const std::string& last = partial_.empty() ? last_update_ : partial_;
+  if (open_ && last == shown_) {
+    out += '\n';  // its last update is on the console already
+  } else {
+    if (open_) out += '\r';
+    emit(last, out);
+  }
   partial_.clear();
   if (partial_.capacity() > 1024 * 1024) partial_.shrink_to_fit();  // a line of megabytes is rare: give it back
+  last_update_.clear();
+  shown_.clear();
   splitting_ = false;
+  redrawn_ = false;
+  open_ = false;
+}
+
+void LineTagger::show_update(std::string& out) {
+  if (!redrawn_ || splitting_) return;
+  const std::string& update = partial_.empty() ? last_update_ : partial_;
+  if (update.empty() || (open_ && update == shown_)) return;
+  out += '\r';
+  out += stamp_;
+  out += tag_;
+  out += update;
+  shown_ = update;
+  open_ = true;
+}
+
+void LineTagger::line_ended_elsewhere() {
+  open_ = false;
+  shown_.clear();
 }
 
 void LineTagger::feed(std::string_view data, std::string& out) {
   stamp();
   while (!data.empty()) {
-    const auto newline = data.find('\n');
-    if (newline == std::string_view::npos) {
+    const auto end = data.find_first_of("\r\n");
+    if (end == std::string_view::npos) {
       partial_ += data;
       break;
     }
-    if (partial_.empty() && newline <= max_line_) {
-      emit(data.substr(0, newline), out);  // the common case: a whole line in one piece of input
+    if (data[end] == '\n' && partial_.empty() && last_update_.empty() && !open_ && end <= max_line_) {
+      emit(data.substr(0, end), out);  // the common case: a whole line in one piece of input
+      redrawn_ = false;
+    } else if (data[end] == '\n') {
+      partial_ += data.substr(0, end);
+      end_line(out);
     } else {
-      partial_ += data.substr(0, newline);
-      emit_held(out);
+      // '\r': the update so far is whole; what follows draws over it.
+      partial_ += data.substr(0, end);
+      cut_pieces(out);
+      if (!partial_.empty()) last_update_ = std::move(partial_);
+      partial_.clear();
+      redrawn_ = true;
     }
-    data.remove_prefix(newline + 1);
+    data.remove_prefix(end + 1);
   }
   cut_pieces(out);
+  show_update(out);
 }
 
 void LineTagger::finish(std::string& out) {
-  if (partial_.empty()) return;
+  if (partial_.empty() && last_update_.empty()) {
+    if (open_) out += '\n';
+    open_ = false;
+    return;
+  }
   stamp();
-  emit_held(out);
+  end_line(out);
 }
 
 namespace {

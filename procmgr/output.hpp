@@ -61,7 +61,8 @@ std::string format_timestamp(std::chrono::system_clock::time_point time);
 // The longest line LineTagger holds whole by default: 16 MiB.
 inline constexpr std::size_t max_line_bytes = 16 * 1024 * 1024;
 
-// Splits a byte stream into whole lines, each emitted with a prefix.
+// Splits a byte stream into whole lines, each emitted with a prefix; a
+// progress bar that redraws itself with carriage returns is passed on live.
 class LineTagger {
  public:
   // Lines get `tag` (e.g. "[1] "; "" for none), preceded with
@@ -71,10 +72,19 @@ class LineTagger {
   explicit LineTagger(std::string tag, Timestamps timestamps = Timestamps::off, std::size_t max_line = max_line_bytes);
 
   // Appends to `out` every line completed by `data`, prefixed and with its
-  // newline; an unfinished last line is held back for later calls.
+  // newline. A line redrawn with '\r' (a progress bar) is shown as it is
+  // drawn: the latest whole update of each call, "\r" + prefix + update,
+  // with no newline (open() is then true), so the prefix is never drawn
+  // over; updates replaced within one call are not shown, and the line's
+  // end writes its last update and the newline. Any other unfinished line
+  // is held back for later calls.
   void feed(std::string_view data, std::string& out);
   // Appends the held unfinished line (if any), prefixed and newline-terminated.
   void finish(std::string& out);
+  // Whether the console shows an unfinished update of this stream (its cursor mid-line).
+  bool open() const { return open_; }
+  // Another writer ended the console line this stream had left open: its next update starts afresh.
+  void line_ended_elsewhere();
   // How many lines so far were longer than `max_line` and emitted in pieces.
   std::uint64_t split_lines() const { return split_lines_; }
 
@@ -83,16 +93,22 @@ class LineTagger {
   void emit(std::string_view line, std::string& out) const;
   // Emits pieces of `max_line_` bytes from the held line while it is longer.
   void cut_pieces(std::string& out);
-  // Emits the held line (in pieces when long) and clears it.
-  void emit_held(std::string& out);
+  // Ends the current line: its last update (or the held text) and a newline.
+  void end_line(std::string& out);
+  // Shows the current update of a line drawn with '\r', when it changed.
+  void show_update(std::string& out);
 
   std::string tag_;
   Timestamps timestamps_;
   std::size_t max_line_;
-  std::string partial_;
-  std::string stamp_;  // the timestamp and space of the lines emitted by the current call
+  std::string partial_;      // the line's text since its last '\r' or '\n'
+  std::string last_update_;  // the line's last whole update, ended by '\r'
+  std::string shown_;        // the update on the console now (open_)
+  std::string stamp_;        // the timestamp and space of the lines emitted by the current call
   std::uint64_t split_lines_ = 0;
   bool splitting_ = false;  // the held line continues one already emitted in part
+  bool redrawn_ = false;    // the current line holds a '\r': a progress bar, shown live
+  bool open_ = false;       // an update of this line is on the console without its newline
 };
 
 // One destination of a worker's stream, a log file or the console, that

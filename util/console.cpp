@@ -2,12 +2,19 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "util/text.hpp"
 
 namespace mptrain {
 
 namespace {
+
+// Called before each line mptrain prints on stderr (set_console_line_hook).
+std::function<void()>& line_hook() {
+  static std::function<void()> hook;
+  return hook;
+}
 
 // `message` after `prefix`, each of its lines through printable(): bytes
 // from arguments, the environment or file names reach no terminal raw.
@@ -30,7 +37,14 @@ void print_warning(std::string_view message) { print_note(prefixed("mptrain: war
 void print_notice(std::string_view message) { print_note(prefixed("mptrain: note: ", message)); }
 
 void print_note(std::string_view text) {
-  if (!text.empty()) (void)std::fwrite(text.data(), 1, text.size(), stderr);
+  if (text.empty()) return;
+  if (const auto& hook = line_hook()) hook();
+  (void)std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+std::function<void()> set_console_line_hook(std::function<void()> hook) {
+  std::swap(line_hook(), hook);
+  return hook;
 }
 
 }  // namespace mptrain

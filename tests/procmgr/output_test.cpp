@@ -184,6 +184,57 @@ TEST_CASE("without a tag lines are still emitted whole") {
   CHECK(out == "partial\nnext\n");
 }
 
+TEST_CASE("a progress bar redrawn with carriage returns is passed on live, each whole update tagged") {
+  LineTagger tagger("[0] ");
+  std::string out;
+  // tqdm's way: "\r" before each update, no newline until the bar closes.
+  tagger.feed("\r  5%|#    | 5/100", out);
+  CHECK(out == "\r[0]   5%|#    | 5/100");
+  CHECK(tagger.open());
+  out.clear();
+  // Two updates in one read: the latest is shown, the one it replaces is not.
+  tagger.feed("\r 10%|#    | 10/100\r 20%|##   | 20/100", out);
+  CHECK(out == "\r[0]  20%|##   | 20/100");
+  out.clear();
+  // The bar closes: its last update is on the console already, so only the newline.
+  tagger.feed("\n", out);
+  CHECK(out == "\n");
+  CHECK_FALSE(tagger.open());
+  out.clear();
+  // The other way: text, then "\r" after it; the next plain line ends it.
+  tagger.feed("epoch 1 50%\r", out);
+  CHECK(out == "\r[0] epoch 1 50%");
+  out.clear();
+  tagger.feed("epoch 1 done\nnext line\n", out);
+  CHECK(out == "\r[0] epoch 1 done\n[0] next line\n");
+}
+
+TEST_CASE("a bar left open by one stream is ended by another writer, and starts afresh after") {
+  LineTagger bar("[0] ");
+  std::string out;
+  bar.feed("\r 50%", out);
+  bar.line_ended_elsewhere();  // another rank printed a line (the launcher wrote "\n" first)
+  CHECK_FALSE(bar.open());
+  out.clear();
+  bar.feed("\n", out);
+  CHECK(out == "[0]  50%\n");  // its last state, on a line of its own
+  out.clear();
+  // A stream that ends inside an update: its last state and a newline.
+  bar.feed("\r 70%", out);
+  out.clear();
+  bar.finish(out);
+  CHECK(out == "\n");
+  // A plain unfinished line is still held back, not drawn: it has no carriage return.
+  LineTagger plain("[1] ");
+  out.clear();
+  plain.feed("Loading", out);
+  CHECK(out.empty());
+  CHECK_FALSE(plain.open());
+  // Windows line ends: the carriage return is no update, the line comes out once.
+  plain.feed("... done\r\n", out);
+  CHECK(out == "[1] Loading... done\n");
+}
+
 TEST_CASE("a timestamp is local time to the millisecond") {
   const LocalZone utc("UTC");
   const auto time = std::chrono::system_clock::from_time_t(1795317011) + 123ms;  // 2026-11-22 03:10:11 UTC
