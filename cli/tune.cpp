@@ -271,7 +271,9 @@ void add_tune_command(CLI::App& app, Runner& runner) {
   command->add_flag("--show", o->show,
                     "List the saved results (of the command after --, or --save's FILE) and whether each applies here");
   add_command_words(*command, o->command, "The program and its arguments, after -- (none: the built-in training)");
-  command->footer("Example: mptrain tune --metric '([0-9.]+)it/s' -- python3 train.py\nSee mptrain-tune(1).");
+  command->footer(
+      "Example: mptrain tune --metric '([0-9.]+) ?(?:[a-z]+/s|s/[a-z]+)' -- python3 train.py   (tqdm, any unit)\n"
+      "See mptrain-tune(1).");
   command->callback([&runner, o, higher] { runner = [o] { return run_tune(*o); }; });
 }
 

@@ -297,8 +297,11 @@ class Search {
   // pattern is wrong); once it has matched, a trial that saw nothing in its window is only not counted.
   void record_measured(CandidateResult& result, const TrialResult& trial, const MetricReader& reader) {
     if (!whole_run() && !reader.matched() && !matched_before_) {
-      outcome_.error = fmt::format("the pattern '{}' matched nothing the program printed in its first trial",
-                                   settings_.metric.pattern);
+      outcome_.error = fmt::format(
+          "the pattern '{}' matched nothing the program printed in its first trial, which tune stopped after "
+          "{:.1f} s (its warm-up and window): a figure the program prints only at its end is never seen; print "
+          "it as the program goes, or time whole runs (leave out --metric and --progress)",
+          settings_.metric.pattern, trial.seconds);
       outcome_.error_lines = trial.last_lines;
       return;
     }

@@ -149,3 +149,12 @@ TEST_CASE("the last lines printed are kept for an error message, and binary outp
   // A line-less output is kept short for the error message, not 200 kB of it.
   for (const auto& line : r->last_lines()) CHECK(line.size() <= 1024);
 }
+
+TEST_CASE("the documented tqdm pattern reads any unit: it/s, a custom step/s and s/it, all as rates") {
+  auto r = reader(MetricKind::value, R"(([0-9.]+) ?(?:[a-z]+/s|s/[a-z]+))");
+  r->feed(1, 0, "\r 10%| 10/100 [00:01<00:09, 12.00it/s]", 1.5);
+  r->feed(2, 1, "\r 10%| 10/100 [00:01<00:09, 4.00 step/s]", 1.5);
+  r->feed(3, 2, "\r 10%| 10/100 [00:01<00:09, 2.00s/it]", 1.5);
+  r->finish();
+  CHECK(r->throughput(1.0, 2.0) == Approx(12.0 + 4.0 + 0.5));
+}

@@ -82,3 +82,18 @@ TEST_CASE("odd values never break the report: negative, near the largest double,
   CHECK(contains(text, "more characters)"));
   REQUIRE_NOTHROW(report.json().dump());
 }
+
+TEST_CASE("whole runs of every launch within 2%: a program of fixed length gets no winner and a hint") {
+  SearchOutcome outcome;
+  outcome.candidates = {measured(Candidate{{}, true, Origin::baseline}, {10.83, 10.84, 10.85}),
+                        measured(launch({"--allocator", "jemalloc"}, Origin::allocator), {10.80, 10.80, 10.81}),
+                        measured(launch({}, Origin::default_plan), {10.86, 10.85, 10.87})};
+  const Report report(program, outcome, MetricSpec{MetricKind::whole_run, "", false}, 60, 0);
+  CHECK(report.json()["winner"].is_null());
+  CHECK(report.json()["simplest_tied"]["label"] == "(bare)");
+  CHECK(contains(report.text(), "a program that runs a fixed time"));
+  CHECK(contains(report.text(), "--metric REGEX or --progress REGEX"));
+  // Whole runs 5% apart are a measurement, judged as usual.
+  outcome.candidates[1].values = {10.30, 10.31, 10.29};
+  CHECK(Report(program, outcome, MetricSpec{MetricKind::whole_run, "", false}, 60, 0).json()["winner"].is_object());
+}

@@ -21,3 +21,9 @@ expect_code 0
 grep -q '^no measurable difference: .*the simplest of the tied is (bare)' "$WORK/out" ||
   { cat "$WORK/out" >&2; fail "the text does not say there is no measurable difference"; }
 grep -q "^  $WORK/ticker\$" "$WORK/out" || { cat "$WORK/out" >&2; fail "the text does not give the program's own command"; }
+
+# A program that runs a fixed time (here a sleep) timed as whole runs: every launch takes the same
+# time, so no winner, and the report says why and what to use instead.
+run_mptrain tune --json --only-tries --budget "$(budget_for 5 6)" -- sleep 0.8
+expect_code 0
+expect_json '.winner == null and (.decision | test("a program that runs a fixed time")) and (.decision | test("--metric"))'
