@@ -71,7 +71,7 @@ echo "mode: $mode; $reps repetitions; $N usable CPUs; $("${MPTRAIN:-build/mptrai
 # Run: one line per run in $results,
 # "NAME VARIANT expected=X got=Y exit=Z idle=E/G ok|WRONG throughput=T SECONDS queued=Q estimate=E processes=P
 # low=L high=H decides=D dlow=DL dhigh=DH" (L and H: the ends of the job's estimated range, THE RANGE in
-# mptrain-doctor(1); D, DL, DH: the point and range the verdict reads, throughput_loss.decides{,_range}, which
+# mptrain-doctor(1); D, DL, DH: the point and range the verdict reads, throughput_loss_detail.decides{,_range}, which
 # take in each process's own slowdown and so may lie far above the job's throughput loss, as for a build).
 for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
   while read -r name variant; do
@@ -86,11 +86,11 @@ for ((rep = 1; rep <= reps && ${#saved[@]} == 0; rep++)); do
     fi
     queued=$(jq -r 'if .working_threads_avg > 0 then .queued_threads_avg / .working_threads_avg else 0 end' \
       "$report" 2>/dev/null || echo -)
-    estimate=$(jq -r '.estimated_throughput_loss // "-"' "$report" 2>/dev/null || echo -)
-    processes=$(jq -r '.throughput_loss.processes // "-"' "$report" 2>/dev/null || echo -)
-    range=$(jq -r '(.estimated_throughput_loss_range // ["-", "-"]) | "low=\(.[0]) high=\(.[1])"' "$report" 2>/dev/null ||
+    estimate=$(jq -r '.throughput_loss_detail.job // "-"' "$report" 2>/dev/null || echo -)
+    processes=$(jq -r '.throughput_loss_detail.processes // "-"' "$report" 2>/dev/null || echo -)
+    range=$(jq -r '(.throughput_loss_detail.job_range // ["-", "-"]) | "low=\(.[0]) high=\(.[1])"' "$report" 2>/dev/null ||
       echo "low=- high=-")
-    deciding=$(jq -r '.throughput_loss | "decides=\(.decides // "-") dlow=\(.decides_range[0] // "-") dhigh=\(.decides_range[1] // "-")"' \
+    deciding=$(jq -r '.throughput_loss_detail | "decides=\(.decides // "-") dlow=\(.decides_range[0] // "-") dhigh=\(.decides_range[1] // "-")"' \
       "$report" 2>/dev/null || echo "decides=- dlow=- dhigh=-")
     seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
     echo "$line $seconds queued=$queued estimate=$estimate processes=$processes $range $deciding" >>"$results"

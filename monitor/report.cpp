@@ -25,14 +25,23 @@ nlohmann::json range_json(const std::optional<LossRange>& range) {
   return nlohmann::json::array({rounded(range->low), rounded(range->high)});
 }
 
-// The estimate's object, or null when too little was measured.
+// The job's one range of loss, {low, high}, whose ends the verdict follows; null when too little was measured.
 nlohmann::json loss_json(const std::optional<LossEstimate>& loss) {
+  if (!loss) return nullptr;
+  return {{"low", rounded(loss->decides_range.low)}, {"high", rounded(loss->decides_range.high)}};
+}
+
+// How the estimate was made (--json detail, documented as such): the job's
+// loss against its CPUs and its processes' own, the larger (the estimate),
+// its 10th and 90th percentile over the intervals and distance from the
+// nearer threshold, each figure's range, and what leaves the range open.
+nlohmann::json loss_detail_json(const std::optional<LossEstimate>& loss) {
   if (!loss) return nullptr;
   return {{"job", rounded(loss->job)},
           {"processes", rounded(loss->processes)},
           {"decides", rounded(loss->decides)},
-          {"low", rounded(loss->low)},
-          {"high", rounded(loss->high)},
+          {"interval_low", rounded(loss->low)},
+          {"interval_high", rounded(loss->high)},
           {"margin", rounded(loss->margin)},
           {"job_range", range_json(loss->job_range)},
           {"processes_range", range_json(loss->processes_range)},
@@ -121,23 +130,13 @@ using mptrain::percent;
 // `fraction` as a whole percentage, "-" when not measured.
 std::string percent(const std::optional<double>& fraction) { return fraction ? percent(*fraction) : "-"; }
 
-// The estimate's line of the text report.
+// The estimate's line of the text report: one figure and one range, and what would narrow a range
+// whose ends decide differently.
 std::string loss_line(const std::optional<LossEstimate>& loss) {
   if (!loss) return "  throughput lost (est.): not measured\n";
-  return fmt::format(
-      "  throughput lost (est.): {} by the job, {} by its processes' own work; the larger, {}, spans {}–{} over "
-      "the intervals (10th–90th percentile), {:+.2f} from the nearest threshold\n",
-      percent(loss->job), percent(loss->processes), percent(loss->decides), percent(loss->low), percent(loss->high),
-      loss->margin);
-}
-
-// The range's line of the text report, and what would narrow it when its ends decide differently.
-std::string range_line(const std::optional<LossEstimate>& loss) {
-  if (!loss) return "";
   std::string out = fmt::format(
-      "  loss range (est.):      {}–{} (threads working apart … moving only together); oversubscribed needs the "
-      "low end, a warning the high end\n",
-      percent(loss->decides_range.low), percent(loss->decides_range.high));
+      "  throughput lost (est.): {}, range {}–{} (oversubscribed needs the low end, a warning the high end)\n",
+      percent(loss->decides), percent(loss->decides_range.low), percent(loss->decides_range.high));
   if (!loss->unpinned.empty()) out += fmt::format("  not pinned:             {}\n", loss->unpinned);
   return out;
 }
@@ -163,9 +162,10 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
       {"queued_threads_avg", rounded(d.queued_threads_avg)},
       {"working_threads_avg", rounded(d.working_threads_avg)},
-      {"estimated_throughput_loss", d.loss ? nlohmann::json(rounded(d.loss->job)) : nlohmann::json(nullptr)},
-      {"estimated_throughput_loss_range", d.loss ? range_json(d.loss->job_range) : nlohmann::json(nullptr)},
+      {"estimated_throughput_loss", d.loss ? nlohmann::json(rounded(d.loss->decides)) : nlohmann::json(nullptr)},
+      {"estimated_throughput_loss_range", d.loss ? range_json(d.loss->decides_range) : nlohmann::json(nullptr)},
       {"throughput_loss", loss_json(d.loss)},
+      {"throughput_loss_detail", loss_detail_json(d.loss)},
       {"run_delay_ratio", rounded(d.run_delay_ratio)},
       {"wait_per_slice_ms", {{"mean", rounded(d.wait_per_slice_ms_mean)}, {"p95", rounded(d.wait_per_slice_ms_p95)}}},
       {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
@@ -211,7 +211,6 @@ std::string to_text(const Diagnosis& d, int max_processes) {
                      d.wait_per_slice_ms_p95);
   out += fmt::format("  run-delay ratio:        {:.2f} (run-queue wait ÷ time on CPU)\n", d.run_delay_ratio);
   out += loss_line(d.loss);
-  out += range_line(d.loss);
   out += fmt::format("  context switches:       {:.0f}/s voluntary, {:.0f}/s involuntary\n",
                      d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
   out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",

@@ -525,7 +525,8 @@ TEST_CASE("the JSON report has the contract's keys", "[monitor]") {
   // more than 2 CPUs); together, most of their time. The range's low end is no oversubscription: a warning.
   CHECK(json["verdict"] == "warning");
   CHECK(json["estimated_throughput_loss_range"].size() == 2);
-  CHECK(json["throughput_loss"]["decides_range"].size() == 2);
+  CHECK(json["throughput_loss"]["low"] == json["estimated_throughput_loss_range"][0]);
+  CHECK(json["throughput_loss_detail"]["decides_range"].size() == 2);
   CHECK(json["processes"][0]["estimated_throughput_loss_range"].size() == 2);
   CHECK(json["measured"] == true);
   CHECK(json["evidence"].is_null());

@@ -80,11 +80,16 @@ TEST_CASE("2 torch processes x 2 spinning threads on 2 CPUs: the team's loss dec
   CHECK(d.verdict == Verdict::oversubscribed);
   CHECK(d.loss->margin > 0.25);  // far above the threshold, not decided by noise
   const auto json = to_json(d);
-  CHECK(json["estimated_throughput_loss"].get<double>() == Approx(d.loss->job).margin(1e-4));
-  CHECK(json["throughput_loss"]["processes"].get<double>() == Approx(d.loss->processes).margin(1e-4));
+  // One estimate, the one the verdict followed, and one range; the decomposition under the detail key.
+  CHECK(json["estimated_throughput_loss"].get<double>() == Approx(d.loss->decides).margin(1e-4));
+  CHECK(json["throughput_loss"]["low"].get<double>() == Approx(d.loss->decides_range.low).margin(1e-4));
+  CHECK(json["throughput_loss"]["high"].get<double>() == Approx(d.loss->decides_range.high).margin(1e-4));
+  CHECK(json["throughput_loss"].size() == 2);
+  CHECK(json["throughput_loss_detail"]["job"].get<double>() == Approx(d.loss->job).margin(1e-4));
+  CHECK(json["throughput_loss_detail"]["processes"].get<double>() == Approx(d.loss->processes).margin(1e-4));
   CHECK(json["processes"][0]["estimated_throughput_loss"].get<double>() == Approx(1 - together).margin(1e-3));
   CHECK(json["processes"][0]["team"] == true);
-  CHECK(contains(to_text(d), "throughput lost (est.): 72% by the job, 72% by its processes' own work"));
+  CHECK(contains(to_text(d), "throughput lost (est.): 72%, range "));
 }
 
 TEST_CASE("yielding BLAS workers keep the CPUs working: the job loses little, each process half", "[monitor]") {
@@ -270,10 +275,11 @@ TEST_CASE("the range: threads working apart bound the loss from below, moving to
   CHECK(d.verdict == Verdict::oversubscribed);  // sure: even the low end is past max-throughput-loss
   CHECK(d.loss->unpinned.empty());              // both ends decide the same
   const auto json = to_json(d);
-  CHECK(json["estimated_throughput_loss_range"][0].get<double>() == Approx(d.loss->job_range.low).margin(1e-4));
-  CHECK(json["estimated_throughput_loss_range"][1].get<double>() == Approx(d.loss->job_range.high).margin(1e-4));
-  CHECK(json["throughput_loss"]["decides_range"][0].get<double>() == Approx(0.9 / 1.9).epsilon(0.01));
-  CHECK(json["throughput_loss"]["unpinned"].is_null());
+  CHECK(json["estimated_throughput_loss_range"][0].get<double>() == Approx(d.loss->decides_range.low).margin(1e-4));
+  CHECK(json["estimated_throughput_loss_range"][1].get<double>() == Approx(d.loss->decides_range.high).margin(1e-4));
+  CHECK(json["throughput_loss"]["low"].get<double>() == Approx(0.9 / 1.9).epsilon(0.01));
+  CHECK(json["throughput_loss_detail"]["job_range"][0].get<double>() == Approx(d.loss->job_range.low).margin(1e-4));
+  CHECK(json["throughput_loss_detail"]["unpinned"].is_null());
   CHECK(json["processes"][0]["estimated_throughput_loss_range"][0].get<double>() == Approx(0.9 / 1.9).epsilon(0.01));
   CHECK(json["processes"][0]["estimated_throughput_loss_range"][1].get<double>() == Approx(1 - worst).epsilon(0.01));
   CHECK(json["processes"][0]["estimated_throughput_loss"].get<double>() == Approx(1 - together).epsilon(0.01));
@@ -298,8 +304,8 @@ TEST_CASE("two OpenMP runtimes' threads in one process on 2 CPUs: a wide range i
   CHECK(contains(d.loss->unpinned, "measured with fewer threads"));
   CHECK(d.loss->unpinned_cmdline == "./two_runtimes 3");
   const auto json = to_json(d);
-  CHECK(json["throughput_loss"]["unpinned"].get<std::string>() == d.loss->unpinned);
-  CHECK(contains(to_text(d), "loss range (est.):      0%–100%"));
+  CHECK(json["throughput_loss_detail"]["unpinned"].get<std::string>() == d.loss->unpinned);
+  CHECK(contains(to_text(d), "range 0%–100%"));
   CHECK(contains(to_text(d), "not pinned:"));
 }
 

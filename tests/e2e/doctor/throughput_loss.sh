@@ -24,12 +24,15 @@ skip_on_outside_load
 expect_code 3
 expect_json '.verdict == "oversubscribed"'
 expect_json '.estimated_throughput_loss > 0.4 and .estimated_throughput_loss <= 1'
-expect_json '.estimated_throughput_loss == .throughput_loss.job'
+# One estimate (the one the verdict followed) and one range; the decomposition under the detail key.
+expect_json '.estimated_throughput_loss == .throughput_loss_detail.decides'
+expect_json '.throughput_loss.low <= .estimated_throughput_loss and .estimated_throughput_loss <= .throughput_loss.high'
+expect_json '.throughput_loss | keys == ["high", "low"]'
 # The team loses more than the share of its threads' wanted time they queued.
 expect_json '.estimated_throughput_loss > .queued_threads_avg / .working_threads_avg'
-expect_json '.throughput_loss.decides >= .throughput_loss.job and .throughput_loss.decides >= .throughput_loss.processes'
-expect_json '.throughput_loss.low <= .throughput_loss.decides and .throughput_loss.decides <= .throughput_loss.high'
-expect_json '.throughput_loss.margin > 0.1'
+expect_json '.throughput_loss_detail | .decides >= .job and .decides >= .processes'
+expect_json '.throughput_loss_detail | .interval_low <= .decides and .decides <= .interval_high'
+expect_json '.throughput_loss_detail.margin > 0.1'
 expect_json '[.processes[] | select(.pool_threads >= 2)] | length >= 2'
 expect_json '[.processes[] | select(.pool_threads >= 2) | .team] | all'
 expect_json '[.processes[] | select(.pool_threads >= 2) | .estimated_throughput_loss] | all(. > 0.4)'
@@ -41,7 +44,7 @@ skip_on_outside_load
 expect_code 0
 expect_json '.measured'
 expect_json '.estimated_throughput_loss < 0.1'
-expect_json '.throughput_loss.processes < 0.1'
+expect_json '.throughput_loss_detail.processes < 0.1'
 
 # Independent threads, twice as many as CPUs, in one process that maps no
 # barrier runtime: the CPUs stay busy with work, each thread runs half the
@@ -54,13 +57,13 @@ skip_on_outside_load
 expect_code 0
 expect_json '.verdict == "warning"'
 expect_json '.estimated_throughput_loss < 0.15'
-expect_json '.throughput_loss.processes_range[0] < 0.15 and .throughput_loss.processes_range[1] > 0.35'
-expect_json '.throughput_loss.unpinned | test("fewer threads would narrow it")'
+expect_json '.throughput_loss_detail.processes_range[0] < 0.15 and .throughput_loss_detail.processes_range[1] > 0.35'
+expect_json '.throughput_loss_detail.unpinned | test("fewer threads would narrow it")'
 expect_json '[.processes[] | select(.comm == "mptrain_burn")][0] | .team == false and .estimated_throughput_loss_range[1] > 0.35'
 
-# The text report says it, with its spread and margin.
+# The text report says it: one estimate and one range.
 run_mptrain doctor -- "$WORKLOADS/procs.sh" "$N" env OMP_NUM_THREADS="$N" "$omp" 2
 expect_code 3
-grep -Eq '^  throughput lost \(est\.\): [0-9]+% by the job, [0-9]+% by its processes. own work; the larger, [0-9]+%, spans [0-9]+%–[0-9]+% over the intervals' "$WORK/out" ||
+grep -Eq '^  throughput lost \(est\.\): [0-9]+%, range [0-9]+%–[0-9]+% \(oversubscribed needs the low end' "$WORK/out" ||
   { cat "$WORK/out"; fail "no estimate line in the text report"; }
 grep -Eq ' LOSS ' "$WORK/out" || { cat "$WORK/out"; fail "no LOSS column in the processes table"; }
