@@ -34,6 +34,7 @@ void measure(Diagnosis& d, const JobFigures& c) {
   d.queued_threads_avg = c.queued;
   d.working_threads_avg = c.working;
   if (d.evidence.sufficient) d.loss = c.loss;
+  if (d.evidence.quiet) d.loss = LossEstimate{};  // it mostly slept: no ratio means anything, and nothing waited
   d.run_delay_ratio = ratio(e.wait_s, e.on_cpu_s);
   d.wait_per_slice_ms_mean = 1e3 * ratio(e.wait_s, static_cast<double>(e.timeslices));
   d.wait_per_slice_ms_p95 = 1e3 * e.slice_waits.quantile(0.95);
@@ -50,11 +51,11 @@ Diagnosis diagnose(const Evidence& evidence, const Capacity& capacity, const Thr
   const JobFigures c = job_figures(evidence, capacity, thresholds);
   Diagnosis d;
   measure(d, c);
-  if (d.evidence.sufficient) d.findings = find_causes(c, subject);
+  if (d.evidence.sufficient && !d.evidence.quiet) d.findings = find_causes(c, subject);
   if (!d.evidence.sufficient) d.verdict = Verdict::inconclusive;
   for (const auto& f : d.findings) d.verdict = std::max(d.verdict, f.severity);
   d.processes = summarize_processes(evidence, c.pools);
-  if (!d.evidence.sufficient) {
+  if (!d.evidence.sufficient || d.evidence.quiet) {
     for (auto& process : d.processes) {  // no ratio means anything
       process.estimated_throughput_loss.reset();
       process.estimated_throughput_loss_range.reset();

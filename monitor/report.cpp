@@ -158,6 +158,7 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"intervals", d.intervals},
       {"measured", d.evidence.sufficient},
       {"evidence", d.evidence.sufficient ? nlohmann::json(nullptr) : nlohmann::json(d.evidence.note)},
+      {"slept", d.evidence.quiet},
       {"runnable_threads_avg", rounded(d.runnable_threads_avg)},
       {"waiting_threads_avg", rounded(d.waiting_threads_avg)},
       {"queued_threads_avg", rounded(d.queued_threads_avg)},
@@ -223,6 +224,7 @@ std::string to_text(const Diagnosis& d, int max_processes) {
     out += "  CPU pressure (PSI):     not available (no /proc/pressure/cpu, or PSI is off: boot with psi=1)\n";
   }
   if (!d.evidence.sufficient) out += fmt::format("  evidence:               too little: {}\n", d.evidence.note);
+  if (d.evidence.quiet) out += fmt::format("  evidence:               {}\n", d.evidence.note);
   out += d.findings.empty() ? "findings: none\n" : "findings:\n";
   for (std::size_t i = 0; i < d.findings.size(); ++i) {
     const auto& f = d.findings[i];

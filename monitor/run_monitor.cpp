@@ -60,8 +60,8 @@ std::string RunMonitor::live_verdict() const { return std::string(to_string(live
 
 VerdictChange RunMonitor::verdict_change() {
   const auto recent = live_.recent();
-  // A quiet spell (too little evidence) changes nothing: the last verdict judged stands.
-  if (recent.verdict == shown_ || recent.verdict == Verdict::inconclusive) return {};
+  // A quiet spell (too little evidence, or the workers slept) changes nothing: the last verdict judged stands.
+  if (recent.verdict == shown_ || recent.verdict == Verdict::inconclusive || recent.evidence.quiet) return {};
   shown_ = recent.verdict;
   const auto* finding = worst_finding(recent);
   if (finding == nullptr) return {fmt::format("monitor: the workers are {} again", to_string(shown_)), true};

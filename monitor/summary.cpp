@@ -30,10 +30,22 @@ EvidenceSummary judge_evidence(const Evidence& evidence, const Thresholds& thres
   for (const auto& [key, group] : e.cgroups) {
     if (group.throttled_s >= t.min_cpu_seconds) return {true, ""};
   }
-  return {false, fmt::format("the watched threads ran {:.3f} CPU-seconds over {:.1f} s and wanted little more "
-                             "(judging needs at least {:g}): they mostly slept, so no ratio means anything; watch "
-                             "longer or while the job works",
-                             e.on_cpu_s, e.duration_s, t.min_cpu_seconds)};
+  // Watched long enough, the job mostly slept and nothing it ran wanted a CPU for long: healthy.
+  const std::string intervals = e.intervals == 1 ? "1 interval" : fmt::format("{} intervals", e.intervals);
+  const bool slept = e.on_cpu_s < quiet_max_share * e.duration_s && e.wait_s < quiet_max_share * e.duration_s;
+  if (slept && e.intervals >= quiet_min_intervals && e.duration_s >= quiet_min_seconds) {
+    return {true,
+            fmt::format("the job mostly slept ({:.3f} CPU-seconds over {:.1f} s, {}): nothing wanted a CPU it did "
+                        "not get",
+                        e.on_cpu_s, e.duration_s, intervals),
+            true};
+  }
+  return {false,
+          fmt::format("the watched threads ran {:.3f} CPU-seconds over {:.1f} s ({}) and wanted little more: "
+                      "a job that works is judged from {:g} CPU-seconds, one that mostly sleeps from {} whole "
+                      "sampling intervals and {:g} s of watching (so that a thread denied a CPU shows its wait "
+                      "in more than one sample); watch longer",
+                      e.on_cpu_s, e.duration_s, intervals, t.min_cpu_seconds, quiet_min_intervals, quiet_min_seconds)};
 }
 
 std::vector<ProcessSummary> summarize_processes(const Evidence& evidence, const std::map<pid_t, int>& pools) {

@@ -55,8 +55,20 @@ struct ThreadSummary {
 // Whether the window held enough to judge, and if not, why.
 struct EvidenceSummary {
   bool sufficient = false;
-  std::string note;  // "" when sufficient; otherwise what was too little, with the numbers
+  std::string note;    // what was too little, with the numbers; for `quiet`, how little ran; else ""
+  bool quiet = false;  // sufficient only as a long watch of a job that mostly slept: healthy, nothing waited
 };
+
+// A job that runs too little to judge its ratios is still judged healthy when
+// watched this long: at least this many whole sampling intervals and seconds,
+// so that a thread denied a CPU would show its run-queue wait in more than
+// one sample (a time slice is milliseconds; an interval is 0.1-1 s).
+inline constexpr int quiet_min_intervals = 4;
+inline constexpr double quiet_min_seconds = 1.0;
+// A job "mostly slept" when its threads ran, and waited, less than this share
+// of one CPU over the watch (min-cpu-seconds' default is the same share of
+// the default 2 s window).
+inline constexpr double quiet_max_share = 0.1;
 
 // One CPU cgroup of the watched processes (or an ancestor) over the window.
 struct CgroupSummary {
@@ -68,7 +80,10 @@ struct CgroupSummary {
 };
 
 // Whether `evidence` holds enough to judge under `thresholds` (min-cpu-seconds
-// run, or wanted and denied, or throttled); when not, a note with the numbers.
+// run, or wanted and denied, or throttled), or the job mostly slept through
+// a watch of quiet_min_intervals and quiet_min_seconds, running and waiting
+// less than quiet_max_share of one CPU (quiet: healthy);
+// when not, a note with the numbers and what would be enough.
 EvidenceSummary judge_evidence(const Evidence& evidence, const Thresholds& thresholds);
 
 // Each process of `evidence` with any CPU time or wait, busiest first, its

@@ -78,11 +78,12 @@ TEST_CASE("queueing behind CPU hogs: 3 spinners on 2 CPUs are oversubscribed", "
 }
 
 TEST_CASE("too little evidence: a job that barely ran is inconclusive with a note, whatever its ratios", "[monitor]") {
-  // 8 threads, 1 ms on CPU and 5 ms queued (5 ms per slice) per second: 0.016 CPU-seconds in 2 s.
-  const Machine m = pool(1, 8, 0.001, 0.005, 1);
+  // 8 threads, 1 ms on CPU and 5 ms queued (5 ms per slice) per second: 0.008 CPU-seconds in 1 s.
+  Machine m = pool(1, 8, 0.001, 0.005, 1);
+  m.intervals = 2;
   const auto d = run(m);
   CHECK_FALSE(d.evidence.sufficient);
-  CHECK(contains(d.evidence.note, "0.016 CPU-seconds"));
+  CHECK(contains(d.evidence.note, "0.008 CPU-seconds"));
   CHECK(d.run_delay_ratio == Approx(5).epsilon(0.02));
   CHECK(d.verdict == Verdict::inconclusive);
   CHECK(d.findings.empty());
@@ -236,9 +237,14 @@ TEST_CASE("a job held to a tiny quota ran little but wanted CPU: measured, throt
   CHECK(run(m).evidence.sufficient);
 }
 
-TEST_CASE("sleepers that ran little and wanted little are not measured", "[monitor]") {
+TEST_CASE("sleepers that ran little and wanted little: no ratio, healthy only after a long enough watch", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 0, 0.005, 0.001, "0-1", 50}, {1, 2, 1, 0.005, 0.001, "0-1", 50}};
+  const auto watched = run(m);  // 4 intervals, 2 s
+  CHECK(watched.evidence.quiet);
+  CHECK(watched.verdict == Verdict::healthy);
+  CHECK(watched.findings.empty());
+  m.intervals = 1;
   CHECK(!run(m).evidence.sufficient);
 }
 

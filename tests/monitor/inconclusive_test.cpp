@@ -1,5 +1,6 @@
 // The verdict for too little evidence: inconclusive, never healthy, and what
-// --fail-on makes of it (synthetic machines, no processes).
+// --fail-on makes of it; a job that slept through a long watch is healthy
+// (synthetic machines, no processes).
 #include <catch2/catch.hpp>
 
 #include "monitor/advice.hpp"
@@ -15,8 +16,12 @@ using namespace mptrain::monitor::synthetic;
 
 namespace {
 
-// 8 threads that ran 1 ms and queued 5 ms per second: 0.016 CPU-seconds in 2 s.
-Diagnosis barely_ran() { return run(pool(1, 8, 0.001, 0.005, 1)); }
+// 8 threads that ran 1 ms and queued 5 ms per second, watched 1 s (2 intervals): 0.008 CPU-seconds.
+Diagnosis barely_ran() {
+  Machine m = pool(1, 8, 0.001, 0.005, 1);
+  m.intervals = 2;
+  return run(m);
+}
 
 // One busy thread per CPU: healthy, with evidence.
 Diagnosis two_busy() {
@@ -35,6 +40,32 @@ TEST_CASE("too little evidence is inconclusive, enough is healthy", "[inconclusi
   const auto enough = two_busy();
   REQUIRE(enough.evidence.sufficient);
   CHECK(enough.verdict == Verdict::healthy);
+}
+
+TEST_CASE("a job that slept through a long watch is healthy: watched enough, nothing waited", "[inconclusive]") {
+  // The same 8 sleepers watched 2 s (4 intervals): too little CPU for any ratio, enough watching to say
+  // that nothing wanted a CPU it did not get.
+  const auto slept = run(pool(1, 8, 0.001, 0.005, 1));
+  CHECK(slept.evidence.sufficient);
+  CHECK(slept.evidence.quiet);
+  CHECK(slept.verdict == Verdict::healthy);
+  CHECK(slept.findings.empty());
+  REQUIRE(slept.loss.has_value());
+  CHECK(slept.loss->decides == 0);
+  CHECK(to_json(slept)["slept"] == true);
+  CHECK(to_json(slept)["measured"] == true);
+  CHECK(to_text(slept).find("verdict: healthy\n") == 0);
+  CHECK(contains(to_text(slept),
+                 "evidence:               the job mostly slept (0.016 CPU-seconds over 2.0 s, 4 intervals)"));
+  CHECK_FALSE(reaches(slept, FailOn::inconclusive));
+  // Too few samples: inconclusive, and the note says how many are needed and why.
+  const auto short_watch = barely_ran();
+  CHECK(short_watch.verdict == Verdict::inconclusive);
+  CHECK(contains(short_watch.evidence.note, "4 whole sampling intervals and 1 s of watching"));
+  CHECK(contains(short_watch.evidence.note, "2 intervals"));
+  // Sleepers that waited in all as long as the evidence floor are no quiet job: still too little to judge.
+  const auto waited = run(pool(1, 8, 0.001, 0.02, 1));
+  CHECK(waited.verdict == Verdict::inconclusive);
 }
 
 TEST_CASE("nothing sampled through a whole interval is inconclusive", "[inconclusive]") {

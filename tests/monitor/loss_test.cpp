@@ -155,7 +155,9 @@ TEST_CASE("a large share of a tiny demand queued is no finding: below min-queued
 }
 
 TEST_CASE("too little evidence: no estimate, null in the JSON", "[monitor]") {
-  const auto d = run(pool(1, 8, 0.001, 0.005, 1));
+  Machine m = pool(1, 8, 0.001, 0.005, 1);
+  m.intervals = 2;  // 1 s: too short a watch to call a sleeping job healthy
+  const auto d = run(m);
   REQUIRE_FALSE(d.evidence.sufficient);
   CHECK_FALSE(d.loss.has_value());
   const auto json = to_json(d);

@@ -22,6 +22,9 @@ for threads in 8 64; do
     expect_json '.queued_threads_avg < 0.05 and ([.processes[].pool_threads] | add) <= 1'
   done
 done
-# 8 threads use ~1.5% of a CPU: too little to judge, and said so.
+# 8 threads use ~1.5% of a CPU: too little for any ratio, but watched 3 s and nothing waited: healthy,
+# and the report says the job slept. Watched less than a second, it is too little, said so.
 run_mptrain doctor --json -- "$PY" "$WORKLOADS/sleepy_threads.py" 8 10 100 3
-expect_json '.verdict == "inconclusive" and .measured == false and (.evidence | test("CPU-seconds"))'
+expect_json '.verdict == "healthy" and .measured and .slept and .findings == []'
+run_mptrain doctor --json --interval 0.2 --duration 0.6 --pid $$
+expect_json '.verdict == "inconclusive" and .measured == false and (.evidence | test("4 whole sampling intervals and 1 s"))'
