@@ -82,7 +82,7 @@ compare seeds "$OUT/seeds.json" "1 / s"
 
 echo
 echo "-- 2. a multi-process program with a tqdm bar ($N forked numpy workers), --metric it/s"
-"$MPTRAIN" tune --json --budget "$BUDGET" --warmup 3 --trial 4 --metric '([0-9.]+)(?:it/s|s/it)' \
+"$MPTRAIN" tune --json --budget "$BUDGET" --warmup 3 --trial 4 --metric '([0-9.]+) ?(?:[a-z]+/s|s/[a-z]+)' \
   -- "$PYTHON" "$ROOT/bench/tqdm_workers.py" --workers "$N" >"$OUT/tqdm.json" 2>"$OUT/tqdm.err" ||
   { tail -20 "$OUT/tqdm.err" >&2; exit 1; }
 ARGS_BY_HAND=(--steps "$STEPS")

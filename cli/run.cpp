@@ -35,9 +35,9 @@ void add_run_command(CLI::App& app, Runner& runner) {
   // Read and replaced before parsing (cli/tuned.cpp): registered for --help and the option checks.
   command
       ->add_option("--tuned", options->tuned,
-                   "Apply the launch mptrain tune found for this command (its saved result, or FILE's: --tuned=FILE)")
+                   "Apply the launch mptrain tune found for this command: its saved result, or with =FILE that file's")
       ->expected(0, 1)
-      ->type_name("[FILE]");
+      ->type_name("FILE");
   options->train = add_train_options(*command);
   options->launch = add_launch_options(*command);
   add_command_words(*command, options->command, "Program and arguments to launch, after --");

@@ -127,11 +127,13 @@ std::string shell_quote(std::string_view word) {
            std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
   };
   if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
-  // A control character (C0, DEL, or a C1 in UTF-8) is written as \xHH in
-  // bash's $'…', so the line is safe on a terminal and still runs as given.
+  // A control character (C0 but tab and newline, DEL, or a C1 in UTF-8) is
+  // written as \xHH in bash's $'…', so the line is safe on a terminal and
+  // still runs as given; tab and newline stay in single quotes, as POSIX
+  // sh reads them.
   const auto control_at = [&](std::size_t i) {
     const auto c = static_cast<unsigned char>(word[i]);
-    if (c < 0x20 || c == 0x7f) return 1;
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) return 1;
     const bool c1 = c == 0xc2 && i + 1 < word.size() && static_cast<unsigned char>(word[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(word[i + 1]) <= 0x9f;
     return c1 ? 2 : 0;
@@ -145,6 +147,8 @@ std::string shell_quote(std::string_view word) {
         for (int b = 0; b < bytes; ++b)
           quoted += fmt::format("\\x{:02x}", static_cast<unsigned char>(word[i + static_cast<std::size_t>(b)]));
         i += static_cast<std::size_t>(bytes - 1);
+      } else if (word[i] == '\n' || word[i] == '\t') {
+        quoted += word[i] == '\n' ? "\\n" : "\\t";
       } else if (word[i] == '\'' || word[i] == '\\') {
         quoted += '\\';
         quoted += word[i];

@@ -43,8 +43,8 @@ std::string printable(std::string_view text);
 Result<double> parse_double(std::string_view text);
 // `word` as one word for a POSIX shell: unchanged when it holds only
 // characters no shell treats specially, else in single quotes; a word with
-// a control character in bash's $'…' with each such byte as \xHH (safe to
-// print on a terminal, and it still runs in bash).
+// a control character other than tab and newline in bash's $'…' with each
+// such byte as \xHH (safe to print on a terminal, and it still runs in bash).
 std::string shell_quote(std::string_view word);
 // `words` as one command line for a POSIX shell: each word shell_quote()d, joined by spaces.
 std::string shell_command(const std::vector<std::string>& words);

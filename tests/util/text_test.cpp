@@ -54,8 +54,10 @@ TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest", "[u
 
 TEST_CASE("shell_quote writes a word with control characters in $'…' with \\xHH, safe on a terminal") {
   CHECK(shell_quote("a\x1b[2Jb") == "$'a\\x1b[2Jb'");
-  CHECK(shell_quote("it's\n") == "$'it\\'s\\x0a'");
-  CHECK(shell_quote("back\\slash\t") == "$'back\\\\slash\\x09'");
+  CHECK(shell_quote("it's\x1b") == "$'it\\'s\\x1b'");
+  CHECK(shell_quote("back\\slash\x07\t\n") == "$'back\\\\slash\\x07\\t\\n'");
+  // Tab and newline alone stay in single quotes, as POSIX sh reads them.
+  CHECK(shell_quote("a\tb\nc") == "'a\tb\nc'");
   CHECK(shell_quote("c1\xc2\x9b" "31m") == "$'c1\\xc2\\x9b31m'");
   CHECK(shell_quote("caf\xc3\xa9") == "'caf\xc3\xa9'");  // UTF-8 text is no control
 }

@@ -1,4 +1,4 @@
-# Too little evidence is the verdict `inconclusive`, never `healthy`: in
+# Too few samples are the verdict `inconclusive`, never `healthy`: in
 # the JSON (measured false, an evidence note), on the text report's first
 # line, on the --every line and on the run's monitor line. It exits 0,
 # even under --fail-on warning; 3 only under --fail-on inconclusive. A
@@ -41,8 +41,14 @@ if ! grep -q 'evidence:               too little' "$WORK/out"; then
   head -1 "$WORK/out" | grep 'inconclusive' >/dev/null && fail "a measured verdict called inconclusive: $(cat "$WORK/out")"
 fi
 
-# The run's monitor line (a sleeping worker: a few intervals, no CPU used).
-run_mptrain run -n 1 -t 1 -- sleep 1.5
+# The run's monitor line (a sleeping worker watched under a second: too few samples, no CPU used).
+run_mptrain run -n 1 -t 1 -- sleep 0.6
 expect_code 0
 expect_stderr '^monitor verdict: inconclusive \(too little evidence, see "evidence" below\)$'
+# Watched longer, the same sleeper is healthy: watched enough, nothing waited, and it says it slept.
+run_mptrain run -n 1 -t 1 -- sleep 2
+expect_code 0
+expect_stderr '^monitor verdict: healthy$'
+expect_stderr '^    evidence: +the job mostly slept \('
+
 echo PASS

@@ -22,13 +22,23 @@ expect_json '.candidates[1].failure_lines | any(test("refusing to run"))'
 run_mptrain tune --only-tries --budget 20 -- sh -c 'echo broken >&2; exit 4'
 expect_code 1
 grep -q 'failed with exit code 4' "$WORK/out" || { cat "$WORK/out" >&2; fail "the table does not show the failure"; }
+# Why: the failed program's last lines, under the table.
+grep -q '^(bare) failed with exit code 4; its last lines:$' "$WORK/out" && grep -q '^  broken$' "$WORK/out" ||
+  { cat "$WORK/out" >&2; fail "the text report does not show why the candidates failed"; }
 expect_stderr 'every candidate.s program failed'
 
 run_mptrain tune --only-tries --warmup 0.5 --trial 1 --budget 20 --metric 'loss ([0-9.]+)' -- sh -c 'echo hello there; sleep 37'
 expect_code 1
 expect_stderr "matched nothing the program printed"
 expect_stderr "hello there"
+expect_stderr "a figure the program prints only at its end is never seen"
 expect_nothing_left "sleep 37\$"
+
+# A pattern whose capture is no number: said after the first trial, with the pattern to use.
+run_mptrain tune --only-tries --warmup 0.3 --trial 0.7 --budget 20 --metric '(it/s)' -- \
+  sh -c 'while :; do echo "12.5it/s"; sleep 0.1; done'
+expect_code 1
+expect_stderr "what it captures \('it/s'\) is no number: put the number in its first capture group"
 
 run_mptrain tune --only-tries --warmup 3 --trial 1 --budget 20 --progress tick -- sh -c 'echo tick'
 expect_code 1
