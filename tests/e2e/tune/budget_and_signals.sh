@@ -9,6 +9,7 @@ run_mptrain tune --json --warmup 0.5 --trial 1 --budget 8 --progress tick -- "$W
 end=$(date +%s%N)
 expect_code 0
 expect_json '.budget_seconds == 8 and .elapsed_seconds <= 8'
+expect_json '.skipped | length == (unique | length)'
 (( (end - start) / 1000000 < 8000 + 4000 )) || fail "a search with --budget 8 took $(( (end - start) / 1000000 )) ms"
 expect_nothing_left "$WORK/ticker"
 

@@ -34,6 +34,11 @@ expect_stderr "hello there"
 expect_stderr "a figure the program prints only at its end is never seen"
 expect_nothing_left "sleep 37\$"
 
+# mptrain's own refusal of a candidate is said as mptrain's, not blamed on the program.
+run_mptrain tune --json --only-tries --try "--membind 7" --budget 10 -- true
+expect_code 0
+expect_json '[.candidates[] | select(.label == "--membind 7")][0] | .failed and (.mptrain_error | test("NUMA nodes"))'
+
 # A pattern whose capture is no number: said after the first trial, with the pattern to use.
 run_mptrain tune --only-tries --warmup 0.3 --trial 0.7 --budget 20 --metric '(it/s)' -- \
   sh -c 'while :; do echo "12.5it/s"; sleep 0.1; done'
