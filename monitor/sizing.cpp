@@ -46,14 +46,36 @@ bool all_same(const std::vector<const ProcessEvidence*>& processes, Field field)
                      [&](const ProcessEvidence* p) { return p->*field == processes.front()->*field; });
 }
 
-// The command line all `processes` share, else their common parent's (from `all`); "" when neither is known.
+}  // namespace
+
+bool retitled(std::string_view cmdline) {
+  // The first word as shell_quote wrote it: '…' (with '\'' for a quote), or up to the first space.
+  std::string first;
+  if (cmdline.starts_with('\'')) {
+    const auto end = cmdline.find('\'', 1);
+    first = std::string(cmdline.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+  } else {
+    first = std::string(cmdline.substr(0, cmdline.find(' ')));
+  }
+  return first.find_first_of(" \t") != std::string::npos;
+}
+
+namespace {
+
+// The command line all `processes` share, else their common parent's (from `all`, or as they saw
+// it); "" when neither is known. A process title the program wrote over its argv (retitled) is no
+// command: its parent's is used, when it is one.
 std::string command_of(const std::vector<const ProcessEvidence*>& processes,
                        const std::map<pid_t, ProcessEvidence>& all) {
   if (processes.empty()) return "";
-  if (all_same(processes, &ProcessEvidence::cmdline)) return processes.front()->cmdline;
+  const bool same = all_same(processes, &ProcessEvidence::cmdline);
+  if (same && !retitled(processes.front()->cmdline)) return processes.front()->cmdline;
   if (!all_same(processes, &ProcessEvidence::ppid)) return "";
   const auto parent = all.find(processes.front()->ppid);
-  return parent == all.end() ? "" : parent->second.cmdline;
+  const std::string command = parent != all.end() ? parent->second.cmdline
+                              : same              ? processes.front()->parent_cmdline
+                                                  : "";
+  return retitled(command) ? "" : command;
 }
 
 // The program that started every one of `processes` as its own workers —
@@ -75,7 +97,9 @@ std::string starting_program(const std::vector<const ProcessEvidence*>& processe
   const std::string program = watched ? found->second.cmdline : processes.front()->parent_cmdline;
   if (program.empty()) return "";
   const bool copies = all_same(processes, &ProcessEvidence::cmdline);
-  if (copies && processes.front()->cmdline != program) return "";  // copies of another command
+  if (retitled(program)) return "";
+  // Copies of another command are N programs; children that retitled themselves are the program's forks.
+  if (copies && processes.front()->cmdline != program && !retitled(processes.front()->cmdline)) return "";
   return copies || watched ? program : "";
 }
 

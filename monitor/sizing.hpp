@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "monitor/evidence.hpp"
@@ -28,6 +29,11 @@ std::string runtimes_note(const std::vector<const ProcessEvidence*>& processes);
 std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int n,
                        const std::map<pid_t, ProcessEvidence>& all, const std::map<pid_t, int>& pools = {},
                        const struct Launch& launch = {});
+
+// Whether `cmdline` (argv shell-quoted, as the sampler reads it) is a title
+// the program wrote over its argv ("stress-ng-cpu [run]", "postgres:
+// writer"), not a command that would run: its first word holds white space.
+bool retitled(std::string_view cmdline);
 
 // The call a program sizes a pool of `process` with ("torch.set_num_threads", "omp_set_num_threads",
 // "openblas_set_num_threads", …) when its pool of `pool` threads is larger than its runtime's

@@ -69,6 +69,27 @@ TEST_CASE("inside mptrain run, the fix never proposes the launch already running
   CHECK(other.find("--children 2") != std::string::npos);  // a different K moves forward
 }
 
+TEST_CASE("a process title written over argv is no command: the fix names the program that was started", "[monitor]") {
+  CHECK(retitled("'stress-ng-cpu [run]'"));
+  CHECK(retitled("'postgres: writer process'"));
+  CHECK_FALSE(retitled("stress-ng --cpu 2"));
+  CHECK_FALSE(retitled("python3 'my script.py'"));
+  // stress-ng's workers retitle themselves; their parent is the command the user started.
+  std::map<pid_t, ProcessEvidence> all;
+  all[10] = process(10, 1, "stress-ng --cpu 2", RuntimeKind::gnu_openmp, 2);
+  all[11] = process(11, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
+  all[12] = process(12, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
+  const std::vector<const ProcessEvidence*> workers{&all.at(11), &all.at(12)};
+  const auto fix = sizing_fix(workers, 2, all, {{11, 2}, {12, 2}});
+  CHECK(fix.find("stress-ng-cpu") == std::string::npos);
+  CHECK(fix.find("mptrain run -n 1 --children 2 -- stress-ng --cpu 2") != std::string::npos);
+  // Watched alone (--pid of the workers), their parent seen only through them: its command all the same.
+  std::map<pid_t, ProcessEvidence> alone{{11, all.at(11)}, {12, all.at(12)}};
+  alone[11].parent_cmdline = alone[12].parent_cmdline = "stress-ng --cpu 2";
+  const auto seen = sizing_fix({&alone.at(11), &alone.at(12)}, 2, alone, {{11, 2}, {12, 2}});
+  CHECK(seen.find("stress-ng-cpu") == std::string::npos);
+}
+
 }  // namespace mptrain::monitor
 
 namespace mptrain::monitor {
