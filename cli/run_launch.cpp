@@ -306,7 +306,7 @@ int run_launcher(const RunOptions& options) {
   for (const auto& warning : result.warnings) print_warning(warning);
   const auto advice = monitor::children_advice(launch::launched_workers(plan, result), monitor.diagnosis(),
                                                settings.children, monitor::own_command_line());
-  const LaunchReport report{plan, result, monitor, advice, procmgr::read_pool_records(tables)};
+  const LaunchReport report{plan, result, monitor, advice, procmgr::read_pool_records(tables), node};
   std::vector<cluster::TorchrunFailure> torchrun_failed;
   if (request.torchrun) torchrun_failed = cluster::torchrun_failures(result, request.torchrun->run_dir, node.rank);
   print_launch_report(options, report, torchrun_failed);

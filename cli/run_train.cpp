@@ -24,6 +24,7 @@
 #include "hogwild/progress.hpp"
 #include "hogwild/save.hpp"
 #include "hogwild/training.hpp"
+#include "launch/report.hpp"
 #include "launch/sharing.hpp"
 #include "launch/train.hpp"
 #include "monitor/run_monitor.hpp"
@@ -172,7 +173,9 @@ int run_training(const RunOptions& options) {
   launch::finish_training(run, evaluator, progress, report);
   const auto& plan = run.plan;
   if (options.json) {
-    print_json(hogwild::json_report(plan, run.config, report, run.train_data.count, monitor.report()));
+    auto document = hogwild::json_report(plan, run.config, report, run.train_data.count, monitor.report());
+    launch::add_node_keys(document, run.node, plan.num_processes);
+    print_json(document);
   } else {
     print_report(hogwild::text_report(plan, run.config, report, workers_by_threads(plan), monitor.text()));
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "affinity/json.hpp"
+#include "cluster/rendezvous.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::launch {
@@ -27,7 +28,7 @@ std::vector<monitor::LaunchedWorker> launched_workers(const affinity::Plan& plan
 }
 
 std::string report_text(const Report& report) {
-  const auto& [plan, result, monitor, advice, pools] = report;
+  const auto& [plan, result, monitor, advice, pools, node] = report;
   const std::string bind(affinity::to_string(plan.bind));
   auto text = procmgr::workers_text(result, workers_by_threads(plan), bind, worker_cpus(plan));
   if (const auto spread = monitor.spread_threads(); spread && *spread > 0) {
@@ -39,7 +40,7 @@ std::string report_text(const Report& report) {
 nlohmann::json report_json(const Report& report, const std::vector<std::string>& command,
                            const cluster::TorchrunSettings* torchrun,
                            const std::vector<cluster::TorchrunFailure>& failures) {
-  const auto& [plan, result, monitor, advice, pools] = report;
+  const auto& [plan, result, monitor, advice, pools, node] = report;
   auto summary = procmgr::result_json(result, worker_cpus(plan), pools);
   affinity::add_plan_keys(summary, plan);
   summary["command"] = command;
@@ -49,6 +50,7 @@ nlohmann::json report_json(const Report& report, const std::vector<std::string>&
   const auto spread = monitor.spread_threads();
   summary["spread_threads"] = spread ? nlohmann::json(*spread) : nlohmann::json(nullptr);
   summary["monitor"] = monitor.report();
+  add_node_keys(summary, report.node, plan.num_processes);
   if (torchrun != nullptr) {
     summary["run_id"] = torchrun->run_id;
     summary["log_dir"] =
@@ -56,6 +58,17 @@ nlohmann::json report_json(const Report& report, const std::vector<std::string>&
     summary.update(cluster::torchrun_failures_json(failures));
   }
   return summary;
+}
+
+void add_node_keys(nlohmann::json& document, const cluster::NodeIdentity& node, int workers_per_node) {
+  document["node"] = cluster::node_json(node);
+  document["node"]["host"] = cluster::host_name();
+  if (!document.contains("workers") || !document["workers"].is_array()) return;
+  for (auto& worker : document["workers"]) {
+    if (worker.contains("rank") && worker["rank"].is_number_integer()) {
+      worker["global_rank"] = node.rank * workers_per_node + worker["rank"].get<int>();
+    }
+  }
 }
 
 std::vector<std::string> unplaced_warnings(const Report& report, const procmgr::WorkerSettings& settings,

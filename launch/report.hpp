@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "affinity/plan.hpp"
+#include "cluster/identity.hpp"
 #include "cluster/torchrun_failures.hpp"
 #include "cluster/torchrun_launch.hpp"
 #include "monitor/advice.hpp"
@@ -26,7 +27,15 @@ struct Report {
   const monitor::RunMonitor& monitor;
   std::optional<monitor::ChildrenAdvice> advice;
   std::vector<procmgr::PoolRecord> pools;
+  cluster::NodeIdentity node;  // this mptrain's node (0 of 1 alone): its document says which it is
 };
+
+// Adds to a run's --json `document` (with `workers` whose `rank` is local)
+// the node it ran on — `node` (cluster::node_json, and `host`) — and each
+// worker's `global_rank`: node rank × `workers_per_node` + local rank, the
+// rank its lines are tagged with, so documents from several nodes (one per
+// rank under mpirun) never look alike.
+void add_node_keys(nlohmann::json& document, const cluster::NodeIdentity& node, int workers_per_node);
 
 // The workers of `result` with their pids and the CPUs `plan` gave them.
 std::vector<monitor::LaunchedWorker> launched_workers(const affinity::Plan& plan, const procmgr::GroupResult& result);

@@ -35,6 +35,18 @@ jq -s -e 'map(.ranks[0].env.RANK) | sort == ["0", "1"]' "$WORK/dry.0" "$WORK/dry
 jq -s -e 'all(.ranks[0].unset | index("OMPI_COMM_WORLD_RANK") != null)' "$WORK/dry.0" "$WORK/dry.1" >/dev/null ||
   fail "the dry run does not show the Open MPI variables it removes"
 
+# Each rank's --json document says which node it is and its workers' global ranks, so that a CI
+# step reading them never sees two documents alike.
+timeout 120 mpirun -n 2 --oversubscribe sh -c \
+  '"$0" run -n 1 --json -- true >"$1.$OMPI_COMM_WORLD_RANK"' "$MPTRAIN" "$WORK/doc" 2>"$WORK/err" ||
+  { cat "$WORK/err" >&2; fail "mptrain run --json under mpirun failed"; }
+jq -s -e 'map(.node.rank) | sort == [0, 1]' "$WORK/doc.0" "$WORK/doc.1" >/dev/null ||
+  { cat "$WORK/doc.0" >&2; fail "the documents do not name nodes 0 and 1"; }
+jq -s -e 'map(.workers[0].global_rank) | sort == [0, 1]' "$WORK/doc.0" "$WORK/doc.1" >/dev/null ||
+  fail "the documents do not give their workers' global ranks 0 and 1"
+jq -s -e 'all(.node.count == 2 and .node.source == "Open MPI" and (.node.host | length > 0))' \
+  "$WORK/doc.0" "$WORK/doc.1" >/dev/null || { cat "$WORK/doc.1" >&2; fail "a document lacks its node's count, source or host"; }
+
 # By hand, without MPI: two mptrain on this host, node 0's address given.
 for node in 0 1; do
   "$MPTRAIN" run -n 1 --nnodes 2 --node-rank "$node" --master-addr 127.0.0.1 -- /bin/sh -c "$script" \

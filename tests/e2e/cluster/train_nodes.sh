@@ -16,7 +16,8 @@ timeout 200 mpirun -n 2 --oversubscribe sh -c \
 for node in 0 1; do
   jq -e ".nodes.count == 2 and .nodes.rank == $node and .nodes.shard_samples == 10000 and
          .nodes.first_sample == $((node * 10000)) and .nodes.learning_rate == 0.01 and .nodes.sync_rounds >= 1 and .nodes.averaging_seconds >= 0 and
-         (.nodes.samples_per_second | length) == 2 and .samples == 20000" "$WORK/node.$node" >/dev/null ||
+         (.nodes.samples_per_second | length) == 2 and .samples == 20000 and
+         .node.rank == $node and .node.count == 2 and .workers[0].global_rank == $node" "$WORK/node.$node" >/dev/null ||
     { cat "$WORK/node.$node" >&2; fail "node $node's report"; }
 done
 sum0=$(jq -r .model_checksum "$WORK/node.0")
