@@ -52,7 +52,8 @@ using procmgr::failure_message;
 // returns the exit code. Throws a runtime Failure when the program cannot be
 // found, as the launch would.
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
-                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json);
+                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json,
+                  std::string_view invoked_as = "mptrain run");
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

@@ -15,7 +15,8 @@
 namespace mptrain::cli {
 
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
-                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json) {
+                  const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json,
+                  std::string_view invoked_as) {
   // The program is looked up as a launch would, so a dry run fails where the launch would.
   const auto executable = value_or_fail(procmgr::resolve_in_path(command.at(0)));
   if (json) {
@@ -27,7 +28,7 @@ int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerS
     print_json(document);
     return exit_code::success;
   }
-  std::string text = fmt::format("# mptrain run --dry-run: {}, bind {}; nothing was started\n",
+  std::string text = fmt::format("# {} --dry-run: {}, bind {}; nothing was started\n", invoked_as,
                                  workers_by_threads(plan), affinity::to_string(plan.bind));
   for (const auto& spec : specs) {
     text +=

@@ -202,7 +202,8 @@ int dry_run(const RunOptions& options, const affinity::Plan& plan, std::vector<p
     spec.env.push_back(
         cluster::error_file_variable(cluster::torchrun_error_file(options.launch->torchrun->run_dir, spec.rank, 0)));
   }
-  return print_dry_run(plan, specs, options.command, unset, options.json);
+  return print_dry_run(plan, specs, options.command, unset, options.json,
+                       options.launch->torchrun ? "mptrain torchrun" : "mptrain run");
 }
 
 // Has `group` feed `monitor` the workers' pids on each tick, saying when its verdict changes, and announce restarts.

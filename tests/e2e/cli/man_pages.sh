@@ -79,6 +79,23 @@ done
 [[ ${#disagreements[@]} -eq 0 ]] || { printf '%s\n' "${disagreements[@]}" >&2; fail "defaults disagree"; }
 [[ $(grep -c -- --batch-size <(help_defaults run)) == 1 ]] || fail "no default read from run --help"
 
+# mptrain(1)'s synopsis names every command `mptrain --help` lists, and its --bind every value run takes.
+page="$MPTRAIN_SOURCE_DIR/man/mptrain.1"
+synopsis=$(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$page")
+for command in $("$MPTRAIN" --help | sed -n '/^Subcommands:/,/^$/p' | awk 'NF && !/^Subcommands:/ { print $1 }'); do
+  grep -q "^\.Cm $command\$" <<<"$synopsis" || fail "mptrain(1)'s synopsis leaves out $command"
+done
+binds=$("$MPTRAIN" run --help | grep -oP -- '--bind TEXT:\{\K[^}]*' | tr ',' ' ')
+[[ -n "$binds" ]] || fail "no --bind values read from run --help"
+for value in $binds; do
+  grep -q "^\.It Fl -bind Cm .*\b$value\b" "$page" || fail "mptrain(1)'s --bind leaves out $value"
+done
+# --keep-env names in mptrain-run(1) every variable its --help names.
+keep=$(man_entry "$MPTRAIN_SOURCE_DIR/man/mptrain-run.1" --keep-env)
+for variable in $("$MPTRAIN" run --help | grep -A1 -- '--keep-env' | grep -oE '[A-Z][A-Z_]+_(THREADS|COUNT)|GOMAXPROCS'); do
+  grep -q "\b$variable\b" <<<"$keep" || fail "mptrain-run(1)'s --keep-env leaves out $variable"
+done
+
 build_dir=$(dirname "$MPTRAIN")
 if [[ -f "$build_dir/cmake_install.cmake" ]]; then
   cmake --install "$build_dir" --prefix "$WORK/prefix" >/dev/null || fail "cmake --install failed"

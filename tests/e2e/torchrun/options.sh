@@ -66,3 +66,11 @@ expect_code 0
 grep -q -- "--nproc-per-node V" "$WORK/out" && grep -q -- "--children V" "$WORK/out" || fail "--help"
 run_mptrain torchrun -h
 expect_code 0
+
+# The text dry run says which command it stands for.
+run_mptrain torchrun --nproc-per-node 1 --dry-run --no-python true
+expect_code 0
+head -1 "$WORK/out" | grep -q '^# mptrain torchrun --dry-run: 1 worker' ||
+  fail "the dry run's header: $(head -1 "$WORK/out")"
+run_mptrain run -n 1 --dry-run -- true
+head -1 "$WORK/out" | grep -q '^# mptrain run --dry-run: 1 worker' || fail "run's dry run header: $(head -1 "$WORK/out")"
