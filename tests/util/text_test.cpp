@@ -58,7 +58,8 @@ TEST_CASE("shell_quote writes a word with control characters in $'…' with \\xH
   CHECK(shell_quote("back\\slash\x07\t\n") == "$'back\\\\slash\\x07\\t\\n'");
   // Tab and newline alone stay in single quotes, as POSIX sh reads them.
   CHECK(shell_quote("a\tb\nc") == "'a\tb\nc'");
-  CHECK(shell_quote("c1\xc2\x9b" "31m") == "$'c1\\xc2\\x9b31m'");
+  CHECK(shell_quote("c1\xc2\x9b"
+                    "31m") == "$'c1\\xc2\\x9b31m'");
   CHECK(shell_quote("caf\xc3\xa9") == "'caf\xc3\xa9'");  // UTF-8 text is no control
 }
 
