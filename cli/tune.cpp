@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <ctime>
 #include <memory>
 
@@ -45,16 +44,9 @@ struct TuneOptions {
   std::vector<std::string> command;
 };
 
-std::string variable(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
 // Where the result of a tune of `o.command` is saved: --save's FILE, else the cache directory's file; "" when none.
 std::string result_path(const TuneOptions& o) {
-  if (!o.save.empty()) return o.save;
-  const std::string directory = tune::saved_directory(variable("XDG_CACHE_HOME"), variable("HOME"));
-  return directory.empty() ? "" : directory + "/" + tune::saved_file_name(o.command);
+  return !o.save.empty() ? o.save : tune::saved_path(o.command, current_environment());
 }
 
 // Saves what the search found for `run --tuned` (a failure to save is said, not fatal: the report stands).
@@ -89,7 +81,7 @@ int show_results(const TuneOptions& o, const tune::MeasuredOn& here) {
   if (!o.save.empty()) {
     results.emplace_back(o.save, value_or_fail(tune::load_result(o.save), exit_code::usage_error));
   } else {
-    where = tune::saved_directory(variable("XDG_CACHE_HOME"), variable("HOME"));
+    where = tune::saved_directory(current_environment());
     if (!where.empty()) results = tune::list_results(where);
   }
   if (!o.command.empty()) {

@@ -4,22 +4,17 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 
 #include "cli/commands.hpp"
 #include "tune/machine.hpp"
 #include "tune/saved.hpp"
+#include "util/environment.hpp"
 #include "util/failure.hpp"
 
 namespace mptrain::cli {
 namespace {
-
-std::string variable(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
 
 // The option name of `word` ("--bind=core" → "--bind"); "" for a word that is no option.
 std::string option_name(const std::string& word) {
@@ -39,16 +34,15 @@ std::vector<std::string> apply_tuned(std::vector<std::string> args) {
   const std::vector<std::string> command(end == args.end() ? end : end + 1, args.end());
   std::string path = tuned->size() > 8 ? tuned->substr(8) : "";
   if (path.empty()) {
-    const std::string directory = tune::saved_directory(variable("XDG_CACHE_HOME"), variable("HOME"));
-    if (directory.empty()) {
+    path = tune::saved_path(command, current_environment());
+    if (path.empty()) {
       usage_failure(
           "--tuned looks for tune's result under $XDG_CACHE_HOME or $HOME, and neither is set: name the "
           "result, --tuned=FILE (what mptrain tune --save FILE wrote)");
     }
-    path = directory + "/" + tune::saved_file_name(command);
   }
   const std::string what = command.empty() ? "the built-in training" : "'" + shell_command(command) + "'";
-  const std::string measure = command.empty() ? "mptrain tune" : "mptrain tune -- " + shell_command(command);
+  const std::string measure = command.empty() ? "mptrain tune" : tune::tune_command(command);
   std::error_code ignored;
   if (!std::filesystem::exists(path, ignored)) {
     usage_failure("--tuned: no result of mptrain tune for {} in {}: measure one with {}", what, path, measure);

@@ -35,6 +35,9 @@ struct Candidate {
   int simplicity() const { return baseline ? 0 : 1 + static_cast<int>(options.size()); }
   // The options as one string ("-n 2 -t 1"; "(bare)" for the baseline, "(default plan)" for none).
   std::string label() const;
+  // Whether it is what the user runs today, which a winner must beat: the program bare, or for the
+  // built-in training its default plan.
+  bool runs_today() const { return baseline || origin == Origin::baseline; }
 };
 
 // What the candidates are made from.

@@ -22,10 +22,6 @@ std::string number(double value) { return fmt::format("{:.4g}", value); }
 
 nlohmann::json or_null(const std::optional<double>& value) { return value ? nlohmann::json(*value) : nullptr; }
 
-// Whether `candidate` is what the user runs today: the program bare, or
-// for the built-in training its default plan.
-bool is_baseline(const Candidate& candidate) { return candidate.baseline || candidate.origin == Origin::baseline; }
-
 // A line of a program's output for the report: printable, at most 160 characters.
 std::string quoted_line(std::string_view line) {
   constexpr std::size_t longest = 160;
@@ -39,7 +35,7 @@ std::vector<Measured> measured_of(const SearchOutcome& outcome, const MetricSpec
   std::vector<Measured> list;
   for (const auto& c : outcome.candidates) {
     Measured m{c.values, c.candidate.simplicity(), c.failed};
-    m.baseline = is_baseline(c.candidate);
+    m.baseline = c.candidate.runs_today();
     if (metric.kind == MetricKind::lines && !c.values.empty() && window > 0) {
       const double fewest = *std::min_element(c.values.begin(), c.values.end()) * window;
       m.resolution = fewest > 0 ? 1 / fewest : 1;
@@ -135,7 +131,7 @@ bool Report::all_refused() const {
 
 std::optional<std::size_t> Report::baseline() const {
   for (std::size_t i = 0; i < outcome_.candidates.size(); ++i) {
-    if (is_baseline(outcome_.candidates[i].candidate)) return i;
+    if (outcome_.candidates[i].candidate.runs_today()) return i;
   }
   return std::nullopt;
 }

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "affinity/topology.hpp"
+#include "tune/machine.hpp"
+#include "util/environment.hpp"
 #include "util/text.hpp"
 
 namespace mptrain::tune {
@@ -83,6 +85,19 @@ std::string saved_directory(const std::string& xdg_cache, const std::string& hom
   return "";
 }
 
+std::string saved_directory(const std::vector<std::string>& environment) {
+  std::string xdg_cache;
+  std::string home;
+  find_variable(environment, "XDG_CACHE_HOME", &xdg_cache);
+  find_variable(environment, "HOME", &home);
+  return saved_directory(xdg_cache, home);
+}
+
+std::string saved_path(const std::vector<std::string>& command, const std::vector<std::string>& environment) {
+  const std::string directory = saved_directory(environment);
+  return directory.empty() ? "" : directory + "/" + saved_file_name(command);
+}
+
 Result<bool> save_result(const SavedResult& result, const std::string& path) {
   const std::filesystem::path file(path);
   std::error_code error;
@@ -146,8 +161,7 @@ Result<std::vector<std::string>> tuned_options(const SavedResult& result, const 
     return Error{fmt::format("--tuned: the saved result was measured on {} {}, and this run has {}: it does not "
                              "apply here; measure again with {}",
                              what, then, now,
-                             result.command.empty() ? std::string("mptrain tune")
-                                                    : "mptrain tune -- " + shell_command(result.command)),
+                             result.command.empty() ? std::string("mptrain tune") : tune_command(result.command)),
                  0};
   };
   if (result.on.topology != here.topology) return refuse("another machine:", result.on.topology, here.topology);

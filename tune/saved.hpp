@@ -47,6 +47,11 @@ std::string saved_file_name(const std::vector<std::string>& command);
 // unset); "" when neither is set.
 std::string saved_directory(const std::string& xdg_cache, const std::string& home);
 
+// saved_directory from XDG_CACHE_HOME and HOME in `environment` ("NAME=VALUE" entries).
+std::string saved_directory(const std::vector<std::string>& environment);
+// The file of `command`'s result in saved_directory(environment); "" when there is none.
+std::string saved_path(const std::vector<std::string>& command, const std::vector<std::string>& environment);
+
 // Writes `result` to `path` (through a temporary file renamed over it; the
 // folder made, mode 0700, when missing); an Error naming the path.
 Result<bool> save_result(const SavedResult& result, const std::string& path);

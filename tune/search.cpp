@@ -360,7 +360,7 @@ class Search {
     std::vector<Measured> measured;
     for (const auto& r : outcome_.candidates) {
       Measured m{r.values, r.candidate.simplicity(), r.failed || r.dropped};
-      m.baseline = r.candidate.baseline;
+      m.baseline = r.candidate.runs_today();
       measured.push_back(std::move(m));
     }
     for (const std::size_t i : clearly_behind(measured, settings_.metric.higher_is_better)) {

@@ -98,7 +98,8 @@ class Decider {
 
   Decision decide() {
     rank();
-    decision_.noise = round_noise(candidates_);
+    round_noise_ = round_noise(candidates_);
+    decision_.noise = round_noise_;
     if (decision_.ranking.empty()) return with_why("no candidate was measured");
     best_ = decision_.ranking.front();
     decision_.simplest_tied = best_;
@@ -166,7 +167,7 @@ class Decider {
   // The noise between `a` and `b`: the rounds' noise, never finer than what
   // both measurements can show (two counts can each be one line off).
   double noise_between(std::size_t a, std::size_t b) const {
-    return std::max(round_noise(candidates_).value_or(0), candidates_[a].resolution + candidates_[b].resolution);
+    return std::max(round_noise_.value_or(0), candidates_[a].resolution + candidates_[b].resolution);
   }
 
   // A lead equal to the noise is within it, whatever the last bit of a quotient says.
@@ -194,6 +195,7 @@ class Decider {
   const std::vector<Measured>& candidates_;
   bool higher_;
   std::vector<double> medians_;
+  std::optional<double> round_noise_;
   std::optional<std::size_t> baseline_;
   std::size_t best_ = 0;
   Decision decision_;

@@ -29,6 +29,10 @@ TEST_CASE("a saved result is named by its command's words, and the built-in trai
   CHECK(saved_directory("", "/home/u") == "/home/u/.cache/mptrain/tune");
   CHECK(saved_directory("relative", "/home/u") == "/home/u/.cache/mptrain/tune");  // XDG wants an absolute path
   CHECK(saved_directory("", "").empty());
+  // From an environment: XDG_CACHE_HOME first, then HOME; no file without either.
+  CHECK(saved_path({"t"}, {"HOME=/home/u", "XDG_CACHE_HOME=/c"}) == "/c/mptrain/tune/" + saved_file_name({"t"}));
+  CHECK(saved_path({"t"}, {"HOME=/home/u"}) == "/home/u/.cache/mptrain/tune/" + saved_file_name({"t"}));
+  CHECK(saved_path({"t"}, {"PATH=/bin"}).empty());
 }
 
 TEST_CASE("a result survives the file: its command, CPUs, topology, winner and speed-up") {
