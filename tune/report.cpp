@@ -11,10 +11,6 @@
 namespace mptrain::tune {
 namespace {
 
-// Whole runs of every launch within this fraction of each other (2%: no gain worth a change of launch,
-// and more than a launch's own start and stop varies): a program of fixed length, no winner.
-constexpr double same_length = 0.02;
-
 // The widest bar of the table.
 constexpr int bar_width = 24;
 
@@ -89,34 +85,8 @@ Report::Report(Program program, const SearchOutcome& outcome, MetricSpec metric,
       outcome_(outcome),
       metric_(std::move(metric)),
       budget_s_(budget_s),
-      decision_(decide(measured_of(outcome, metric_, window_s), metric_.higher_is_better)) {
-  if (metric_.kind == MetricKind::whole_run) judge_fixed_length();
-}
-
-void Report::judge_fixed_length() {
-  if (decision_.ranking.size() < 2) return;
-  double shortest = 0;
-  double longest = 0;
-  for (const std::size_t i : decision_.ranking) {
-    const double m = median(outcome_.candidates[i].values);
-    shortest = shortest == 0 ? m : std::min(shortest, m);
-    longest = std::max(longest, m);
-  }
-  if (shortest <= 0 || longest > shortest * (1 + same_length)) return;
-  decision_.winner.reset();
-  decision_.simplest_tied = decision_.ranking.front();
-  decision_.tied = decision_.ranking;
-  for (const std::size_t i : decision_.ranking) {
-    if (outcome_.candidates[i].candidate.simplicity() <
-        outcome_.candidates[decision_.simplest_tied].candidate.simplicity())
-      decision_.simplest_tied = i;
-  }
-  decision_.why = fmt::format(
-      "every launch ran {:.2f}-{:.2f} s, within {:.0f}% of each other: a program that runs a fixed time (a time "
-      "limit, a loop paced by sleeps) shows no speed as a whole run; read its rate with --metric REGEX or "
-      "--progress REGEX",
-      shortest, longest, 100 * same_length);
-}
+      decision_(decide(measured_of(outcome, metric_, window_s), metric_.higher_is_better,
+                       metric_.kind == MetricKind::whole_run)) {}
 
 bool Report::all_failed() const {
   return std::all_of(outcome_.candidates.begin(), outcome_.candidates.end(),

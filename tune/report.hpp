@@ -39,8 +39,6 @@ class Report {
 
  private:
   nlohmann::json candidate_json(std::size_t i) const;
-  // Whole runs of every launch within 1% of each other: a program that runs a fixed time, no winner, said.
-  void judge_fixed_length();
   std::string table() const;
   // Why each failed or unmeasured candidate was: its exit code and last lines, or the reason.
   std::string why_unmeasured() const;

@@ -93,8 +93,8 @@ namespace {
 // The decision's steps over the ranked candidates.
 class Decider {
  public:
-  Decider(const std::vector<Measured>& candidates, bool higher_is_better)
-      : candidates_(candidates), higher_(higher_is_better), medians_(candidates.size()) {}
+  Decider(const std::vector<Measured>& candidates, bool higher_is_better, bool whole_runs)
+      : candidates_(candidates), higher_(higher_is_better), whole_runs_(whole_runs), medians_(candidates.size()) {}
 
   Decision decide() {
     rank();
@@ -110,6 +110,13 @@ class Decider {
     const std::size_t reference = *decision_.reference;
     decision_.lead = lead_over(reference);
     if (decision_.noise) decision_.noise = noise_between(best_, reference);
+    if (whole_runs_ && fixed_length()) {
+      return with_why(fmt::format(
+          "every launch ran {:.2f}-{:.2f} s, within {:.0f}% of each other: a program that runs a fixed time (a "
+          "time limit, a loop paced by sleeps) shows no speed as a whole run; read its rate with --metric REGEX or "
+          "--progress REGEX",
+          medians_[decision_.ranking.front()], medians_[decision_.ranking.back()], 100 * same_length));
+    }
     find_tied();
     if (baseline_ == best_) {
       return with_why(fmt::format("nothing beat the baseline: the launch as it runs today leads the next by {}{}",
@@ -177,10 +184,24 @@ class Decider {
   void find_tied() {
     if (!decision_.noise) return;
     for (const std::size_t i : decision_.ranking) {
-      if (i == best_ || lead_over(i) > tolerance(noise_between(best_, i))) continue;
-      decision_.tied.push_back(i);
-      if (candidates_[i].simplicity < candidates_[decision_.simplest_tied].simplicity) decision_.simplest_tied = i;
+      if (i != best_ && lead_over(i) <= tolerance(noise_between(best_, i))) tie(i);
     }
+  }
+
+  void tie(std::size_t i) {
+    decision_.tied.push_back(i);
+    if (candidates_[i].simplicity < candidates_[decision_.simplest_tied].simplicity) decision_.simplest_tied = i;
+  }
+
+  // Whole runs of every ranked launch within same_length of each other: all tied with the best.
+  bool fixed_length() {
+    const double fastest = medians_[decision_.ranking.front()];
+    const double slowest = medians_[decision_.ranking.back()];
+    if (fastest <= 0 || slowest > fastest * (1 + same_length)) return false;
+    for (const std::size_t i : decision_.ranking) {
+      if (i != best_) tie(i);
+    }
+    return true;
   }
 
   std::string noise_words() const {
@@ -194,6 +215,7 @@ class Decider {
 
   const std::vector<Measured>& candidates_;
   bool higher_;
+  bool whole_runs_;
   std::vector<double> medians_;
   std::optional<double> round_noise_;
   std::optional<std::size_t> baseline_;
@@ -203,8 +225,8 @@ class Decider {
 
 }  // namespace
 
-Decision decide(const std::vector<Measured>& candidates, bool higher_is_better) {
-  return Decider(candidates, higher_is_better).decide();
+Decision decide(const std::vector<Measured>& candidates, bool higher_is_better, bool whole_runs) {
+  return Decider(candidates, higher_is_better, whole_runs).decide();
 }
 
 }  // namespace mptrain::tune

@@ -78,6 +78,13 @@ struct Decision {
 // no baseline measured, the runner-up is the reference. Otherwise "no
 // measurable difference". `candidates` needs one with a measurement; a
 // median that is not a finite number of at least 0 is not ranked.
-Decision decide(const std::vector<Measured>& candidates, bool higher_is_better);
+// `whole_runs` (times of whole runs): every launch within same_length of
+// each other is a program that runs a fixed time, no winner, all tied, said.
+Decision decide(const std::vector<Measured>& candidates, bool higher_is_better, bool whole_runs = false);
+
+// Whole runs of every launch within this fraction of each other (2%: no gain
+// worth a change of launch, and more than a launch's own start and stop
+// varies) say the program runs a fixed time.
+inline constexpr double same_length = 0.02;
 
 }  // namespace mptrain::tune

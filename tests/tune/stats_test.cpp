@@ -159,3 +159,15 @@ TEST_CASE("after a later round what is behind the best by more than twice the no
   // One round each: the noise is unknown, nothing is dropped.
   CHECK(clearly_behind({Measured{{100}, 1}, Measured{{10}, 2}}, true).empty());
 }
+
+TEST_CASE("whole runs of every launch within 2% of each other: no winner, all tied, the simplest named") {
+  const Decision d =
+      decide({bare({10.83, 10.84}), Measured{{10.80, 10.81}, 3}, Measured{{10.86, 10.87}, 1}}, false, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(d.tied.size() == 3);
+  CHECK(d.simplest_tied == 0);
+  CHECK(d.why.find("a program that runs a fixed time") != std::string::npos);
+  // The same times read as a rate (not whole runs) are judged as usual.
+  CHECK(decide({bare({10.0, 10.1}), Measured{{10.3, 10.31}, 1}}, true, false).why.find("fixed time") ==
+        std::string::npos);
+}
