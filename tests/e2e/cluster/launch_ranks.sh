@@ -25,11 +25,17 @@ mpirun_mptrain 2 run -n 1 -- /bin/sh -c "$script"
 [[ $code == 0 ]] || { cat "$WORK/out" "$WORK/err" >&2; fail "mpirun -n 2 mptrain run failed ($code)"; }
 check_ranks "$WORK/out"
 
+# each_rank NAME ARGS...: `mptrain run ARGS -- true` on 2 ranks under mpirun, rank R's stdout in
+# $WORK/NAME.R (each rank writes its own document: mpirun would interleave the two on one stdout).
+each_rank() {
+  local name=$1
+  shift
+  timeout 120 mpirun -n 2 --oversubscribe sh -c 'out=$1; shift; "$0" run "$@" -- true >"$out.$OMPI_COMM_WORLD_RANK"' \
+    "$MPTRAIN" "$WORK/$name" "$@" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "mptrain run $* under mpirun failed"; }
+}
+
 # --dry-run under mpirun shows the global ranks, and the Open MPI variables it removes.
-# (Each rank writes its own document: mpirun would interleave the two on one stdout.)
-timeout 120 mpirun -n 2 --oversubscribe sh -c \
-  '"$0" run -n 1 --dry-run --json -- true >"$1.$OMPI_COMM_WORLD_RANK"' "$MPTRAIN" "$WORK/dry" 2>"$WORK/err" ||
-  { cat "$WORK/err" >&2; fail "dry run under mpirun failed"; }
+each_rank dry -n 1 --dry-run --json
 jq -s -e 'map(.ranks[0].env.RANK) | sort == ["0", "1"]' "$WORK/dry.0" "$WORK/dry.1" >/dev/null ||
   { cat "$WORK/dry.0" >&2; fail "the dry runs do not show global ranks 0 and 1"; }
 jq -s -e 'all(.ranks[0].unset | index("OMPI_COMM_WORLD_RANK") != null)' "$WORK/dry.0" "$WORK/dry.1" >/dev/null ||
@@ -37,9 +43,7 @@ jq -s -e 'all(.ranks[0].unset | index("OMPI_COMM_WORLD_RANK") != null)' "$WORK/d
 
 # Each rank's --json document says which node it is and its workers' global ranks, so that a CI
 # step reading them never sees two documents alike.
-timeout 120 mpirun -n 2 --oversubscribe sh -c \
-  '"$0" run -n 1 --json -- true >"$1.$OMPI_COMM_WORLD_RANK"' "$MPTRAIN" "$WORK/doc" 2>"$WORK/err" ||
-  { cat "$WORK/err" >&2; fail "mptrain run --json under mpirun failed"; }
+each_rank doc -n 1 --json
 jq -s -e 'map(.node.rank) | sort == [0, 1]' "$WORK/doc.0" "$WORK/doc.1" >/dev/null ||
   { cat "$WORK/doc.0" >&2; fail "the documents do not name nodes 0 and 1"; }
 jq -s -e 'map(.workers[0].global_rank) | sort == [0, 1]' "$WORK/doc.0" "$WORK/doc.1" >/dev/null ||
