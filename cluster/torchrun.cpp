@@ -17,16 +17,18 @@ namespace mptrain::cluster {
 
 namespace {
 
-using Value = std::optional<TorchrunValue> TorchrunArgs::*;
-using Flag = bool TorchrunArgs::*;
+using ValueField = std::optional<TorchrunValue> TorchrunArgs::*;
+using FlagField = bool TorchrunArgs::*;
 
 // A row of torchrun's that takes a value, stored in `target`.
-constexpr TorchrunOption valued(std::string_view alias, std::string_view name, Value target, std::string_view help) {
+constexpr TorchrunOption valued(std::string_view alias, std::string_view name, ValueField target,
+                                std::string_view help) {
   return {alias, name, target, nullptr, true, help};
 }
 
 // A row of torchrun's that takes no value and sets `target`.
-constexpr TorchrunOption flagged(std::string_view alias, std::string_view name, Flag target, std::string_view help) {
+constexpr TorchrunOption flagged(std::string_view alias, std::string_view name, FlagField target,
+                                 std::string_view help) {
   return {alias, name, nullptr, target, false, help};
 }
 

@@ -19,7 +19,7 @@ namespace mptrain::hogwild {
 
 namespace {
 
-constexpr std::string_view magic = checkpoint_file.signature;
+constexpr std::string_view checkpoint_magic = checkpoint_file.signature;
 constexpr std::uint32_t format_version = 1;
 
 // Parameters are stored as the bits of IEEE 754 binary32.
@@ -109,7 +109,7 @@ class Reader {
 
 // The size of a checkpoint of `layout`, as encode_checkpoint writes it.
 std::size_t checkpoint_size(const ModelLayout& layout) {
-  std::size_t size = magic.size() + 3 * sizeof(std::uint32_t) + 3 * sizeof(std::uint64_t) +
+  std::size_t size = checkpoint_magic.size() + 3 * sizeof(std::uint32_t) + 3 * sizeof(std::uint64_t) +
                      layout.parameter_count * float_bytes + sizeof(std::uint32_t);
   for (const auto& info : layout.tensors) size += sizeof(std::uint32_t) * (1 + info.shape.size());
   return size;
@@ -158,7 +158,7 @@ std::string parameters_checksum(std::span<const float> parameters) {
 
 std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> parameters, std::uint64_t epochs,
                               std::uint64_t samples) {
-  std::string out(magic);
+  std::string out(checkpoint_magic);
   put(out, format_version);
   put(out, static_cast<std::uint32_t>(layout.kind));
   put(out, static_cast<std::uint32_t>(layout.tensors.size()));
@@ -170,7 +170,7 @@ std::string encode_checkpoint(const ModelLayout& layout, std::span<const float> 
   put(out, epochs);
   put(out, samples);
   put_floats(out, parameters);
-  put(out, crc32_of(std::string_view(out).substr(magic.size())));
+  put(out, crc32_of(std::string_view(out).substr(checkpoint_magic.size())));
   return out;
 }
 
@@ -180,10 +180,10 @@ Status save_checkpoint(const std::filesystem::path& path, const ModelLayout& lay
 }
 
 Result<ModelKind> checkpoint_model(const std::filesystem::path& path) {
-  auto head = read_regular_head(path, magic.size() + 2 * sizeof(std::uint32_t));
+  auto head = read_regular_head(path, checkpoint_magic.size() + 2 * sizeof(std::uint32_t));
   if (!head.ok()) return unreadable(head.error());
-  if (head->substr(0, magic.size()) != magic) return bad(path, "not an mptrain checkpoint");
-  Reader reader(std::string_view(*head).substr(magic.size()));
+  if (head->substr(0, checkpoint_magic.size()) != checkpoint_magic) return bad(path, "not an mptrain checkpoint");
+  Reader reader(std::string_view(*head).substr(checkpoint_magic.size()));
   const auto version = reader.get<std::uint32_t>();
   const auto kind = static_cast<ModelKind>(reader.get<std::uint32_t>());
   if (reader.truncated()) return bad(path, "truncated checkpoint header");
@@ -201,12 +201,12 @@ namespace {
 // size is one a checkpoint can have; an Error saying what it is otherwise.
 Result<std::string> read_checkpoint_file(const std::filesystem::path& path) {
   // What the file is first, so that a large file of another kind is called that, not "too large".
-  auto head = read_regular_head(path, magic.size());
+  auto head = read_regular_head(path, checkpoint_magic.size());
   if (!head.ok()) return unreadable(head.error());
-  if (*head != magic) {
+  if (*head != checkpoint_magic) {
     return bad(path, fmt::format("not an mptrain checkpoint (it does not start with {}); give a file written by "
                                  "--save-model",
-                                 magic));
+                                 checkpoint_magic));
   }
   // Never more than a header can promise: a huge file is refused, not read.
   const std::size_t largest = largest_checkpoint_size();
@@ -218,7 +218,7 @@ Result<std::string> read_checkpoint_file(const std::filesystem::path& path) {
   }
   auto content = read_regular_file(path, largest);
   if (!content.ok()) return unreadable(content.error());
-  if (std::string_view(*content).substr(0, magic.size()) != magic) {
+  if (std::string_view(*content).substr(0, checkpoint_magic.size()) != checkpoint_magic) {
     return bad(path, "not an mptrain checkpoint (it changed while read)");
   }
   return content;
@@ -263,7 +263,7 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
   auto content = read_checkpoint_file(path);
   if (!content.ok()) return content.error();
   const std::string_view bytes = *content;
-  Reader reader(bytes.substr(magic.size()));
+  Reader reader(bytes.substr(checkpoint_magic.size()));
   const auto kind = read_kind(path, reader, expected);
   if (!kind.ok()) return kind.error();
   const ModelLayout layout = model_layout(*kind);
@@ -279,11 +279,12 @@ Result<Checkpoint> load_checkpoint(const std::filesystem::path& path, ModelKind 
     return bad(path, fmt::format("truncated or oversized: {} bytes of parameters and checksum expected, {} present",
                                  count * float_bytes + sizeof(std::uint32_t), reader.remaining()));
   }
-  const std::size_t payload_at = magic.size() + reader.offset();
+  const std::size_t payload_at = checkpoint_magic.size() + reader.offset();
   checkpoint.parameters.resize(count);
   get_floats(bytes.data() + payload_at, checkpoint.parameters);
   const auto stored = load<std::uint32_t>(bytes.data() + payload_at + count * float_bytes);
-  const auto computed = crc32_of(bytes.substr(magic.size(), bytes.size() - magic.size() - sizeof stored));
+  const auto computed =
+      crc32_of(bytes.substr(checkpoint_magic.size(), bytes.size() - checkpoint_magic.size() - sizeof stored));
   if (stored != computed) return bad(path, "checksum mismatch: the checkpoint is corrupt");
   // 2^53: beyond any training, exact as a double and positive wherever it is shown.
   constexpr std::uint64_t largest_counter = std::uint64_t{1} << 53;

@@ -19,10 +19,10 @@ namespace mptrain::launch {
 
 namespace {
 
-using Clock = std::chrono::system_clock;  // arrivals compare across processes: one clock for all
+using WallClock = std::chrono::system_clock;  // arrivals compare across processes: one clock for all
 
 std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(WallClock::now().time_since_epoch()).count();
 }
 
 // Whether `run` is this process or one of its ancestors (a run this one was started inside).
@@ -135,15 +135,16 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
   if (records && window > std::chrono::nanoseconds::zero()) {
     // Seen as planning by the runs started with it, while it waits for theirs.
     if (auto made = RunRegistration::create(directory_, self); made.ok()) registration_ = std::move(*made);
-    const auto give_up = Clock::now() + window + most_settling;
+    const auto give_up = WallClock::now() + window + most_settling;
     for (auto latest = self.arrived;;) {
       unlock();
-      const Clock::time_point latest_at{std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(latest))};
+      const WallClock::time_point latest_at{
+          std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(latest))};
       std::this_thread::sleep_until(std::min(give_up, latest_at + window));
       lock();
       read_others();
       const auto now_latest = latest_arrival(others_, self.arrived, window);
-      if (now_latest == latest || Clock::now() >= give_up) break;
+      if (now_latest == latest || WallClock::now() >= give_up) break;
       latest = now_latest;
     }
   }
@@ -166,10 +167,10 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
     (void)registration_->update(self);
   else if (auto made = RunRegistration::create(directory_, self); made.ok())
     registration_ = std::move(*made);
-  const auto started = Clock::now();
+  const auto started = WallClock::now();
   auto next_progress = started;
   for (;;) {
-    const auto waited = std::chrono::duration<double>(Clock::now() - started).count();
+    const auto waited = std::chrono::duration<double>(WallClock::now() - started).count();
     if (sharing.wait_timeout_s > 0 && waited >= sharing.wait_timeout_s) {
       registration_.reset();
       unlock();
@@ -177,7 +178,7 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
                                             sharing.wait_timeout_s)),
                    busy_exit_code};
     }
-    if (Clock::now() >= next_progress && progress) {
+    if (WallClock::now() >= next_progress && progress) {
       progress(fmt::format(
           "waiting for {} ({:.0f} s so far{}): {}", counted(self.need, "free CPU"), waited,
           sharing.wait_timeout_s > 0 ? fmt::format(", --wait-timeout {}", sharing.wait_timeout_s) : std::string(),
@@ -190,8 +191,8 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
     read_others();
     placed = portion(machine, others_, self, std::chrono::nanoseconds::zero());
     if (!placed.busy) {
-      placed.notes.push_back(
-          fmt::format("waited {:.1f} s for free CPUs", std::chrono::duration<double>(Clock::now() - started).count()));
+      placed.notes.push_back(fmt::format("waited {:.1f} s for free CPUs",
+                                         std::chrono::duration<double>(WallClock::now() - started).count()));
       return placed;
     }
   }
@@ -239,7 +240,7 @@ RunRecord arriving_record(const std::vector<std::string>& command, int workers, 
   record.need = std::max(1, need);
   record.elastic = elastic;
   record.state = RunState::planning;
-  record.started = std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
+  record.started = std::chrono::duration_cast<std::chrono::seconds>(WallClock::now().time_since_epoch()).count();
   record.command =
       command.empty() ? std::string("mptrain run (built-in training)") : fmt::format("{}", fmt::join(command, " "));
   return record;

@@ -9,8 +9,6 @@ namespace mptrain::monitor {
 
 namespace {
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
 // The share of the usable CPUs' time that all load (/proc/stat) kept busy.
 double machine_utilization(const Evidence& evidence, const CpuSet& usable) {
   double busy = 0, total = 0;

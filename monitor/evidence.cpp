@@ -60,7 +60,7 @@ void merge_members(T& into, const T& more, const Rows&... rows) {
 
 constexpr auto kept = [](auto& /*into*/, const auto& /*more*/) {};
 constexpr auto summed = [](auto& into, const auto& more) { into += more; };
-constexpr auto most = [](auto& into, const auto& more) { into = std::max(into, more); };
+constexpr auto largest = [](auto& into, const auto& more) { into = std::max(into, more); };
 constexpr auto latest = [](auto& into, const auto& more) { into = more; };
 constexpr auto latest_seen = [](auto& into, const auto& more) {
   if (more) into = more;
@@ -110,7 +110,7 @@ void merge_window(ProcessEvidence& into, const ProcessEvidence& more) {
   using P = ProcessEvidence;
   merge_members(into, more, row(&P::pid, kept), row(&P::ppid, latest), row(&P::comm, latest), row(&P::cmdline, latest),
                 row(&P::parent_cmdline, latest), row(&P::env, latest), row(&P::cgroup, latest),
-                row(&P::runtimes, latest), row(&P::max_threads, most), row(&P::on_cpu_s, summed),
+                row(&P::runtimes, latest), row(&P::max_threads, largest), row(&P::on_cpu_s, summed),
                 row(&P::wait_s, summed), row(&P::queued_s, summed), row(&P::work, merged),
                 row(&P::voluntary_switches, summed), row(&P::nonvoluntary_switches, summed));
 }
@@ -149,7 +149,7 @@ void merge(Evidence& into, const Evidence& more) {
   using E = Evidence;
   merge_members(into, more, row(&E::duration_s, summed), row(&E::intervals, summed), row(&E::on_cpu_s, summed),
                 row(&E::wait_s, summed), row(&E::queued_s, summed), row(&E::working_s, summed),
-                row(&E::peak_working, most), row(&E::work, merged), row(&E::work_series, merged),
+                row(&E::peak_working, largest), row(&E::work, merged), row(&E::work_series, merged),
                 row(&E::timeslices, summed), row(&E::slice_waits, merged), row(&E::voluntary_switches, summed),
                 row(&E::nonvoluntary_switches, summed), row(&E::threads, merged), row(&E::processes, merged),
                 row(&E::cpus, merged), row(&E::cgroups, merged), row(&E::pressure_some_s, summed_seen),

@@ -18,8 +18,6 @@ namespace mptrain::monitor {
 
 namespace {
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
 // The threads of process `pid` that worked over the window (a process's pool, THE MODEL).
 std::vector<const ThreadEvidence*> pool_threads(const JobView& job, pid_t pid) {
   std::vector<const ThreadEvidence*> threads;

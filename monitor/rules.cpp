@@ -15,8 +15,6 @@ namespace mptrain::monitor {
 
 namespace {
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
 // A finding of `kind` with `severity`, its text and numbers to be filled.
 Finding finding(FindingKind kind, Verdict severity) {
   Finding f;

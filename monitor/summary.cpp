@@ -9,8 +9,6 @@ namespace mptrain::monitor {
 
 namespace {
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
 // Whether `a` took more of the window (on CPU and waiting) than `b`: the order busiest first.
 template <class Summary>
 bool busier(const Summary& a, const Summary& b) {

@@ -74,4 +74,7 @@ std::string thresholds_help();
 // table order: "--warn-demand-ratio 2 is above --max-demand-ratio 1.25; …".
 Status check_thresholds(const Thresholds& thresholds);
 
+// a / b, or 0 where b is not positive (a share of nothing measured).
+inline double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
 }  // namespace mptrain::monitor

@@ -104,7 +104,7 @@ Destination destination(const StreamChoice& redirects, const StreamChoice& tee, 
 std::string format_timestamp(std::chrono::system_clock::time_point time) {
   using namespace std::chrono;
   const auto milliseconds_since_epoch = floor<milliseconds>(time);
-  const auto seconds_since_epoch = floor<seconds>(milliseconds_since_epoch);
+  const auto seconds_since_epoch = floor<std::chrono::seconds>(milliseconds_since_epoch);
   const std::time_t whole_seconds = system_clock::to_time_t(seconds_since_epoch);
   std::tm local{};
   ::localtime_r(&whole_seconds, &local);

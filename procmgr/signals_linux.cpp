@@ -124,9 +124,10 @@ std::vector<int> SignalRelay::take() {
 }
 
 int SignalRelay::wait_for_signal(double seconds) {
-  using Clock = std::chrono::steady_clock;
-  const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  for (double left = seconds; left > 0; left = std::chrono::duration<double>(end - Clock::now()).count()) {
+  using SteadyClock = std::chrono::steady_clock;
+  const auto end =
+      SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
+  for (double left = seconds; left > 0; left = std::chrono::duration<double>(end - SteadyClock::now()).count()) {
     pollfd ready{fd(), POLLIN, 0};
     if (::poll(&ready, 1, static_cast<int>(std::ceil(left * 1000))) <= 0) continue;  // timeout or EINTR
     for (int signal : take()) {

@@ -65,7 +65,7 @@ Status trusted_library(const std::filesystem::path& path) {
 Result<std::string> find_place_library() {
   std::error_code error;
   const auto binary = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return Error{"cannot read /proc/self/exe to find " + std::string(library_name) + ": " + error.message()};
+  if (error) return Error{fmt::format("cannot read /proc/self/exe to find {}: {}", library_name, error.message())};
   const auto directory = binary.parent_path();
   const std::filesystem::path candidates[] = {directory / library_name,
                                               directory / ".." / "lib" / "mptrain" / library_name};

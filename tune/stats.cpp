@@ -80,6 +80,12 @@ std::vector<std::size_t> clearly_behind(const std::vector<Measured>& candidates,
   return behind;
 }
 
+bool same_length_runs(double fastest, double slowest) {
+  if (!(fastest > 0) || !(slowest >= fastest)) return false;
+  const double allowed = std::max(same_length * fastest, std::min(launch_cost, 0.1 * fastest));
+  return slowest - fastest <= allowed * (1 + 1e-9);  // 2.1 - 2.0 is a hair above 0.1 in doubles
+}
+
 double speedup(double value, double reference, bool higher_is_better) {
   const double rate = rate_of(value, higher_is_better);
   const double base = rate_of(reference, higher_is_better);
@@ -112,10 +118,11 @@ class Decider {
     if (decision_.noise) decision_.noise = noise_between(best_, reference);
     if (whole_runs_ && fixed_length()) {
       return with_why(fmt::format(
-          "every launch ran {:.2f}-{:.2f} s, within {:.0f}% of each other: a program that runs a fixed time (a "
+          "every launch ran {:.2f}-{:.2f} s, the same length give or take a launch's own start: a program that runs a "
+          "fixed time (a "
           "time limit, a loop paced by sleeps) shows no speed as a whole run; read its rate with --metric REGEX or "
           "--progress REGEX",
-          medians_[decision_.ranking.front()], medians_[decision_.ranking.back()], 100 * same_length));
+          medians_[decision_.ranking.front()], medians_[decision_.ranking.back()]));
     }
     find_tied();
     if (baseline_ == best_) {
@@ -197,7 +204,7 @@ class Decider {
   bool fixed_length() {
     const double fastest = medians_[decision_.ranking.front()];
     const double slowest = medians_[decision_.ranking.back()];
-    if (fastest <= 0 || slowest > fastest * (1 + same_length)) return false;
+    if (!same_length_runs(fastest, slowest)) return false;
     for (const std::size_t i : decision_.ranking) {
       if (i != best_) tie(i);
     }

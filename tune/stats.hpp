@@ -83,8 +83,14 @@ struct Decision {
 Decision decide(const std::vector<Measured>& candidates, bool higher_is_better, bool whole_runs = false);
 
 // Whole runs of every launch within this fraction of each other (2%: no gain
-// worth a change of launch, and more than a launch's own start and stop
-// varies) say the program runs a fixed time.
+// worth a change of launch) say the program runs a fixed time; so do runs
+// that differ by no more than a launch's own start and stop (launch_cost:
+// tens of milliseconds for a launcher on a loaded machine or under a
+// sanitizer), as long as that is at most a tenth of the run.
 inline constexpr double same_length = 0.02;
+inline constexpr double launch_cost = 0.1;  // seconds
+
+// Whether whole runs of `fastest` and `slowest` seconds are the same length.
+bool same_length_runs(double fastest, double slowest);
 
 }  // namespace mptrain::tune

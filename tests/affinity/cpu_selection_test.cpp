@@ -16,7 +16,7 @@ constexpr const char* interleaved = "package:2 core:2 pu:2(indexes=0,4,1,5,2,6,3
 // One package, two L3 caches of two L2 caches of two cores of two PUs.
 constexpr const char* caches = "package:1 l3:2 l2:2 core:2 pu:2";
 
-Topology synthetic(const std::string& description) {
+Topology selection_topology(const std::string& description) {
   auto topology = load_synthetic_topology(description);
   REQUIRE(topology.ok());
   return std::move(topology).value();
@@ -27,7 +27,7 @@ std::string cpus_of(const std::string& description, const std::string& text) {
   auto selection = parse_cpu_selection(text);
   INFO(text << ": " << (selection.ok() ? std::string() : selection.error().message));
   REQUIRE(selection.ok());
-  auto cpus = resolve_cpu_selection(*selection, synthetic(description));
+  auto cpus = resolve_cpu_selection(*selection, selection_topology(description));
   INFO(text << ": " << (cpus.ok() ? std::string() : cpus.error().message));
   REQUIRE(cpus.ok());
   return cpus->to_string();
@@ -37,7 +37,7 @@ std::string cpus_of(const std::string& description, const std::string& text) {
 std::string resolve_error(const std::string& description, const std::string& text) {
   auto selection = parse_cpu_selection(text);
   REQUIRE(selection.ok());
-  auto cpus = resolve_cpu_selection(*selection, synthetic(description));
+  auto cpus = resolve_cpu_selection(*selection, selection_topology(description));
   REQUIRE_FALSE(cpus.ok());
   return cpus.error().message;
 }

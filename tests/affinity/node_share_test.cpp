@@ -11,7 +11,7 @@ using namespace mptrain::affinity;
 namespace {
 
 // Two packages of 4 cores of 2 PUs: CPUs 0-7 and 8-15.
-Topology two_packages() {
+Topology two_package_topology() {
   auto topology = load_synthetic_topology("package:2 core:4 pu:2");
   REQUIRE(topology.ok());
   return std::move(topology).value();
@@ -38,7 +38,7 @@ NodeShare share_of(const Topology& topology, int local_rank, int local_size) {
 
 CpuSet cpus(const char* list) { return CpuSet::parse(list).value(); }
 
-bool has_note(const NodeShare& share, const std::string& text) {
+bool share_has_note(const NodeShare& share, const std::string& text) {
   for (const auto& note : share.notes) {
     if (note.find(text) != std::string::npos) return true;
   }
@@ -54,7 +54,7 @@ UsableCpus usable(const char* online, const char* affinity, CgroupCpuLimits cgro
 }  // namespace
 
 TEST_CASE("the only mptrain on a host gets every usable CPU", "[affinity][node_share]") {
-  const auto share = share_of(two_packages(), 0, 1);
+  const auto share = share_of(two_package_topology(), 0, 1);
   CHECK(share.kind == ShareKind::whole_host);
   CHECK(share.cpus == cpus("0-15"));
   CHECK(share.host_cpus == cpus("0-15"));
@@ -62,7 +62,7 @@ TEST_CASE("the only mptrain on a host gets every usable CPU", "[affinity][node_s
 }
 
 TEST_CASE("as many mptrain as packages get one package each", "[affinity][node_share]") {
-  const auto topology = two_packages();
+  const auto topology = two_package_topology();
   const auto first = share_of(topology, 0, 2);
   const auto second = share_of(topology, 1, 2);
   CHECK(first.kind == ShareKind::package);
@@ -73,14 +73,14 @@ TEST_CASE("as many mptrain as packages get one package each", "[affinity][node_s
 }
 
 TEST_CASE("other counts get contiguous, equal shares, the remainder unused", "[affinity][node_share]") {
-  const auto topology = two_packages();
+  const auto topology = two_package_topology();
   CHECK(share_of(topology, 0, 3).cpus == cpus("0-4"));
   CHECK(share_of(topology, 1, 3).cpus == cpus("5-9"));
   const auto last = share_of(topology, 2, 3);
   CHECK(last.kind == ShareKind::equal_share);
   CHECK(last.cpus == cpus("10-14"));
   CHECK(last.unused == cpus("15"));
-  CHECK(has_note(last, "1 usable CPU left unused by the split: 15"));
+  CHECK(share_has_note(last, "1 usable CPU left unused by the split: 15"));
   CHECK(share_of(topology, 3, 4).cpus == cpus("12-15"));
   CHECK(share_of(topology, 3, 4).unused.empty());
 }
@@ -102,12 +102,12 @@ TEST_CASE("shares follow the topology's order, not the CPU numbers", "[affinity]
 
 TEST_CASE("a process the launcher bound already keeps its CPUs", "[affinity][node_share]") {
   // Bound by its launcher to CPUs 8-11 of the 16, as mpirun --bind-to l3cache might.
-  Topology topology = two_packages();
+  Topology topology = two_package_topology();
   const auto share = share_of(topology, usable("0-15", "8-11"), 1, 2);
   CHECK(share.kind == ShareKind::already_bound);
   CHECK(share.cpus == cpus("8-11"));
   CHECK(share.host_cpus == cpus("0-15"));
-  CHECK(has_note(share, "already bound to CPUs 8-11 of the host's usable 0-15"));
+  CHECK(share_has_note(share, "already bound to CPUs 8-11 of the host's usable 0-15"));
   // Alone on its host a bound process is the whole host as before.
   CHECK(share_of(topology, usable("0-15", "8-11"), 0, 1).kind == ShareKind::whole_host);
 }
@@ -115,7 +115,7 @@ TEST_CASE("a process the launcher bound already keeps its CPUs", "[affinity][nod
 TEST_CASE("a cgroup cpuset is the host being split, not a binding", "[affinity][node_share]") {
   CgroupCpuLimits cgroup;
   cgroup.cpuset = cpus("0-7");
-  const auto share = share_of(two_packages(), usable("0-15", "0-15", cgroup), 1, 2);
+  const auto share = share_of(two_package_topology(), usable("0-15", "0-15", cgroup), 1, 2);
   CHECK(share.kind == ShareKind::equal_share);
   CHECK(share.cpus == cpus("4-7"));
   CHECK(share.host_cpus == cpus("0-7"));
@@ -125,10 +125,10 @@ TEST_CASE("a CPU quota is divided among the mptrain on the host", "[affinity][no
   CgroupCpuLimits cgroup;
   cgroup.quota_cpus = 3.0;
   const auto whole = usable("0-15", "0-15", cgroup);
-  const auto share = share_of(two_packages(), whole, 1, 2);
+  const auto share = share_of(two_package_topology(), whole, 1, 2);
   REQUIRE(share.quota_cpus);
   CHECK(*share.quota_cpus == 1.5);
-  CHECK(has_note(share, "quota of 3 CPUs is shared by the 2 mptrain on this host: 1.5 each"));
+  CHECK(share_has_note(share, "quota of 3 CPUs is shared by the 2 mptrain on this host: 1.5 each"));
   const auto narrowed = usable_share(whole, share);
   CHECK(narrowed.cpus == cpus("8-15"));
   CHECK(narrowed.count == 1);
@@ -136,14 +136,14 @@ TEST_CASE("a CPU quota is divided among the mptrain on the host", "[affinity][no
 }
 
 TEST_CASE("more mptrain than usable CPUs on a host is refused", "[affinity][node_share]") {
-  const auto topology = two_packages();
+  const auto topology = two_package_topology();
   auto share = node_share(topology, usable_cpus_of(topology), 0, 17);
   REQUIRE_FALSE(share.ok());
   CHECK(share.error().message.find("17 mptrain processes on this host but only 16 usable CPUs") != std::string::npos);
 }
 
 TEST_CASE("a plan made on a share places its workers inside it", "[affinity][node_share]") {
-  const auto topology = two_packages();
+  const auto topology = two_package_topology();
   const auto whole = usable_cpus_of(topology);
   const auto share = share_of(topology, whole, 1, 3);
   const auto plan = make_plan(topology, usable_share(whole, share), PlacementRequest{});
@@ -154,7 +154,7 @@ TEST_CASE("a plan made on a share places its workers inside it", "[affinity][nod
 }
 
 TEST_CASE("the mptrain on a host share the CPUs --cpus selects", "[affinity][node_share]") {
-  const auto topology = two_packages();
+  const auto topology = two_package_topology();
   const auto whole = usable_cpus_of(topology);
   const auto share = share_of_only(topology, whole, 1, 2, cpus("0-7"));
   CHECK(share.cpus == cpus("4-7"));

@@ -39,14 +39,14 @@ std::string refusal_on(const Machine& machine, const PlacementRequest& request) 
   return plan.error().message;
 }
 
-PlacementRequest workers(int m, std::optional<int> t = std::nullopt) {
+PlacementRequest server_workers(int m, std::optional<int> t = std::nullopt) {
   PlacementRequest request;
   request.num_processes = m;
   request.threads_per_process = t;
   return request;
 }
 
-bool has_note(const Plan& plan, const std::string& text) {
+bool server_plan_has_note(const Plan& plan, const std::string& text) {
   for (const auto& note : notes_and_choices(plan)) {
     if (note.find(text) != std::string::npos) return true;
   }
@@ -89,9 +89,9 @@ TEST_CASE("2-socket SMT Xeon: the default gives each socket's whole cores to one
 
 TEST_CASE("2-socket SMT Xeon: six workers get six whole cores each, none split", "[affinity][servers]") {
   const auto machine = xml("xeon-2s-smt.xml");
-  const auto plan = plan_on(machine, workers(6));
+  const auto plan = plan_on(machine, server_workers(6));
   CHECK(plan.threads_per_process == 12);  // floor(80/6) = 13 is six and a half cores
-  CHECK(has_note(plan, "-t lowered from 13 to 12"));
+  CHECK(server_plan_has_note(plan, "-t lowered from 13 to 12"));
   CHECK(no_core_split(machine.topology, plan));
   for (const auto& worker : plan.workers) {
     CHECK(whole_cores(machine.topology, worker.cpus));
@@ -102,23 +102,23 @@ TEST_CASE("2-socket SMT Xeon: six workers get six whole cores each, none split",
 TEST_CASE("2-socket SMT Xeon: a -t that splits a core is refused with the nearest whole-core ones",
           "[affinity][servers]") {
   const auto machine = xml("xeon-2s-smt.xml");
-  const auto message = refusal_on(machine, workers(4, 9));
+  const auto message = refusal_on(machine, server_workers(4, 9));
   CHECK(message.find("would share the SMT siblings of one core") != std::string::npos);
   CHECK(message.find("use -t 8, -t 10, or --physical-cores") != std::string::npos);
-  PlacementRequest physical = workers(4, 9);
+  PlacementRequest physical = server_workers(4, 9);
   physical.core_use = CoreUse::physical_cores;
   CHECK(plan_on(machine, physical).threads_per_process == 9);
 }
 
 TEST_CASE("2-socket SMT Xeon: a reserve takes the first PU of each worker's set", "[affinity][servers]") {
   const auto machine = xml("xeon-2s-smt.xml");
-  PlacementRequest request = workers(2);
+  PlacementRequest request = server_workers(2);
   request.reserve = 1;
   const auto plan = plan_on(machine, request);
   CHECK(plan.threads_per_process == 39);
   CHECK(plan.workers[0].reserved.to_string() == "0");
   CHECK(plan.workers[1].reserved.to_string() == "20");
-  CHECK(has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
+  CHECK(server_plan_has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
 }
 
 TEST_CASE("2-socket SMT Xeon: topo's caches give each level's size and sharing", "[affinity][servers]") {
@@ -133,7 +133,7 @@ TEST_CASE("2-socket SMT Xeon: topo's caches give each level's size and sharing",
 TEST_CASE("EPYC with 8 L3 domains a socket: a worker that fits in an L3 gets one", "[affinity][servers]") {
   const auto machine = xml("epyc-2s-8l3.xml");
   CHECK(machine.topology.l3_caches == 16);
-  const auto plan = plan_on(machine, workers(16, 6));
+  const auto plan = plan_on(machine, server_workers(16, 6));
   std::set<int> l3s;
   for (const auto& worker : plan.workers) {
     CHECK(worker.l3 >= 0);
@@ -145,7 +145,7 @@ TEST_CASE("EPYC with 8 L3 domains a socket: a worker that fits in an L3 gets one
 
 TEST_CASE("EPYC with 8 L3 domains a socket: bind l3 gives each worker its whole L3 domain", "[affinity][servers]") {
   const auto machine = xml("epyc-2s-8l3.xml");
-  PlacementRequest request = workers(32);
+  PlacementRequest request = server_workers(32);
   request.bind = Bind::l3;
   const auto plan = plan_on(machine, request);
   CHECK(plan.threads_per_process == 4);
@@ -165,7 +165,7 @@ TEST_CASE("EPYC with 8 L3 domains a socket: topo lists each L3 domain", "[affini
 }
 
 TEST_CASE("bind l3 on a topology without L3 caches is refused, saying how to describe them", "[affinity][servers]") {
-  PlacementRequest request = workers(2);
+  PlacementRequest request = server_workers(2);
   request.bind = Bind::l3;
   CHECK(refusal_on(synthetic("package:2 core:4 pu:2"), request).find("shows no L3 cache") != std::string::npos);
   request.num_processes = 4;
@@ -191,12 +191,12 @@ TEST_CASE("hybrid CPU: one worker by default runs on the performance cores only"
   REQUIRE(plan.workers.size() == 1);
   CHECK(plan.workers[0].cpus.to_short_string() == "0-15");
   CHECK(plan.workers[0].kind == KindRole::performance);
-  CHECK(has_note(plan, "the efficiency cores (CPUs 16-19) are left unused"));
+  CHECK(server_plan_has_note(plan, "the efficiency cores (CPUs 16-19) are left unused"));
 }
 
 TEST_CASE("hybrid CPU: each worker runs on one kind, the performance cores filled first", "[affinity][servers]") {
   const auto machine = xml("hybrid-client.xml");
-  const auto plan = plan_on(machine, workers(5));
+  const auto plan = plan_on(machine, server_workers(5));
   CHECK(plan.threads_per_process == 4);
   REQUIRE(plan.workers.size() == 5);
   for (int rank = 0; rank < 4; ++rank) CHECK(plan.workers[rank].kind == KindRole::performance);
@@ -207,10 +207,10 @@ TEST_CASE("hybrid CPU: each worker runs on one kind, the performance cores fille
 
 TEST_CASE("hybrid CPU: a -t that mixes kinds is refused; --cpu-kind all allows it", "[affinity][servers]") {
   const auto machine = xml("hybrid-client.xml");
-  const auto message = refusal_on(machine, workers(2, 10));
+  const auto message = refusal_on(machine, server_workers(2, 10));
   CHECK(message.find("rank 1 would mix two kinds of core") != std::string::npos);
   CHECK(message.find("use -t 8, or --cpu-kind all") != std::string::npos);
-  PlacementRequest all = workers(2, 10);
+  PlacementRequest all = server_workers(2, 10);
   all.cpu_kind = CpuKindUse::all;
   const auto plan = plan_on(machine, all);
   CHECK(plan.workers[1].cpus.to_short_string() == "10-19");
@@ -219,7 +219,7 @@ TEST_CASE("hybrid CPU: a -t that mixes kinds is refused; --cpu-kind all allows i
 
 TEST_CASE("hybrid CPU: --cpu-kind chooses performance or efficiency cores only", "[affinity][servers]") {
   const auto machine = xml("hybrid-client.xml");
-  PlacementRequest request = workers(2);
+  PlacementRequest request = server_workers(2);
   request.cpu_kind = CpuKindUse::efficiency;
   auto plan = plan_on(machine, request);
   CHECK(plan.usable_cpus == 4);
@@ -235,22 +235,22 @@ TEST_CASE("hybrid CPU: --cpu-kind chooses performance or efficiency cores only",
 
 TEST_CASE("synthetic 2-socket SMT: three workers never split a core's siblings", "[affinity][servers]") {
   const auto machine = synthetic("package:2 core:16 pu:2");
-  const auto plan = plan_on(machine, workers(3));
+  const auto plan = plan_on(machine, server_workers(3));
   CHECK(plan.threads_per_process == 20);
   CHECK(no_core_split(machine.topology, plan));
   for (const auto& worker : plan.workers) CHECK(whole_cores(machine.topology, worker.cpus));
-  CHECK(refusal_on(machine, workers(3, 21)).find("use -t 20, or --physical-cores") != std::string::npos);
+  CHECK(refusal_on(machine, server_workers(3, 21)).find("use -t 20, or --physical-cores") != std::string::npos);
 }
 
 TEST_CASE("more workers than cores must share one: the plan says so", "[affinity][servers]") {
   const auto machine = synthetic("package:1 core:2 pu:2");
-  const auto plan = plan_on(machine, workers(3));
+  const auto plan = plan_on(machine, server_workers(3));
   CHECK(plan.threads_per_process == 1);
-  CHECK(has_note(plan, "must share the SMT siblings of one core"));
+  CHECK(server_plan_has_note(plan, "must share the SMT siblings of one core"));
 }
 
 TEST_CASE("physical cores print in the short form mptrain reads", "[affinity][servers]") {
-  PlacementRequest request = workers(1);
+  PlacementRequest request = server_workers(1);
   request.core_use = CoreUse::physical_cores;
   const auto plan = plan_on(synthetic("package:2 core:16 pu:2"), request);
   CHECK(plan.usable_cpu_list.to_short_string() == "0-62:2");
@@ -261,7 +261,7 @@ TEST_CASE("physical cores print in the short form mptrain reads", "[affinity][se
 namespace {
 
 PlacementRequest bound(int m, std::optional<int> t, Bind bind) {
-  PlacementRequest request = workers(m, t);
+  PlacementRequest request = server_workers(m, t);
   request.bind = bind;
   return request;
 }
@@ -296,7 +296,7 @@ TEST_CASE("SNC2 Xeon: four workers get a sub-NUMA cluster each under bind core, 
     CHECK(plan.threads_per_process == 24);
     CHECK(workers_per_cluster(machine.topology, plan) == std::map<int, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}});
     CHECK(plan.workers[1].cpus.to_short_string() == "12-23,60-71");
-    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+    CHECK_FALSE(server_plan_has_note(plan, "NUMA nodes (sub-NUMA clusters"));
   }
 }
 
@@ -312,7 +312,7 @@ TEST_CASE("SNC2 Xeon: smaller workers stay inside one cluster, bind l3 widens to
       CHECK(worker.cpus.size() == (bind == Bind::core ? 12 : 24));
       CHECK(worker.l3 == worker.package);
     }
-    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+    CHECK_FALSE(server_plan_has_note(plan, "NUMA nodes (sub-NUMA clusters"));
   }
 }
 
@@ -323,17 +323,17 @@ TEST_CASE("SNC2 Xeon: workers too big for a cluster span two, and a note says so
     const auto plan = plan_on(machine, bound(2, std::nullopt, bind));
     CHECK(plan.workers[0].numa_node == -1);
     CHECK(plan.workers[0].package == 0);
-    CHECK(has_note(plan,
-                   "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
-                   "worker do not fit in one, which holds at most 24"));
+    CHECK(server_plan_has_note(plan,
+                               "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
+                               "worker do not fit in one, which holds at most 24"));
   }
-  const auto fifth = plan_on(machine, workers(5, 18));  // four clusters take one each, 6 PUs left in each
-  CHECK(fifth.workers[1].numa_node == -1);              // the fifth set, made of the leftovers, sorts second
-  CHECK(has_note(fifth,
-                 "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
-                 "in one: the other workers left no NUMA node that much room"));
+  const auto fifth = plan_on(machine, server_workers(5, 18));  // four clusters take one each, 6 PUs left in each
+  CHECK(fifth.workers[1].numa_node == -1);                     // the fifth set, made of the leftovers, sorts second
+  CHECK(server_plan_has_note(fifth,
+                             "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
+                             "in one: the other workers left no NUMA node that much room"));
   const auto package = plan_on(machine, bound(2, std::nullopt, Bind::package));
-  CHECK_FALSE(has_note(package, "span NUMA nodes"));
+  CHECK_FALSE(server_plan_has_note(package, "span NUMA nodes"));
 }
 
 TEST_CASE("a plan knows the machine's kinds of core and L3 caches, and each worker's", "[affinity][servers]") {
@@ -341,22 +341,22 @@ TEST_CASE("a plan knows the machine's kinds of core and L3 caches, and each work
   CHECK(epyc.l3_caches == 16);
   CHECK(epyc.cpu_kinds == 0);
   CHECK(epyc.workers[1].l3_caches.to_short_string() == "8-15");
-  PlacementRequest mixed = workers(2, 10);
+  PlacementRequest mixed = server_workers(2, 10);
   mixed.cpu_kind = CpuKindUse::all;
   const auto hybrid = plan_on(xml("hybrid-client.xml"), mixed);
   CHECK(hybrid.cpu_kinds == 2);
   CHECK(hybrid.workers[0].kind == KindRole::performance);  // all its CPUs are performance cores
   CHECK_FALSE(hybrid.workers[1].kind.has_value());         // 10-19 mixes both kinds
   CHECK(hybrid.workers[0].l3_caches.to_short_string() == "0");
-  CHECK(plan_on(synthetic("package:2 core:4 pu:2"), workers(2)).l3_caches == 0);
+  CHECK(plan_on(synthetic("package:2 core:4 pu:2"), server_workers(2)).l3_caches == 0);
 }
 
 TEST_CASE("plan's table shows KIND and L3 columns only where they apply", "[affinity][servers]") {
-  const auto hybrid = plan_table(plan_on(xml("hybrid-client.xml"), workers(5)));
+  const auto hybrid = plan_table(plan_on(xml("hybrid-client.xml"), server_workers(5)));
   CHECK(hybrid.find("RANK  CPUS                      KIND         L3     PACKAGE  NUMA NODE  THREADS\n") !=
         std::string::npos);
   CHECK(hybrid.find("   4  16-19                     efficiency   0            0          0        4\n") !=
         std::string::npos);
-  const auto plain = plan_table(plan_on(synthetic("package:2 core:4 pu:2"), workers(2)));
+  const auto plain = plan_table(plan_on(synthetic("package:2 core:4 pu:2"), server_workers(2)));
   CHECK(plain.find("RANK  CPUS                      PACKAGE  NUMA NODE  THREADS\n") != std::string::npos);
 }

@@ -60,13 +60,13 @@ NodeIdentity identity_of(const Environment& environment, const NodeRequest& requ
   return std::move(identity).value();
 }
 
-std::string refusal(const Environment& environment, const NodeRequest& request = {}) {
+std::string identity_refusal(const Environment& environment, const NodeRequest& request = {}) {
   auto identity = read_node_identity(environment, request);
   REQUIRE_FALSE(identity.ok());
   return identity.error().message;
 }
 
-NodeRequest nodes(int nnodes, std::optional<int> node_rank = std::nullopt) {
+NodeRequest request_nodes(int nnodes, std::optional<int> node_rank = std::nullopt) {
   NodeRequest request;
   request.nnodes = nnodes;
   request.node_rank = node_rank;
@@ -183,11 +183,11 @@ TEST_CASE("a PyTorchJob's PET variables give the node, one per pod", "[cluster]"
 }
 
 TEST_CASE("by hand, --nnodes and --node-rank mean one mptrain per host", "[cluster]") {
-  const auto identity = identity_of({}, nodes(2, 1));
+  const auto identity = identity_of({}, request_nodes(2, 1));
   check(identity, 1, 2, 0, 1);
   CHECK(identity.source == IdentitySource::options);
   CHECK(describe(identity) == "node 1 of 2 (local 0 of 1, from --nnodes)");
-  auto remote = nodes(2, 1);
+  auto remote = request_nodes(2, 1);
   remote.master_addr = "10.0.0.1";
   check(identity_of({}, remote), 1, 2, 0, 1);
 }
@@ -195,7 +195,7 @@ TEST_CASE("by hand, --nnodes and --node-rank mean one mptrain per host", "[clust
 TEST_CASE("a loopback master address puts every node on this host", "[cluster]") {
   for (const char* address : {"127.0.0.1", "localhost", "::1"}) {
     INFO(address);
-    auto request = nodes(3, 2);
+    auto request = request_nodes(3, 2);
     request.master_addr = address;
     const auto identity = identity_of({}, request);
     check(identity, 2, 3, 2, 3);
@@ -205,7 +205,7 @@ TEST_CASE("a loopback master address puts every node on this host", "[cluster]")
 }
 
 TEST_CASE("by hand, --local-rank and --local-size set the local part", "[cluster]") {
-  auto request = nodes(2);
+  auto request = request_nodes(2);
   request.local_rank = 1;
   request.local_size = 2;
   const auto identity = identity_of({}, request);
@@ -224,59 +224,62 @@ TEST_CASE("by hand, --local-rank and --local-size set the local part", "[cluster
 }
 
 TEST_CASE("options that agree with the launcher are accepted", "[cluster]") {
-  auto request = nodes(2, 1);
+  auto request = request_nodes(2, 1);
   request.local_rank = 1;
   request.local_size = 2;
   check(identity_of(open_mpi_rank_1, request), 1, 2, 1, 2);
 }
 
 TEST_CASE("options that contradict the launcher are refused, naming both", "[cluster]") {
-  CHECK_THAT(refusal(open_mpi_rank_1, nodes(2, 0)),
+  CHECK_THAT(identity_refusal(open_mpi_rank_1, request_nodes(2, 0)),
              Contains("--node-rank 0 contradicts OMPI_COMM_WORLD_RANK=1") && Contains("Open MPI's mpirun"));
-  CHECK_THAT(refusal(open_mpi_rank_1, nodes(3)), Contains("--nnodes 3 contradicts OMPI_COMM_WORLD_SIZE=2"));
+  CHECK_THAT(identity_refusal(open_mpi_rank_1, request_nodes(3)),
+             Contains("--nnodes 3 contradicts OMPI_COMM_WORLD_SIZE=2"));
   NodeRequest local;
   local.local_rank = 0;
-  CHECK_THAT(refusal(open_mpi_rank_1, local), Contains("--local-rank 0 contradicts OMPI_COMM_WORLD_LOCAL_RANK=1"));
+  CHECK_THAT(identity_refusal(open_mpi_rank_1, local),
+             Contains("--local-rank 0 contradicts OMPI_COMM_WORLD_LOCAL_RANK=1"));
   local = {};
   local.local_size = 1;
-  CHECK_THAT(refusal(srun_task_3, local), Contains("--local-size 1 contradicts the 2 tasks of "
-                                                   "SLURM_STEP_TASKS_PER_NODE=2(x2),1 at SLURM_NODEID=1"));
+  CHECK_THAT(identity_refusal(srun_task_3, local), Contains("--local-size 1 contradicts the 2 tasks of "
+                                                            "SLURM_STEP_TASKS_PER_NODE=2(x2),1 at SLURM_NODEID=1"));
 }
 
 TEST_CASE("as in torchrun, an option wins over its PET_ variable", "[cluster]") {
-  const auto given = identity_of(pytorch_job_pod_1, nodes(2, 0));
+  const auto given = identity_of(pytorch_job_pod_1, request_nodes(2, 0));
   CHECK(given.rank == 0);
   CHECK(given.count == 2);
-  CHECK(identity_of({"PET_NNODES=2"}, nodes(1)).count == 1);
-  const auto counted = identity_of({"PET_NODE_RANK=1"}, nodes(2));
+  CHECK(identity_of({"PET_NNODES=2"}, request_nodes(1)).count == 1);
+  const auto counted = identity_of({"PET_NODE_RANK=1"}, request_nodes(2));
   CHECK(counted.rank == 1);
   CHECK(counted.count == 2);
 }
 
 TEST_CASE("two launchers' variables that disagree are refused, naming both", "[cluster]") {
-  CHECK_THAT(refusal(plus(open_mpi_rank_1, {"PMI_RANK=0", "PMI_SIZE=2"})),
+  CHECK_THAT(identity_refusal(plus(open_mpi_rank_1, {"PMI_RANK=0", "PMI_SIZE=2"})),
              Contains("OMPI_COMM_WORLD_RANK=1") && Contains("PMI_RANK=0") && Contains("disagree"));
   CHECK(identity_of(plus(open_mpi_rank_1, {"PMI_RANK=1", "PMI_SIZE=2"})).source == IdentitySource::open_mpi);
-  CHECK_THAT(refusal(plus(open_mpi_rank_1, {"PET_NNODES=4", "PET_NODE_RANK=1"})),
+  CHECK_THAT(identity_refusal(plus(open_mpi_rank_1, {"PET_NNODES=4", "PET_NODE_RANK=1"})),
              Contains("PET_NNODES=4") && Contains("OMPI_COMM_WORLD_SIZE=2"));
-  CHECK_THAT(refusal(plus(srun_task_3, {"PET_NNODES=5", "PET_NODE_RANK=0"})),
+  CHECK_THAT(identity_refusal(plus(srun_task_3, {"PET_NNODES=5", "PET_NODE_RANK=0"})),
              Contains("PET_NODE_RANK=0") && Contains("SLURM_PROCID=3"));
 }
 
 TEST_CASE("PMIX_RANK must agree with the rank found, and alone needs --nnodes", "[cluster]") {
-  CHECK_THAT(refusal({"OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2", "PMIX_RANK=1"}),
+  CHECK_THAT(identity_refusal({"OMPI_COMM_WORLD_RANK=0", "OMPI_COMM_WORLD_SIZE=2", "PMIX_RANK=1"}),
              Contains("PMIX_RANK=1 disagrees with OMPI_COMM_WORLD_RANK=0"));
-  CHECK_THAT(refusal({"PMIX_RANK=1"}), Contains("PMIX_RANK=1 is set") && Contains("give --nnodes"));
-  check(identity_of({"PMIX_RANK=1"}, nodes(2)), 1, 2, 0, 1);
-  CHECK_THAT(refusal({"PMIX_RANK=1"}, nodes(2, 0)), Contains("PMIX_RANK=1 disagrees with --node-rank 0"));
+  CHECK_THAT(identity_refusal({"PMIX_RANK=1"}), Contains("PMIX_RANK=1 is set") && Contains("give --nnodes"));
+  check(identity_of({"PMIX_RANK=1"}, request_nodes(2)), 1, 2, 0, 1);
+  CHECK_THAT(identity_refusal({"PMIX_RANK=1"}, request_nodes(2, 0)),
+             Contains("PMIX_RANK=1 disagrees with --node-rank 0"));
   // PMI_RANK without PMI_SIZE is such a rank too.
-  CHECK_THAT(refusal({"PMI_RANK=1"}), Contains("PMI_RANK=1 is set"));
+  CHECK_THAT(identity_refusal({"PMI_RANK=1"}), Contains("PMI_RANK=1 is set"));
 }
 
 TEST_CASE("malformed or out-of-range variables are refused, naming the variable", "[cluster]") {
   const auto refused = [](const Environment& environment, const std::string& text) {
     INFO(environment.front());
-    CHECK_THAT(refusal(environment), Contains(text));
+    CHECK_THAT(identity_refusal(environment), Contains(text));
   };
   refused({"OMPI_COMM_WORLD_RANK=abc", "OMPI_COMM_WORLD_SIZE=2"}, "OMPI_COMM_WORLD_RANK=abc is not a whole number");
   refused({"OMPI_COMM_WORLD_RANK=-1", "OMPI_COMM_WORLD_SIZE=2"}, "OMPI_COMM_WORLD_RANK=-1 is negative");
@@ -311,10 +314,11 @@ TEST_CASE("malformed or out-of-range variables are refused, naming the variable"
 }
 
 TEST_CASE("errors about a launcher's variables say which launcher sets them", "[cluster]") {
-  CHECK_THAT(refusal({"OMPI_COMM_WORLD_RANK=x", "OMPI_COMM_WORLD_SIZE=2"}), Contains("Open MPI's mpirun sets"));
-  CHECK_THAT(refusal({"PMI_SIZE=2"}), Contains("Hydra mpiexec"));
-  CHECK_THAT(refusal({"SLURM_STEP_ID=0", "SLURM_PROCID=1"}), Contains("Slurm's srun"));
-  CHECK_THAT(refusal({"PET_NNODES=0"}), Contains("PyTorchJob"));
+  CHECK_THAT(identity_refusal({"OMPI_COMM_WORLD_RANK=x", "OMPI_COMM_WORLD_SIZE=2"}),
+             Contains("Open MPI's mpirun sets"));
+  CHECK_THAT(identity_refusal({"PMI_SIZE=2"}), Contains("Hydra mpiexec"));
+  CHECK_THAT(identity_refusal({"SLURM_STEP_ID=0", "SLURM_PROCID=1"}), Contains("Slurm's srun"));
+  CHECK_THAT(identity_refusal({"PET_NNODES=0"}), Contains("PyTorchJob"));
 }
 
 TEST_CASE("a variable set to the empty string counts as unset", "[cluster]") {
@@ -324,17 +328,17 @@ TEST_CASE("a variable set to the empty string counts as unset", "[cluster]") {
 TEST_CASE("inconsistent options are refused, naming them", "[cluster]") {
   NodeRequest request;
   request.node_rank = 1;
-  CHECK_THAT(refusal({}, request), Contains("--node-rank 1 needs --nnodes"));
+  CHECK_THAT(identity_refusal({}, request), Contains("--node-rank 1 needs --nnodes"));
   request = {};
   request.local_size = 2;
-  CHECK_THAT(refusal({}, request), Contains("--local-size 2 needs --nnodes"));
-  CHECK_THAT(refusal({}, nodes(2, 2)), Contains("--node-rank 2 is not below --nnodes 2"));
-  request = nodes(2, 1);
+  CHECK_THAT(identity_refusal({}, request), Contains("--local-size 2 needs --nnodes"));
+  CHECK_THAT(identity_refusal({}, request_nodes(2, 2)), Contains("--node-rank 2 is not below --nnodes 2"));
+  request = request_nodes(2, 1);
   request.local_size = 3;
-  CHECK_THAT(refusal({}, request), Contains("--local-size 3 is more than --nnodes 2"));
-  request = nodes(2, 1);
+  CHECK_THAT(identity_refusal({}, request), Contains("--local-size 3 is more than --nnodes 2"));
+  request = request_nodes(2, 1);
   request.local_rank = 1;
-  CHECK_THAT(refusal({}, request), Contains("--local-rank 1 is not below the local size 1"));
+  CHECK_THAT(identity_refusal({}, request), Contains("--local-rank 1 is not below the local size 1"));
 }
 
 TEST_CASE("Slurm's compressed tasks-per-node lists are read node by node", "[cluster]") {

@@ -13,7 +13,7 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-TorchrunArgs parsed(const Words& words) {
+TorchrunArgs launch_parsed(const Words& words) {
   auto args = parse_torchrun_args(words, {});
   INFO((args.ok() ? "" : args.error().message));
   REQUIRE(args.ok());
@@ -21,14 +21,14 @@ TorchrunArgs parsed(const Words& words) {
 }
 
 TorchrunPlacement placed(const Words& words, const std::vector<std::string>& environment = {}) {
-  auto placement = torchrun_placement(parsed(words), environment);
+  auto placement = torchrun_placement(launch_parsed(words), environment);
   INFO((placement.ok() ? "" : placement.error().message));
   REQUIRE(placement.ok());
   return *placement;
 }
 
 std::string refused(const Words& words, const std::vector<std::string>& environment = {}) {
-  auto placement = torchrun_placement(parsed(words), environment);
+  auto placement = torchrun_placement(launch_parsed(words), environment);
   REQUIRE_FALSE(placement.ok());
   return placement.error().message;
 }
@@ -79,15 +79,16 @@ TEST_CASE("a rendezvous mptrain cannot run is refused", "[cluster]") {
   const Words c10d{"--nnodes", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint", "h:1", "a.py"};
   CHECK_THAT(refused(c10d), Catch::StartsWith("--rdzv-backend c10d across 2 nodes"));
   // A launcher that gives the node rank, or --node-rank, makes it runnable.
-  CHECK(torchrun_placement(parsed(c10d), {"SLURM_PROCID=1"}).ok());
-  CHECK(torchrun_placement(parsed(c10d), {"PET_NODE_RANK=0"}).ok());
+  CHECK(torchrun_placement(launch_parsed(c10d), {"SLURM_PROCID=1"}).ok());
+  CHECK(torchrun_placement(launch_parsed(c10d), {"PET_NODE_RANK=0"}).ok());
   auto with_rank = c10d;
   with_rank.insert(with_rank.begin(), {"--node-rank", "0"});
-  CHECK(torchrun_placement(parsed(with_rank), {}).ok());
+  CHECK(torchrun_placement(launch_parsed(with_rank), {}).ok());
 }
 
 TEST_CASE("standalone ignores the rendezvous options, and says so", "[cluster]") {
-  const auto placement = torchrun_placement(parsed({"--standalone", "--rdzv-endpoint", "h:1", "a.py"}), {}).value();
+  const auto placement =
+      torchrun_placement(launch_parsed({"--standalone", "--rdzv-endpoint", "h:1", "a.py"}), {}).value();
   CHECK(placement.workers == 1);
   CHECK(placement.master_addr.empty());
   REQUIRE(placement.warnings.size() == 1);
@@ -95,7 +96,7 @@ TEST_CASE("standalone ignores the rendezvous options, and says so", "[cluster]")
 }
 
 TEST_CASE("options mptrain accepts without using are still checked", "[cluster]") {
-  const auto check = [](const Words& words) { return check_accepted_options(parsed(words)); };
+  const auto check = [](const Words& words) { return check_accepted_options(launch_parsed(words)); };
   CHECK(check({"--start-method", "fork", "--monitor-interval", "0.5", "--rdzv-conf", "a=1", "-r", "3", "a.py"}).ok());
   CHECK(check({"--start_method", "thread", "a.py"}).error().message ==
         "--start_method thread: torchrun's start methods are spawn, fork and forkserver");
@@ -108,37 +109,38 @@ TEST_CASE("options mptrain accepts without using are still checked", "[cluster]"
 
 TEST_CASE("the program runs as torchrun runs it", "[cluster]") {
   const std::vector<std::string> environment{"MPTRAIN_PYTHON=/opt/py"};
-  CHECK(program_words(parsed({"a.py", "--lr", "1"}), {}).value() == Words{"python3", "-u", "a.py", "--lr", "1"});
-  CHECK(program_words(parsed({"-m", "pkg", "x"}), environment).value() == Words{"/opt/py", "-u", "-m", "pkg", "x"});
-  CHECK(program_words(parsed({"--no-python", "true", "x"}), environment).value() == Words{"true", "x"});
-  CHECK_THAT(program_words(parsed({"--run-path", "-m", "pkg"}), {}).error().message,
+  CHECK(program_words(launch_parsed({"a.py", "--lr", "1"}), {}).value() == Words{"python3", "-u", "a.py", "--lr", "1"});
+  CHECK(program_words(launch_parsed({"-m", "pkg", "x"}), environment).value() ==
+        Words{"/opt/py", "-u", "-m", "pkg", "x"});
+  CHECK(program_words(launch_parsed({"--no-python", "true", "x"}), environment).value() == Words{"true", "x"});
+  CHECK_THAT(program_words(launch_parsed({"--run-path", "-m", "pkg"}), {}).error().message,
              Catch::Contains("does not go with -m/--module"));
   CHECK(python_interpreter({"PYTHON_EXEC=/p"}) == "/p");
   CHECK(python_interpreter({"MPTRAIN_PYTHON=", "PYTHON_EXEC=/p"}) == "/p");
 }
 
 TEST_CASE("the run id is --rdzv-id unless --standalone, else a fresh one", "[cluster]") {
-  CHECK(torchrun_run_id(parsed({"--rdzv-id", "job", "a.py"})) == "job");
-  CHECK(torchrun_run_id(parsed({"--rdzv-id", "job", "--standalone", "a.py"})).size() == 32);
+  CHECK(torchrun_run_id(launch_parsed({"--rdzv-id", "job", "a.py"})) == "job");
+  CHECK(torchrun_run_id(launch_parsed({"--rdzv-id", "job", "--standalone", "a.py"})).size() == 32);
   CHECK(fresh_run_id() != fresh_run_id());
 }
 
 TEST_CASE("the run folder: under --log-dir by run id, else a temporary one in TMPDIR", "[cluster]") {
   const auto logged =
-      plan_run_folder(parsed({"--log-dir", "logs", "--rdzv-id", "a/b", "a.py"}), "a/b", {}, "/w", false);
+      plan_run_folder(launch_parsed({"--log-dir", "logs", "--rdzv-id", "a/b", "a.py"}), "a/b", {}, "/w", false);
   CHECK(logged.pattern() == "/w/logs/a_b_XXXXXX");
   CHECK(logged.make_base);
   CHECK_FALSE(logged.temporary);
   CHECK_FALSE(logged.announce);
-  const auto temporary = plan_run_folder(parsed({"a.py"}), "id", {"TMPDIR=t"}, "/w", false);
+  const auto temporary = plan_run_folder(launch_parsed({"a.py"}), "id", {"TMPDIR=t"}, "/w", false);
   CHECK(temporary.pattern() == "/w/t/mptrain-torchrun-XXXXXX");
   CHECK(temporary.tmpdir == "t");
   CHECK(temporary.temporary);
-  CHECK(plan_run_folder(parsed({"a.py"}), "id", {}, "/w", false).base == "/tmp");
-  const auto logs_in_tmp = plan_run_folder(parsed({"--tee", "3", "a.py"}), "id", {}, "/w", false);
+  CHECK(plan_run_folder(launch_parsed({"a.py"}), "id", {}, "/w", false).base == "/tmp");
+  const auto logs_in_tmp = plan_run_folder(launch_parsed({"--tee", "3", "a.py"}), "id", {}, "/w", false);
   CHECK_FALSE(logs_in_tmp.temporary);  // the logs stay, and where they are is said
   CHECK(logs_in_tmp.announce);
-  CHECK_FALSE(plan_run_folder(parsed({"--tee", "3", "a.py"}), "id", {}, "/w", true).announce);
-  CHECK_FALSE(plan_run_folder(parsed({"a.py"}), "id", {}, "/w", true).temporary);
-  CHECK(check_log_dir(parsed({"--log-dir=", "a.py"})).error().message == "--log-dir needs a directory");
+  CHECK_FALSE(plan_run_folder(launch_parsed({"--tee", "3", "a.py"}), "id", {}, "/w", true).announce);
+  CHECK_FALSE(plan_run_folder(launch_parsed({"a.py"}), "id", {}, "/w", true).temporary);
+  CHECK(check_log_dir(launch_parsed({"--log-dir=", "a.py"})).error().message == "--log-dir needs a directory");
 }

@@ -33,7 +33,7 @@ Machine two_thread_processes(int m, double on, double wait, double slices, doubl
   return machine;
 }
 
-const ProcessSummary& process(const Diagnosis& d, pid_t pid) {
+const ProcessSummary& loss_process(const Diagnosis& d, pid_t pid) {
   for (const auto& p : d.processes) {
     if (p.pid == pid) return p;
   }
@@ -56,8 +56,8 @@ TEST_CASE("a barrier-synchronised pool with one queued member loses more than it
   CHECK(team.loss->processes == Approx(0.4).epsilon(0.01));
   // Of 1.6 CPUs it ran, only 0.6 × 1.6 = 0.96 did work, against the 1.6 CPUs the hog left it.
   CHECK(team.loss->job == Approx(1 - 0.96 / 1.6).epsilon(0.01));
-  CHECK(process(team, 1).estimated_throughput_loss == Approx(0.4).epsilon(0.01));
-  CHECK(process(team, 1).team);
+  CHECK(loss_process(team, 1).estimated_throughput_loss == Approx(0.4).epsilon(0.01));
+  CHECK(loss_process(team, 1).team);
 
   // The same threads in a program without a barrier runtime work alone: each
   // loses only its own queued time, and the job all of it to the hog, none to itself.
@@ -65,7 +65,7 @@ TEST_CASE("a barrier-synchronised pool with one queued member loses more than it
   const auto alone = run(m);
   CHECK(alone.loss->processes == Approx(0.2).epsilon(0.01));
   CHECK(alone.loss->job == Approx(0).margin(0.01));
-  CHECK_FALSE(process(alone, 1).team);
+  CHECK_FALSE(loss_process(alone, 1).team);
   CHECK(team.loss->job > alone.loss->job + 0.3);
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("yielding BLAS workers keep the CPUs working: the job loses little, ea
   CHECK(d.loss->processes == Approx(0.5).epsilon(0.01));  // each process runs at half its speed
   CHECK(d.verdict == Verdict::oversubscribed);
   CHECK(find(d, FindingKind::thread_pool_too_large).has_value());
-  CHECK_FALSE(process(d, 1).team);
+  CHECK_FALSE(loss_process(d, 1).team);
 
   // The same figures under a spinning OpenMP runtime: three quarters of the CPU is spent waiting.
   const auto spinning = run(two_thread_processes(2, 0.5, 0.5, 2000, 0, 2000, {gomp}));

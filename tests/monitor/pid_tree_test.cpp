@@ -17,13 +17,13 @@ using namespace mptrain::monitor;
 namespace {
 
 // A /proc tree in a temporary folder whose one-thread processes can be started, advanced and ended.
-class FakeProc {
+class TreeProc {
  public:
-  FakeProc() : dir_(std::filesystem::temp_directory_path() / ("mptrain-pidtree-" + std::to_string(::getpid()))) {
+  TreeProc() : dir_(std::filesystem::temp_directory_path() / ("mptrain-pidtree-" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(dir_);
     write("/proc/stat", "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 100 0 0 0 0 0 0 0 0 0\ncpu1 100 0 0 0 0 0 0 0 0 0\n");
   }
-  ~FakeProc() { std::filesystem::remove_all(dir_); }
+  ~TreeProc() { std::filesystem::remove_all(dir_); }
   FsRoot root() const { return FsRoot(dir_); }
 
   // Process `pid` (child of `ppid`, named `comm`) with `cpu_s` seconds on CPU so far.
@@ -65,7 +65,7 @@ class FakeProc {
 // The diagnosis of a watch of `pids` with `request`'s scope over three samples in which parent 100's
 // child 300 works and exits while its second child 301 starts and works.
 Diagnosis watch_family(bool descendants) {
-  FakeProc proc;
+  TreeProc proc;
   proc.set(100, 1, "parent", 0.1);
   proc.set(300, 100, "worker", 1.0);
   DoctorRequest request;
@@ -82,7 +82,7 @@ Diagnosis watch_family(bool descendants) {
   return monitor.diagnosis();
 }
 
-const ProcessSummary* process(const Diagnosis& d, pid_t pid) {
+const ProcessSummary* tree_process(const Diagnosis& d, pid_t pid) {
   for (const auto& p : d.processes) {
     if (p.pid == pid) return &p;
   }
@@ -123,8 +123,8 @@ TEST_CASE("a --no-children without --pid is refused", "[pid-tree]") {
 TEST_CASE("a --pid watch finds children started between samples and keeps those that exited in the totals",
           "[pid-tree]") {
   const auto d = watch_family(true);
-  const auto* exited = process(d, 300);
-  const auto* started = process(d, 301);
+  const auto* exited = tree_process(d, 300);
+  const auto* started = tree_process(d, 301);
   REQUIRE(exited != nullptr);
   REQUIRE(started != nullptr);
   CHECK(exited->cpu_seconds == Approx(0.5).margin(0.01));   // its one interval before it exited
@@ -134,8 +134,8 @@ TEST_CASE("a --pid watch finds children started between samples and keeps those 
 
 TEST_CASE("a --no-children watch keeps to the given process", "[pid-tree]") {
   const auto d = watch_family(false);
-  CHECK(process(d, 300) == nullptr);
-  CHECK(process(d, 301) == nullptr);
+  CHECK(tree_process(d, 300) == nullptr);
+  CHECK(tree_process(d, 301) == nullptr);
 }
 
 namespace {

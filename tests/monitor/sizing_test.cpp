@@ -12,7 +12,7 @@ namespace mptrain::monitor {
 namespace {
 
 // Process `pid` of parent `ppid` running `cmdline`, mapping `kind`, with OMP_NUM_THREADS=`omp` (0: unset).
-ProcessEvidence process(pid_t pid, pid_t ppid, const std::string& cmdline, RuntimeKind kind, int omp) {
+ProcessEvidence sized_process(pid_t pid, pid_t ppid, const std::string& cmdline, RuntimeKind kind, int omp) {
   ProcessEvidence p;
   p.pid = pid;
   p.ppid = ppid;
@@ -28,9 +28,9 @@ struct Forked {
   std::vector<const ProcessEvidence*> workers;
   std::map<pid_t, int> pools;
   Forked(RuntimeKind kind, int pool, int omp) {
-    all[10] = process(10, 1, "python3 train.py", kind, omp);
-    all[11] = process(11, 10, "python3 train.py", kind, omp);
-    all[12] = process(12, 10, "python3 train.py", kind, omp);
+    all[10] = sized_process(10, 1, "python3 train.py", kind, omp);
+    all[11] = sized_process(11, 10, "python3 train.py", kind, omp);
+    all[12] = sized_process(12, 10, "python3 train.py", kind, omp);
     workers = {&all.at(11), &all.at(12)};
     pools = {{11, pool}, {12, pool}};
   }
@@ -76,9 +76,9 @@ TEST_CASE("a process title written over argv is no command: the fix names the pr
   CHECK_FALSE(retitled("python3 'my script.py'"));
   // stress-ng's workers retitle themselves; their parent is the command the user started.
   std::map<pid_t, ProcessEvidence> all;
-  all[10] = process(10, 1, "stress-ng --cpu 2", RuntimeKind::gnu_openmp, 2);
-  all[11] = process(11, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
-  all[12] = process(12, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
+  all[10] = sized_process(10, 1, "stress-ng --cpu 2", RuntimeKind::gnu_openmp, 2);
+  all[11] = sized_process(11, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
+  all[12] = sized_process(12, 10, "'stress-ng-cpu [run]'", RuntimeKind::gnu_openmp, 2);
   const std::vector<const ProcessEvidence*> workers{&all.at(11), &all.at(12)};
   const auto fix = sizing_fix(workers, 2, all, {{11, 2}, {12, 2}});
   CHECK(fix.find("stress-ng-cpu") == std::string::npos);

@@ -8,7 +8,7 @@
 
 using namespace mptrain;
 using namespace mptrain::monitor;
-using nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
@@ -29,7 +29,7 @@ ThreadEvidence thread(pid_t pid, pid_t tid, double on, double wait, std::string 
 }
 
 // One interval's evidence: `threads`, and CPUs 0 and 1 busy `busy0` and `busy1` of the interval.
-Evidence interval(const std::vector<ThreadEvidence>& threads, double busy0 = 0.25, double busy1 = 0.5) {
+Evidence trace_interval(const std::vector<ThreadEvidence>& threads, double busy0 = 0.25, double busy1 = 0.5) {
   Evidence e;
   e.duration_s = dt;
   e.intervals = 1;
@@ -54,19 +54,19 @@ TraceWriter feed(const std::vector<Evidence>& intervals, const std::vector<Verdi
   return writer;
 }
 
-json parse(const TraceWriter& writer) { return json::parse(writer.text()); }
+Json parse(const TraceWriter& writer) { return Json::parse(writer.text()); }
 
 // The counter events of the track named `name` (a thread's "<comm> <tid>" or "cpu N").
-std::vector<json> track(const json& trace, const std::string& name) {
-  std::vector<json> out;
+std::vector<Json> track(const Json& trace, const std::string& name) {
+  std::vector<Json> out;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "C" && e["name"] == name) out.push_back(e);
   }
   return out;
 }
 
-std::vector<json> events_of(const json& trace, const std::string& ph) {
-  std::vector<json> out;
+std::vector<Json> events_of(const Json& trace, const std::string& ph) {
+  std::vector<Json> out;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == ph) out.push_back(e);
   }
@@ -78,15 +78,15 @@ constexpr double us = 1e6;
 }  // namespace
 
 TEST_CASE("trace: the document is the JSON Object Format with displayTimeUnit", "[trace]") {
-  const auto trace = parse(feed({interval({thread(10, 11, 0.5, 0)})}));
+  const auto trace = parse(feed({trace_interval({thread(10, 11, 0.5, 0)})}));
   CHECK(trace["displayTimeUnit"] == "ms");
   CHECK(trace["traceEvents"].is_array());
   CHECK(trace["otherData"]["truncated_at_us"].is_null());
 }
 
 TEST_CASE("trace: every event has ph, ts, pid and tid, and the events are sorted by ts", "[trace]") {
-  const auto writer = feed({interval({thread(10, 11, 0.5, 0), thread(10, 12, 0.2, 0.1)}),
-                            interval({thread(10, 11, 0.4, 0.1)}), interval({thread(20, 21, 0.1, 0)})},
+  const auto writer = feed({trace_interval({thread(10, 11, 0.5, 0), thread(10, 12, 0.2, 0.1)}),
+                            trace_interval({thread(10, 11, 0.4, 0.1)}), trace_interval({thread(20, 21, 0.1, 0)})},
                            {Verdict::healthy, Verdict::warning, Verdict::healthy});
   const auto trace = parse(writer);
   double last = -1;
@@ -103,8 +103,9 @@ TEST_CASE("trace: every event has ph, ts, pid and tid, and the events are sorted
 }
 
 TEST_CASE("trace: a thread's counters are its on-CPU and wait time as fractions of each interval", "[trace]") {
-  const std::vector<Evidence> intervals{interval({thread(10, 11, 0.5, 0)}), interval({thread(10, 11, 0.3, 0.15)}),
-                                        interval({thread(10, 11, 0.05, 0.4)})};
+  const std::vector<Evidence> intervals{trace_interval({thread(10, 11, 0.5, 0)}),
+                                        trace_interval({thread(10, 11, 0.3, 0.15)}),
+                                        trace_interval({thread(10, 11, 0.05, 0.4)})};
   const auto events = track(parse(feed(intervals)), "worker 11");
   REQUIRE(events.size() == 4);  // three intervals and the closing 0
   for (std::size_t k = 0; k < intervals.size(); ++k) {
@@ -118,9 +119,10 @@ TEST_CASE("trace: a thread's counters are its on-CPU and wait time as fractions 
 }
 
 TEST_CASE("trace: the area under a thread's on_cpu track is its CPU seconds", "[trace]") {
-  const auto events = track(parse(feed({interval({thread(10, 11, 0.5, 0)}), interval({thread(10, 11, 0.3, 0)}),
-                                        interval({thread(10, 11, 0.2, 0)})})),
-                            "worker 11");
+  const auto events =
+      track(parse(feed({trace_interval({thread(10, 11, 0.5, 0)}), trace_interval({thread(10, 11, 0.3, 0)}),
+                        trace_interval({thread(10, 11, 0.2, 0)})})),
+            "worker 11");
   double seconds = 0;
   for (std::size_t k = 0; k + 1 < events.size(); ++k) {
     seconds += events[k]["args"]["on_cpu"].get<double>() *
@@ -131,7 +133,7 @@ TEST_CASE("trace: the area under a thread's on_cpu track is its CPU seconds", "[
 }
 
 TEST_CASE("trace: a CPU's utilization is its busy time over its total time", "[trace]") {
-  const auto trace = parse(feed({interval({}, 0.25, 0.75), interval({}, 1.0, 0.5)}));
+  const auto trace = parse(feed({trace_interval({}, 0.25, 0.75), trace_interval({}, 1.0, 0.5)}));
   const auto cpu0 = track(trace, "cpu 0");
   const auto cpu1 = track(trace, "cpu 1");
   REQUIRE(cpu0.size() >= 2);
@@ -144,14 +146,15 @@ TEST_CASE("trace: a CPU's utilization is its busy time over its total time", "[t
 }
 
 TEST_CASE("trace: an idle CPU still gets a track, with one 0", "[trace]") {
-  const auto cpu0 = track(parse(feed({interval({}, 0, 0.5), interval({}, 0, 0.5), interval({}, 0, 0.5)})), "cpu 0");
+  const auto cpu0 =
+      track(parse(feed({trace_interval({}, 0, 0.5), trace_interval({}, 0, 0.5), trace_interval({}, 0, 0.5)})), "cpu 0");
   REQUIRE(cpu0.size() == 1);
   CHECK(cpu0[0]["args"]["utilization"] == 0);
 }
 
 TEST_CASE("trace: a verdict change gives exactly one instant event", "[trace]") {
   const auto trace =
-      parse(feed({interval({}), interval({}), interval({}), interval({})},
+      parse(feed({trace_interval({}), trace_interval({}), trace_interval({}), trace_interval({})},
                  {Verdict::healthy, Verdict::healthy, Verdict::oversubscribed, Verdict::oversubscribed}));
   const auto instants = events_of(trace, "i");
   REQUIRE(instants.size() == 2);  // the first verdict, then the change
@@ -167,9 +170,10 @@ TEST_CASE("trace: a verdict change gives exactly one instant event", "[trace]") 
 
 TEST_CASE("trace: a thread that stops running drops to 0 once and is then skipped", "[trace]") {
   const auto idle = thread(10, 11, 0, 0);
-  const auto events = track(parse(feed({interval({thread(10, 11, 0.4, 0.1)}), interval({idle}), interval({idle}),
-                                        interval({idle}), interval({thread(10, 11, 0.2, 0)})})),
-                            "worker 11");
+  const auto events =
+      track(parse(feed({trace_interval({thread(10, 11, 0.4, 0.1)}), trace_interval({idle}), trace_interval({idle}),
+                        trace_interval({idle}), trace_interval({thread(10, 11, 0.2, 0)})})),
+            "worker 11");
   REQUIRE(events.size() == 4);  // ran, 0, ran again, closing 0
   CHECK(events[1]["ts"].get<double>() == Approx(dt * us));
   CHECK(events[1]["args"]["on_cpu"] == 0);
@@ -178,26 +182,28 @@ TEST_CASE("trace: a thread that stops running drops to 0 once and is then skippe
 }
 
 TEST_CASE("trace: a thread that has gone drops to 0 once", "[trace]") {
-  const auto events = track(parse(feed({interval({thread(10, 11, 0.4, 0)}), interval({}), interval({})})), "worker 11");
+  const auto events = track(
+      parse(feed({trace_interval({thread(10, 11, 0.4, 0)}), trace_interval({}), trace_interval({})})), "worker 11");
   REQUIRE(events.size() == 2);
   CHECK(events[1]["ts"].get<double>() == Approx(dt * us));
   CHECK(events[1]["args"]["on_cpu"] == 0);
 }
 
 TEST_CASE("trace: a thread that never ran has no track and no name", "[trace]") {
-  const auto trace = parse(feed({interval({thread(10, 11, 0, 0), thread(10, 12, 0.1, 0)})}));
+  const auto trace = parse(feed({trace_interval({thread(10, 11, 0, 0), thread(10, 12, 0.1, 0)})}));
   CHECK(track(trace, "worker 11").empty());
   for (const auto& e : events_of(trace, "M")) CHECK(e["args"].value("name", std::string()) != "worker 11");
 }
 
 TEST_CASE("trace: a thread that only waited gets its counters", "[trace]") {
-  const auto events = track(parse(feed({interval({thread(10, 11, 0, 0.5)})})), "worker 11");
+  const auto events = track(parse(feed({trace_interval({thread(10, 11, 0, 0.5)})})), "worker 11");
   REQUIRE(!events.empty());
   CHECK(events[0]["args"]["waiting"].get<double>() == Approx(1.0));
 }
 
 TEST_CASE("trace: metadata names threads \"<comm> <tid>\" under their process", "[trace]") {
-  const auto trace = parse(feed({interval({thread(10, 11, 0.4, 0, "omp_worker"), thread(20, 21, 0.1, 0, "main")})}));
+  const auto trace =
+      parse(feed({trace_interval({thread(10, 11, 0.4, 0, "omp_worker"), thread(20, 21, 0.1, 0, "main")})}));
   std::map<std::pair<int, int>, std::string> threads;
   std::map<int, std::string> processes;
   for (const auto& e : events_of(trace, "M")) {
@@ -213,12 +219,12 @@ TEST_CASE("trace: metadata names threads \"<comm> <tid>\" under their process", 
 }
 
 TEST_CASE("trace: a name with quotes and bytes that are not UTF-8 stays valid JSON", "[trace]") {
-  const auto trace = parse(feed({interval({thread(10, 11, 0.4, 0, "a\"b\\c\xff")})}));
+  const auto trace = parse(feed({trace_interval({thread(10, 11, 0.4, 0, "a\"b\\c\xff")})}));
   CHECK(track(trace, "a\"b\\c\xef\xbf\xbd 11").size() == 2);
 }
 
 TEST_CASE("trace: counters stop at max_events, closed with 0, and the trace says from when", "[trace]") {
-  std::vector<Evidence> intervals(10, interval({thread(10, 11, 0.4, 0), thread(10, 12, 0.4, 0)}));
+  std::vector<Evidence> intervals(10, trace_interval({thread(10, 11, 0.4, 0), thread(10, 12, 0.4, 0)}));
   const auto writer = feed(intervals, {}, 20);
   CHECK(writer.truncated());
   CHECK(writer.size() <= 20);

@@ -25,7 +25,7 @@ GroupResult two_workers(ExitStatus second) {
   return result;
 }
 
-const std::vector<CpuSet> cpus = {CpuSet::parse("0-1").value(), CpuSet::parse("2-3").value()};
+const std::vector<CpuSet> worker_cpus = {CpuSet::parse("0-1").value(), CpuSet::parse("2-3").value()};
 
 }  // namespace
 
@@ -41,13 +41,13 @@ TEST_CASE("launch_exit_code: the failed worker's code, else 1 for lost output, e
 
 TEST_CASE("workers_text: the shape line, then a row per worker with its CPUs") {
   auto result = two_workers({ExitStatus::Kind::exited, 3});
-  CHECK(workers_text(result, "2 workers x 2 threads", "core", cpus) ==
+  CHECK(workers_text(result, "2 workers x 2 threads", "core", worker_cpus) ==
         "mptrain: 2 workers x 2 threads, bind core\n"
         "RANK      PID  CPUS                WALL S     CPU S  STATUS\n"
         "   0      100  0-1                   1.50      2.25  exited with code 0\n"
         "   1      101  2-3                   1.00      0.50  exited with code 3\n");
   result.restarts = 1;
-  CHECK(workers_text(result, "s", "none", cpus).starts_with("mptrain: s, bind none, 1 restart\n"));
+  CHECK(workers_text(result, "s", "none", worker_cpus).starts_with("mptrain: s, bind none, 1 restart\n"));
 }
 
 TEST_CASE("result_json: rows, failure, lost output, signal and pools") {
@@ -55,7 +55,7 @@ TEST_CASE("result_json: rows, failure, lost output, signal and pools") {
   result.failed_rank = 1;
   result.forwarded_signal = SIGTERM;
   result.output_losses.push_back({0, Streams::out, "/dev/stdout", ENOSPC, 7});
-  const auto json = result_json(result, cpus, {});
+  const auto json = result_json(result, worker_cpus, {});
   CHECK(json["workers"][1]["cpus"] == "2-3");
   CHECK(json["workers"][1]["exit_code"] == 3);
   CHECK(json["exit_code"] == 3);
@@ -64,8 +64,8 @@ TEST_CASE("result_json: rows, failure, lost output, signal and pools") {
   CHECK(json["output_lost"][0]["stream"] == "stdout");
   CHECK(json["output_lost"][0]["bytes"] == 7);
   CHECK(json["pools"].is_array());
-  CHECK(result_json(two_workers({}), cpus, {})["failed_rank"].is_null());
-  CHECK(result_json(two_workers({}), cpus, {})["forwarded_signal"].is_null());
+  CHECK(result_json(two_workers({}), worker_cpus, {})["failed_rank"].is_null());
+  CHECK(result_json(two_workers({}), worker_cpus, {})["forwarded_signal"].is_null());
 }
 
 TEST_CASE("pools_text and pools_json: each process's request, or its own affinity") {

@@ -160,6 +160,24 @@ TEST_CASE("after a later round what is behind the best by more than twice the no
   CHECK(clearly_behind({Measured{{100}, 1}, Measured{{10}, 2}}, true).empty());
 }
 
+TEST_CASE("whole runs the same length give or take a launch's own start: 2% or 0.1 s up to a tenth of the run") {
+  CHECK(same_length_runs(10.0, 10.2));
+  CHECK_FALSE(same_length_runs(10.0, 10.25));
+  // A launcher under a sanitizer adds ~30 ms to a 0.8 s sleep (3.7%): the same length.
+  CHECK(same_length_runs(0.956, 0.985));
+  CHECK(same_length_runs(2.0, 2.1));
+  CHECK_FALSE(same_length_runs(2.0, 2.15));
+  // A short program that runs a third faster under a launch is no fixed-length program.
+  CHECK_FALSE(same_length_runs(0.2, 0.3));
+  CHECK_FALSE(same_length_runs(0.5, 0.6));
+  CHECK_FALSE(same_length_runs(0.0, 0.0));
+  CHECK_FALSE(same_length_runs(1.0, 0.9));
+  // Through the decision: the bare sleep and its launch 30 ms apart get no winner.
+  const Decision d = decide({bare({0.949, 0.956, 0.957}), Measured{{0.997, 0.974}, 1}}, false, true);
+  CHECK_FALSE(d.winner.has_value());
+  CHECK(d.why.find("a program that runs a fixed time") != std::string::npos);
+}
+
 TEST_CASE("whole runs of every launch within 2% of each other: no winner, all tied, the simplest named") {
   const Decision d =
       decide({bare({10.83, 10.84}), Measured{{10.80, 10.81}, 3}, Measured{{10.86, 10.87}, 1}}, false, true);

@@ -106,7 +106,7 @@ std::optional<OptionShape> shape_of(const std::string& name) {
   return std::nullopt;
 }
 
-std::string refusal(const std::vector<std::string>& args) {
+std::string parse_refusal(const std::vector<std::string>& args) {
   const auto checked = check_option_words(args, shape_of, " (see)");
   return checked.ok() ? std::string() : checked.error().message;
 }
@@ -114,14 +114,15 @@ std::string refusal(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE("check_option_words: the words CLI11 would misread") {
-  CHECK(refusal({"-n", "2", "--json", "--", "-n=2"}).empty());
-  CHECK(refusal({"-n", "-5"}).empty());
-  CHECK(refusal({"--json=abc"}) == "--json takes no value: write --json (see)");
-  CHECK(refusal({"-n", "--json"}) ==
+  CHECK(parse_refusal({"-n", "2", "--json", "--", "-n=2"}).empty());
+  CHECK(parse_refusal({"-n", "-5"}).empty());
+  CHECK(parse_refusal({"--json=abc"}) == "--json takes no value: write --json (see)");
+  CHECK(parse_refusal({"-n", "--json"}) ==
         "-n needs a value (INT) right after it, but the next word is the option --json (see)");
-  CHECK(refusal({"-n", "--"}) == "-n needs a value (INT) right after it, but the next word is '--' (see)");
-  CHECK(refusal({"-n=2"}) == "-n=2: a short option takes its value after a space: -n 2 (or --num-processes=2) (see)");
-  CHECK(refusal({"-num-processes"}) ==
+  CHECK(parse_refusal({"-n", "--"}) == "-n needs a value (INT) right after it, but the next word is '--' (see)");
+  CHECK(parse_refusal({"-n=2"}) ==
+        "-n=2: a short option takes its value after a space: -n 2 (or --num-processes=2) (see)");
+  CHECK(parse_refusal({"-num-processes"}) ==
         "-num-processes: did you mean --num-processes? A long option starts with two "
         "dashes (see)");
 }

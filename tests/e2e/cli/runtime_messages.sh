@@ -5,6 +5,7 @@
 # of the other workers, escaped program names, and runtime limits (memory,
 # open files, cgroups, NUMA) named with what to do.
 # ctest: timeout 240
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../train/fixtures.bash"
 make_small_data

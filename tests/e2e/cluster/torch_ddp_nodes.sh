@@ -1,6 +1,7 @@
 # A real torch.distributed gloo DDP job across 2 "nodes" x 1 local rank,
 # each node an mptrain under mpirun, rendezvous through node 0's address.
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi

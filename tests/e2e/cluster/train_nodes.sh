@@ -3,6 +3,7 @@
 # average over MPI every --sync-every seconds, node 0 evaluates and saves,
 # and both end with the same model (the same checksum).
 # ctest: timeout 400
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_mpi

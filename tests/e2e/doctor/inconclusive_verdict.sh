@@ -3,6 +3,7 @@
 # line, on the --every line and on the run's monitor line. It exits 0,
 # even under --fail-on warning; 3 only under --fail-on inconclusive. A
 # measured verdict has no such words.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 
 # A sleeping process watched by --pid: it ran nothing.

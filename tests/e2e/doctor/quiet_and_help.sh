@@ -4,6 +4,7 @@
 # are out of --help and listed by --help-thresholds.
 # ctest: lock quiet_cpus (it judges the scheduling of its own load)
 # ctest: processors 2 (its load keeps two CPUs busy)
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 usable=$("$MPTRAIN" plan --json | jq -r '.usable_cpus')
 spin="for i in \$(seq $((2 * usable))); do (end=\$((SECONDS + 2)); while [ \$SECONDS -lt \$end ]; do :; done) & done; wait"

@@ -8,6 +8,7 @@
 # ctest: lock quiet_cpus (it judges the scheduling of its own load)
 # ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: timeout 90
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
 [[ -x $PY ]] || skip "needs $PY (python3)"

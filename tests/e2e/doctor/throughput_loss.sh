@@ -9,6 +9,7 @@
 # ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: label timing (it compares the loss it estimates with the loss it measures)
 # ctest: timeout 120
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$MPTRAIN_SOURCE_DIR/tests/corpus/lib.bash"
 source "$(dirname "$0")/doctor_lib.bash"

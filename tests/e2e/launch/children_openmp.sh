@@ -4,6 +4,7 @@
 # a child started after the others exited finds a slice free again. K > T
 # is refused without --allow-oversubscribe, --dry-run shows the slices;
 # without --children the run report gives the --children command.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

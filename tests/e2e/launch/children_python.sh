@@ -3,6 +3,7 @@
 # start method: every pool worker gets a slice of the worker's CPUs of its
 # own and floor(T/K) BLAS threads; the resource tracker, a helper, takes
 # no slice and floats over the worker's CPUs.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

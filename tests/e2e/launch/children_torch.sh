@@ -3,6 +3,7 @@
 # and floor(T/K) intra-op threads; without --children, spawned workers share
 # the worker's CPUs (none held on the first). Needs python3-torch (not in the setup:
 # it is large); skips, saying so, without it.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

@@ -4,6 +4,7 @@
 # leaves a finding kind out of the decision; a bad value is a usage error.
 # ctest: lock quiet_cpus (it judges the scheduling of its own load)
 # ctest: processors 2 (its load keeps two CPUs busy)
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 need() { "$MPTRAIN" plan -n "$1" >/dev/null 2>&1 || skip "fewer than $1 usable CPUs"; }
 need 1

@@ -8,6 +8,7 @@
 # AddressSanitizer, a per-thread array sized by the answer. The library
 # once capped the answer and the team apart and over time: 500 of 1,000
 # items done, exit 0.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

@@ -3,6 +3,7 @@
 # CPUs back, and its own runtime's threads float over them (linked in, or
 # loaded later as torch does); with --descendants leave it keeps the one CPU it inherited,
 # and mptrain names it; with --omp-bind none nothing was bound.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

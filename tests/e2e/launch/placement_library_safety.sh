@@ -6,6 +6,7 @@
 # runs spreads its workers over the slices; a pin the program brings
 # across exec (taskset, numactl) is kept, with a warning; a static program,
 # which the library cannot reach, is left alone and named.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

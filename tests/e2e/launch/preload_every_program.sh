@@ -8,6 +8,7 @@
 # constructor calling dlsym before the library's own ran, as libGLdispatch
 # does for stress-ng) fails this.
 # ctest: timeout 600
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 dir=${MPTRAIN_SWEEP_DIR:-/usr/bin}
 library="$(dirname "$MPTRAIN")/libmptrain_place.so"

@@ -3,6 +3,7 @@
 # what bare python3 does: the same matrix products, Ridge coefficients and
 # KMeans centres, the same pools named; preloaded by hand and under
 # `mptrain run -n 1` (every usable CPU, as bare).
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 /usr/bin/python3 -c 'import numpy, torch, sklearn, threadpoolctl' 2>"$WORK/import" ||
   fail "python3 cannot import numpy, torch and sklearn (scripts/setup.sh --test installs them): $(tail -1 "$WORK/import")"

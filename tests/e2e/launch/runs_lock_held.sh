@@ -1,6 +1,7 @@
 # Every user may lock the runs' records directory (as /dev/shm): a process
 # that holds that lock for good delays a run by at most 10 s, after which
 # the run plans without it, says so, and runs.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 mkdir -p "$MPTRAIN_RUNS_DIR"
 # The holder is the sleep itself (the subshell execs it with the locked descriptor), so killing it frees the lock.

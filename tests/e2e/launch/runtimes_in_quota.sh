@@ -8,6 +8,7 @@
 # none) each pool is the plan's one thread; under -n 2 pinning, one each.
 # ctest: timeout 180
 # ctest: lock quiet_cpus (it judges the scheduling of its own load)
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

@@ -4,6 +4,7 @@
 # that sleeps keeps the whole set; more busy threads than CPUs float; a
 # thread the program bound itself stays there, with a warning;
 # --spread-threads off leaves them all floating.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

@@ -1,6 +1,7 @@
 # A real torch.distributed job (gloo, env:// rendezvous, all_reduce, DDP
 # steps) started by `mptrain run -n 2` just works. Needs Debian's python3-torch.
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_cpus 2

@@ -3,6 +3,7 @@
 # both spellings: every rank joins, all_reduce and DDP steps agree, and each
 # worker runs mptrain's floor(N/M) threads pinned, not torchrun's 1.
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_torch

@@ -2,6 +2,7 @@
 # torchrun would use its own) cannot import torch: the error names that
 # interpreter, which others here import torch (checked only then), and
 # MPTRAIN_PYTHON to choose one. A pyenv-like shim stands in for it here.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 mkdir -p "$WORK/bin"
 cat >"$WORK/bin/python3" <<'SHIM'

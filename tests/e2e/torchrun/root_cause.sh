@@ -5,6 +5,7 @@
 # advice to add it. The temporary folder of error files is kept after a
 # failure (the summary names its files) and removed after a success.
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 need_torch

@@ -1,6 +1,7 @@
 # Off a terminal, training's progress is a line after the first second and
 # then every 2 seconds (a short run used to print one line, at 0%), each
 # with the epoch and the time left.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 require_real_data

@@ -2,6 +2,7 @@
 # wider than 80 or 50 columns on such terminals (the shortest form below 60
 # columns), and after a resize (SIGWINCH) the redraws fit the new width.
 # Each run is on a pseudo-terminal made by util-linux script(1).
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 command -v script >/dev/null || skip "no script(1) (util-linux) to make a pseudo-terminal"

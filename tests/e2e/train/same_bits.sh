@@ -3,6 +3,7 @@
 # every kernel build this CPU runs, from several working directories and
 # with environments of several sizes (which move the stack and the heap).
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 # 3000 samples, as users compare runs; a sanitizer build trains about 100

@@ -1,5 +1,6 @@
 # --budget bounds the whole search; SIGINT to tune stops the trial running
 # (nothing outlives it) and reports what was measured, exit 130.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 make_ticker 0.1

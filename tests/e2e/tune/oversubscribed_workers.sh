@@ -6,6 +6,7 @@
 # ctest: processors 2 (its load keeps two CPUs busy)
 # ctest: label timing (it checks that the launch tune names is faster)
 # ctest: timeout 300
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 build_forked_pools

@@ -1,6 +1,7 @@
 # A real tqdm bar (Debian's python3-tqdm), redrawn with carriage returns on
 # stderr, is read with --metric as iterations per second: tqdm's "it/s", and
 # its "s/it" below one iteration a second, read as a rate.
+# ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/fixtures.bash"
 /usr/bin/python3 -c 'import tqdm' 2>/dev/null || skip "no tqdm for /usr/bin/python3 (Debian package python3-tqdm)"
