@@ -1,6 +1,7 @@
 # A real gloo DDP job started the way torchrun users start it, through the
 # c10d rendezvous options, --standalone and the static master options, in
-# both spellings: every rank joins, all_reduce and DDP steps agree, and each
+# both spellings (the '=' forms of the c10d ones planned with --dry-run):
+# every rank joins, all_reduce and DDP steps agree, and each
 # worker runs mptrain's floor(N/M) threads pinned, not torchrun's 1.
 # ctest: timeout 300
 # ctest: label long (5 s or more in a Release build, in the programs it runs and the windows it watches: Release stage only)
@@ -22,10 +23,12 @@ run_mptrain torchrun --nnodes 1 --nproc-per-node 2 --rdzv-backend c10d --rdzv-en
 expect_code 0
 expect_ranks 2
 
-run_mptrain torchrun --nnodes=1:1 --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=127.0.0.1:0 \
+# The underscore spellings with their values after '=' plan the same job (its launch is the one above).
+run_mptrain torchrun --dry-run --nnodes=1:1 --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=127.0.0.1:0 \
   --rdzv_id=job7 --max_restarts=0 --monitor_interval=1 --start_method=fork "$check"
 expect_code 0
-expect_ranks 2
+grep -q ' RANK=1 .* WORLD_SIZE=2 .* TORCHELASTIC_RUN_ID=job7 ' "$WORK/out" ||
+  { cat "$WORK/out" >&2; fail "the underscore spellings do not plan 2 ranks"; }
 
 run_mptrain torchrun --standalone --nproc_per_node 2 "$check"
 expect_code 0
