@@ -48,3 +48,17 @@ expect_stderr "what it captures \('it/s'\) is no number: put the number in its f
 run_mptrain tune --only-tries --warmup 3 --trial 1 --budget 20 --progress tick -- sh -c 'echo tick'
 expect_code 1
 expect_stderr "inside the 3.0 s warm-up.*whole-run trials"
+
+# mptrain's own failure from too few file descriptors (ulimit -n 10) is said as mptrain's with the
+# limit to raise, trial by trial, and never blamed on the program; no candidate measured is exit 1.
+code=0
+bash -c 'ulimit -n 10 && exec "$0" "$@"' "$MPTRAIN" tune --only-tries --budget 5 -- true >"$WORK/out" 2>"$WORK/err" ||
+  code=$?
+expect_code 1
+if grep -q '^mptrain: tune: trial ' "$WORK/err"; then
+  ! grep '^mptrain: tune: trial ' "$WORK/err" | grep -v -q 'mptrain could not run it: .*too many open files' ||
+    { cat "$WORK/err" >&2; fail "a trial that failed for want of file descriptors is not said as mptrain's"; }
+  grep -q 'raise the limit (ulimit -n)' "$WORK/err" || { cat "$WORK/err" >&2; fail "no word of the limit to raise"; }
+else
+  expect_stderr '^mptrain: error: .*[Tt]oo many open files'
+fi
