@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "launch/sharing.hpp"
+#include "procmgr/group.hpp"
 #include "util/environment.hpp"
 #include "util/failure.hpp"
 #include "util/fs.hpp"
@@ -200,7 +201,7 @@ NodePlan plan_node(const PlacementOptions& options, const affinity::Machine& mac
 NodePlan plan_this_node(const PlacementOptions& options) { return plan_node(options, this_machine()); }
 
 NodePlan plan_this_node(const PlacementOptions& options, launch::MachineClaim& claim, bool records,
-                        const std::vector<std::string>& command) {
+                        const std::vector<std::string>& command, const procmgr::PendingSignals* held) {
   const auto& request = options.request;
   auto machine = this_machine();
   // What the run needs: one CPU per worker, or M x T where T was given (never more than N: it would wait forever).
@@ -212,8 +213,15 @@ NodePlan plan_this_node(const PlacementOptions& options, launch::MachineClaim& c
     usage_failure("--wait-timeout needs --when-busy wait");
   sharing.ignore_others |= !options.cpus.empty() || read_node_identity(options.nodes).local_size > 1;
   const auto window = value_or_fail(launch::start_window(), exit_code::usage_error);
-  auto placed =
-      claim.place(machine, self, sharing, window, records, [](const std::string& line) { print_notice(line); });
+  const auto stop_signal = [held] { return held ? held->stop() : 0; };
+  auto placed = claim.place(
+      machine, self, sharing, window, records, [](const std::string& line) { print_notice(line); },
+      [&] { return stop_signal() != 0; });
+  if (const int signal = stop_signal(); signal != 0) {
+    throw Failure(procmgr::ExitStatus{procmgr::ExitStatus::Kind::signaled, signal}.shell_code(),
+                  fmt::format("{} while planning or waiting for free CPUs: stopped; nothing was started",
+                              procmgr::signal_name(signal)));
+  }
   if (!placed.ok()) throw Failure(launch::busy_exit_code, placed.error().message);
   auto node_plan = plan_node(options, placed->machine);
   auto& plan = node_plan.plan;

@@ -11,6 +11,7 @@
 #include "affinity/planner.hpp"
 #include "cluster/identity.hpp"
 #include "launch/sharing.hpp"
+#include "procmgr/signals.hpp"
 #include "util/run_registry.hpp"
 
 namespace mptrain::cli {
@@ -87,9 +88,11 @@ NodePlan plan_this_node(const PlacementOptions& options);
 // launch::busy_exit_code). On every usable CPU when --cpus chose, when this
 // host's mptrain processes split it themselves (a local size above 1) or
 // with --ignore-others. `records`: the run will hold its CPUs (not a dry
-// run); `command`: what it runs (empty: the built-in training).
+// run); `command`: what it runs (empty: the built-in training). A stop
+// signal `held` holds (Ctrl-C while it waits) ends it with the signal's
+// Failure (128 + signal), its record removed and nothing started.
 NodePlan plan_this_node(const PlacementOptions& options, launch::MachineClaim& claim, bool records,
-                        const std::vector<std::string>& command);
+                        const std::vector<std::string>& command, const procmgr::PendingSignals* held = nullptr);
 // Prints each of `plan`'s notes on stderr as "mptrain: note: …": run's
 // modes show them so (plan shows them in its report), so a default that was
 // assumed ("--node-rank not given: this is node 0") or CPUs ignored are

@@ -265,7 +265,12 @@ int run_launcher(const RunOptions& options) {
   std::string unshared;
   auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), unshared);
   if (!unshared.empty()) print_warning(unshared);
-  const auto node_plan = plan_this_node(options.placement, claim, !request.dry_run, options.command);
+  // Ctrl-C while it waits for free CPUs (or settles among runs started with it) stops it as a signal would,
+  // its record removed; from the group's start the group's relay takes the signals.
+  const auto node_plan = [&] {
+    procmgr::PendingSignals held;
+    return plan_this_node(options.placement, claim, !request.dry_run, options.command, &held);
+  }();
   const auto& plan = node_plan.plan;
   const auto& node = node_plan.node;
   print_plan_notes(plan);

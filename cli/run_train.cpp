@@ -130,7 +130,7 @@ void prepare(const RunOptions& options, launch::TrainRun& run, procmgr::PendingS
   std::string warning;
   auto claim = launch::MachineClaim::for_node(read_node_identity(options.placement.nodes), runs_directory(), warning);
   if (!warning.empty()) print_warning(warning);
-  auto node_plan = plan_this_node(options.placement, claim, true, {});
+  auto node_plan = plan_this_node(options.placement, claim, true, {}, &startup);
   run.node = node_plan.node;
   run.plan = std::move(node_plan.plan);
   print_plan_notes(run.plan);

@@ -118,10 +118,14 @@ class MachineClaim {
   // as `sharing` says: shares, waits (its record queued; `progress` gets a
   // line when it starts waiting and every 30 s), or fails. An Error with
   // busy_exit_code for fail and for a wait past its timeout. The lock is
-  // held when it returns, until record().
+  // held when it returns, until record(). `stopped` is asked between polls
+  // while it waits (the start window, a queue): true (a stop signal held,
+  // procmgr::PendingSignals) ends the wait with an Error and its record
+  // removed.
   Result<Portion> place(const affinity::Machine& machine, RunRecord self, const Sharing& sharing,
                         std::chrono::nanoseconds window, bool records,
-                        const std::function<void(const std::string&)>& progress);
+                        const std::function<void(const std::string&)>& progress,
+                        const std::function<bool()>& stopped = {});
 
   // Records what this run holds (its `plan`, as place() placed it) and
   // lets the directory go; a warning (the run goes on unrecorded) when it cannot.

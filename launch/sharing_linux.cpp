@@ -124,7 +124,14 @@ MachineClaim MachineClaim::for_node(const cluster::NodeIdentity& node, const std
 
 Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord self, const Sharing& sharing,
                                     std::chrono::nanoseconds window, bool records,
-                                    const std::function<void(const std::string&)>& progress) {
+                                    const std::function<void(const std::string&)>& progress,
+                                    const std::function<bool()>& stopped) {
+  const auto stop_now = [&] { return stopped && stopped(); };
+  const auto stopped_error = [&] {
+    registration_.reset();
+    unlock();
+    return Error{"stopped while waiting for free CPUs: nothing was started", 0};
+  };
   self.arrived = now_ns();
   self_ = self;
   if (!active() || sharing.ignore_others) {
@@ -142,6 +149,7 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
           std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(latest))};
       std::this_thread::sleep_until(std::min(give_up, latest_at + window));
       lock();
+      if (stop_now()) return stopped_error();
       read_others();
       const auto now_latest = latest_arrival(others_, self.arrived, window);
       if (now_latest == latest || WallClock::now() >= give_up) break;
@@ -188,6 +196,7 @@ Result<Portion> MachineClaim::place(const affinity::Machine& machine, RunRecord 
     unlock();
     std::this_thread::sleep_for(poll_period);
     lock();
+    if (stop_now()) return stopped_error();
     read_others();
     placed = portion(machine, others_, self, std::chrono::nanoseconds::zero());
     if (!placed.busy) {

@@ -36,6 +36,22 @@ expect_code 75
 expect_stderr "^mptrain: note: waiting for 1 free CPU \(0 s so far, --wait-timeout 0.3\): pid $first on"
 expect_stderr "^mptrain: error: waited [0-9.]+ s for free CPUs \(--wait-timeout 0.3\).*pid $first"
 [[ ! -e $WORK/ran ]] || fail "a run that timed out waiting ran its command"
+# Ctrl-C (SIGINT) or SIGTERM while it waits: it stops as the signal would (128 + signal), says so,
+# starts nothing and leaves no record behind.
+for signal in INT TERM; do
+  "$MPTRAIN" run --when-busy wait -- touch "$WORK/ran" >"$WORK/out" 2>"$WORK/err" &
+  waiter=$!
+  wait_for 20 grep -q "waiting for 1 free CPU" "$WORK/err" || { cat "$WORK/err" >&2; fail "the run does not wait"; }
+  kill -"$signal" "$waiter"
+  code=0
+  wait "$waiter" || code=$?
+  expect_code $((128 + $(kill -l "$signal")))
+  expect_stderr "^mptrain: error: SIG$signal while planning or waiting for free CPUs: stopped; nothing was started"
+  [[ ! -e $WORK/ran ]] || fail "a run stopped by SIG$signal while it waited ran its command"
+  ! grep -qx "pid $waiter" "$MPTRAIN_RUNS_DIR"/* 2>/dev/null ||
+    fail "a run stopped by SIG$signal while it waited left its record in $MPTRAIN_RUNS_DIR"
+  (($(ls "$MPTRAIN_RUNS_DIR" | wc -l) == 1)) || fail "records left: $(ls "$MPTRAIN_RUNS_DIR")"
+done
 refused 2 "--wait-timeout needs --when-busy wait" run --wait-timeout 1 -- touch "$WORK/ran"
 MPTRAIN_START_WINDOW=x refused 2 "MPTRAIN_START_WINDOW: x is not a duration" run -- touch "$WORK/ran"
 
