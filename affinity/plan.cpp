@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "util/names.hpp"
@@ -74,13 +75,18 @@ std::string workers_table(const Plan& plan) {
     shown.push_back(&column);
     columns.push_back(column.column);
   }
+  // A column is as wide as its widest cell (a long CPU list), so the columns after it stay aligned.
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& worker : plan.workers) {
+    auto& cells = rows.emplace_back();
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      cells.push_back(shown[i]->cell(worker));
+      columns[i].width = std::max(columns[i].width, static_cast<int>(cells.back().size()));
+    }
+  }
   const Table table(std::move(columns));
   std::string out = table.header();
-  for (const auto& worker : plan.workers) {
-    std::vector<std::string> cells;
-    for (const auto* column : shown) cells.push_back(column->cell(worker));
-    out += table.row_of(cells);
-  }
+  for (const auto& cells : rows) out += table.row_of(cells);
   return out;
 }
 

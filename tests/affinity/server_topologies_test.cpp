@@ -360,3 +360,22 @@ TEST_CASE("plan's table shows KIND and L3 columns only where they apply", "[affi
   const auto plain = plan_table(plan_on(synthetic("package:2 core:4 pu:2"), server_workers(2)));
   CHECK(plain.find("RANK  CPUS                      PACKAGE  NUMA NODE  THREADS\n") != std::string::npos);
 }
+
+TEST_CASE("plan's table keeps its columns aligned past a CPU list longer than its column", "[affinity][servers]") {
+  auto plan = plan_on(synthetic("package:1 l3:2 core:32 pu:1"), server_workers(2));
+  plan.workers[0].cpus = CpuSet::parse("0,3,5,9,12,17,20,26,30,34,38,41,44,50,55,61").value();
+  const auto table = plan_table(plan);
+  const auto header_at = table.find("RANK  CPUS");
+  REQUIRE(header_at != std::string::npos);
+  const auto header = table.substr(header_at, table.find('\n', header_at) - header_at);
+  const auto package_end = header.find("PACKAGE") + std::string_view("PACKAGE").size() - 1;
+  for (const std::string rank : {"   0  ", "   1  "}) {
+    const auto row_at = table.find("\n" + rank);
+    REQUIRE(row_at != std::string::npos);
+    const auto row = table.substr(row_at + 1, table.find('\n', row_at + 1) - row_at - 1);
+    CAPTURE(header, row);
+    REQUIRE(row.size() > package_end);
+    CHECK(row[package_end] == '0');      // the package's index under the end of its title
+    CHECK(row[package_end + 1] == ' ');  // and nothing of a longer cell spilled into it
+  }
+}
