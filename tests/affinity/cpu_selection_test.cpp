@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/affinity/helpers.hpp"
+
 using namespace mptrain;
 using namespace mptrain::affinity;
+using namespace mptrain::affinity::testing;
 
 namespace {
 
@@ -16,18 +19,12 @@ constexpr const char* interleaved = "package:2 core:2 pu:2(indexes=0,4,1,5,2,6,3
 // One package, two L3 caches of two L2 caches of two cores of two PUs.
 constexpr const char* caches = "package:1 l3:2 l2:2 core:2 pu:2";
 
-Topology selection_topology(const std::string& description) {
-  auto topology = load_synthetic_topology(description);
-  REQUIRE(topology.ok());
-  return std::move(topology).value();
-}
-
 // The OS indexes `text` selects on `description`, as a list string.
 std::string cpus_of(const std::string& description, const std::string& text) {
   auto selection = parse_cpu_selection(text);
   INFO(text << ": " << (selection.ok() ? std::string() : selection.error().message));
   REQUIRE(selection.ok());
-  auto cpus = resolve_cpu_selection(*selection, selection_topology(description));
+  auto cpus = resolve_cpu_selection(*selection, topology_of(description));
   INFO(text << ": " << (cpus.ok() ? std::string() : cpus.error().message));
   REQUIRE(cpus.ok());
   return cpus->to_string();
@@ -37,7 +34,7 @@ std::string cpus_of(const std::string& description, const std::string& text) {
 std::string resolve_error(const std::string& description, const std::string& text) {
   auto selection = parse_cpu_selection(text);
   REQUIRE(selection.ok());
-  auto cpus = resolve_cpu_selection(*selection, selection_topology(description));
+  auto cpus = resolve_cpu_selection(*selection, topology_of(description));
   REQUIRE_FALSE(cpus.ok());
   return cpus.error().message;
 }

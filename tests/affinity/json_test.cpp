@@ -4,17 +4,13 @@
 #include <string>
 
 #include "affinity/share_plan.hpp"
+#include "tests/affinity/helpers.hpp"
 
 using namespace mptrain;
 using namespace mptrain::affinity;
+using namespace mptrain::affinity::testing;
 
 namespace {
-
-Machine machine_of(const std::string& description) {
-  auto machine = synthetic_machine(description);
-  REQUIRE(machine.ok());
-  return std::move(machine).value();
-}
 
 Plan plan_of(const std::string& description, int m) {
   PlacementRequest request;

@@ -4,19 +4,15 @@
 #include <string>
 
 #include "affinity/planner.hpp"
+#include "tests/affinity/helpers.hpp"
 
 using namespace mptrain;
 using namespace mptrain::affinity;
+using namespace mptrain::affinity::testing;
 
 namespace {
 
 // Two packages of 4 cores of 2 PUs: CPUs 0-7 and 8-15.
-Topology two_package_topology() {
-  auto topology = load_synthetic_topology("package:2 core:4 pu:2");
-  REQUIRE(topology.ok());
-  return std::move(topology).value();
-}
-
 NodeShare share_of(const Topology& topology, const UsableCpus& usable, int local_rank, int local_size) {
   auto share = node_share(topology, usable, local_rank, local_size);
   INFO((share.ok() ? std::string() : share.error().message));
@@ -54,7 +50,7 @@ UsableCpus usable(const char* online, const char* affinity, CgroupCpuLimits cgro
 }  // namespace
 
 TEST_CASE("the only mptrain on a host gets every usable CPU", "[affinity][node_share]") {
-  const auto share = share_of(two_package_topology(), 0, 1);
+  const auto share = share_of(topology_of("package:2 core:4 pu:2"), 0, 1);
   CHECK(share.kind == ShareKind::whole_host);
   CHECK(share.cpus == cpus("0-15"));
   CHECK(share.host_cpus == cpus("0-15"));
@@ -62,7 +58,7 @@ TEST_CASE("the only mptrain on a host gets every usable CPU", "[affinity][node_s
 }
 
 TEST_CASE("as many mptrain as packages get one package each", "[affinity][node_share]") {
-  const auto topology = two_package_topology();
+  const auto topology = topology_of("package:2 core:4 pu:2");
   const auto first = share_of(topology, 0, 2);
   const auto second = share_of(topology, 1, 2);
   CHECK(first.kind == ShareKind::package);
@@ -73,7 +69,7 @@ TEST_CASE("as many mptrain as packages get one package each", "[affinity][node_s
 }
 
 TEST_CASE("other counts get contiguous, equal shares, the remainder unused", "[affinity][node_share]") {
-  const auto topology = two_package_topology();
+  const auto topology = topology_of("package:2 core:4 pu:2");
   CHECK(share_of(topology, 0, 3).cpus == cpus("0-4"));
   CHECK(share_of(topology, 1, 3).cpus == cpus("5-9"));
   const auto last = share_of(topology, 2, 3);
@@ -102,7 +98,7 @@ TEST_CASE("shares follow the topology's order, not the CPU numbers", "[affinity]
 
 TEST_CASE("a process the launcher bound already keeps its CPUs", "[affinity][node_share]") {
   // Bound by its launcher to CPUs 8-11 of the 16, as mpirun --bind-to l3cache might.
-  Topology topology = two_package_topology();
+  Topology topology = topology_of("package:2 core:4 pu:2");
   const auto share = share_of(topology, usable("0-15", "8-11"), 1, 2);
   CHECK(share.kind == ShareKind::already_bound);
   CHECK(share.cpus == cpus("8-11"));
@@ -115,7 +111,7 @@ TEST_CASE("a process the launcher bound already keeps its CPUs", "[affinity][nod
 TEST_CASE("a cgroup cpuset is the host being split, not a binding", "[affinity][node_share]") {
   CgroupCpuLimits cgroup;
   cgroup.cpuset = cpus("0-7");
-  const auto share = share_of(two_package_topology(), usable("0-15", "0-15", cgroup), 1, 2);
+  const auto share = share_of(topology_of("package:2 core:4 pu:2"), usable("0-15", "0-15", cgroup), 1, 2);
   CHECK(share.kind == ShareKind::equal_share);
   CHECK(share.cpus == cpus("4-7"));
   CHECK(share.host_cpus == cpus("0-7"));
@@ -125,7 +121,7 @@ TEST_CASE("a CPU quota is divided among the mptrain on the host", "[affinity][no
   CgroupCpuLimits cgroup;
   cgroup.quota_cpus = 3.0;
   const auto whole = usable("0-15", "0-15", cgroup);
-  const auto share = share_of(two_package_topology(), whole, 1, 2);
+  const auto share = share_of(topology_of("package:2 core:4 pu:2"), whole, 1, 2);
   REQUIRE(share.quota_cpus);
   CHECK(*share.quota_cpus == 1.5);
   CHECK(share_has_note(share, "quota of 3 CPUs is shared by the 2 mptrain on this host: 1.5 each"));
@@ -136,14 +132,14 @@ TEST_CASE("a CPU quota is divided among the mptrain on the host", "[affinity][no
 }
 
 TEST_CASE("more mptrain than usable CPUs on a host is refused", "[affinity][node_share]") {
-  const auto topology = two_package_topology();
+  const auto topology = topology_of("package:2 core:4 pu:2");
   auto share = node_share(topology, usable_cpus_of(topology), 0, 17);
   REQUIRE_FALSE(share.ok());
   CHECK(share.error().message.find("17 mptrain processes on this host but only 16 usable CPUs") != std::string::npos);
 }
 
 TEST_CASE("a plan made on a share places its workers inside it", "[affinity][node_share]") {
-  const auto topology = two_package_topology();
+  const auto topology = topology_of("package:2 core:4 pu:2");
   const auto whole = usable_cpus_of(topology);
   const auto share = share_of(topology, whole, 1, 3);
   const auto plan = make_plan(topology, usable_share(whole, share), PlacementRequest{});
@@ -154,7 +150,7 @@ TEST_CASE("a plan made on a share places its workers inside it", "[affinity][nod
 }
 
 TEST_CASE("the mptrain on a host share the CPUs --cpus selects", "[affinity][node_share]") {
-  const auto topology = two_package_topology();
+  const auto topology = topology_of("package:2 core:4 pu:2");
   const auto whole = usable_cpus_of(topology);
   const auto share = share_of_only(topology, whole, 1, 2, cpus("0-7"));
   CHECK(share.cpus == cpus("4-7"));

@@ -4,19 +4,16 @@
 #include <set>
 #include <string>
 
+#include "tests/affinity/helpers.hpp"
+
 using namespace mptrain;
 using namespace mptrain::affinity;
+using namespace mptrain::affinity::testing;
 
 namespace {
 
-Topology planner_topology(const std::string& description) {
-  auto topology = load_synthetic_topology(description);
-  REQUIRE(topology.ok());
-  return std::move(topology).value();
-}
-
 Plan plan_for(const std::string& description, const PlacementRequest& request) {
-  const Topology topology = planner_topology(description);
+  const Topology topology = topology_of(description);
   auto plan = make_plan(topology, usable_cpus_of(topology), request);
   INFO((plan.ok() ? std::string() : plan.error().message));
   REQUIRE(plan.ok());
@@ -24,7 +21,7 @@ Plan plan_for(const std::string& description, const PlacementRequest& request) {
 }
 
 std::string refusal(const std::string& description, const PlacementRequest& request) {
-  const Topology topology = planner_topology(description);
+  const Topology topology = topology_of(description);
   auto plan = make_plan(topology, usable_cpus_of(topology), request);
   REQUIRE_FALSE(plan.ok());
   return plan.error().message;
@@ -34,15 +31,6 @@ PlacementRequest processes(int m) {
   PlacementRequest request;
   request.num_processes = m;
   return request;
-}
-
-bool plan_has_note(const Plan& plan, const std::string& text) {
-  for (const auto* notes : {&plan.notes, &plan.choices}) {
-    for (const auto& note : *notes) {
-      if (note.find(text) != std::string::npos) return true;
-    }
-  }
-  return false;
 }
 
 bool pairwise_disjoint(const Plan& plan) {
@@ -115,7 +103,7 @@ TEST_CASE("two sockets: three workers get ten PUs each and two stay unused", "[a
 TEST_CASE("physical cores: one PU per core", "[affinity][planner]") {
   PlacementRequest request = processes(4);
   request.core_use = CoreUse::physical_cores;
-  const Topology topology = planner_topology(two_sockets);
+  const Topology topology = topology_of(two_sockets);
   const Plan plan = plan_for(two_sockets, request);
   CHECK(plan.usable_cpus == 16);
   CHECK(plan.threads_per_process == 4);
@@ -127,7 +115,7 @@ TEST_CASE("physical cores: one PU per core", "[affinity][planner]") {
 TEST_CASE("SMT on: one thread per worker lands on separate cores", "[affinity][planner]") {
   PlacementRequest request = processes(4);
   request.threads_per_process = 1;
-  const Topology topology = planner_topology("package:1 core:4 pu:2");
+  const Topology topology = topology_of("package:1 core:4 pu:2");
   const Plan plan = plan_for("package:1 core:4 pu:2", request);
   CpuSet all;
   for (const auto& worker : plan.workers) all = all.unite(worker.cpus);
@@ -282,7 +270,7 @@ TEST_CASE("a location naming an object the topology lacks is refused, naming wha
 }
 
 TEST_CASE("a location whose PUs are not usable is refused, with the PUs it names", "[affinity][planner]") {
-  const Topology topology = planner_topology("package:2 core:2 pu:1");
+  const Topology topology = topology_of("package:2 core:2 pu:1");
   auto usable = combine_usable_cpus(CpuSet::range(0, 3), CpuSet::range(0, 1), CgroupCpuLimits{});
   REQUIRE(usable.ok());
   PlacementRequest request;
@@ -294,11 +282,11 @@ TEST_CASE("a location whose PUs are not usable is refused, with the PUs it names
   plan = make_plan(topology, *usable, request);
   REQUIRE(plan.ok());
   CHECK(plan->usable_cpu_list.to_string() == "1");
-  CHECK(plan_has_note(*plan, "--cpus: CPUs 2 are not usable and were ignored"));
+  CHECK(has_note(*plan, "--cpus: CPUs 2 are not usable and were ignored"));
 }
 
 TEST_CASE("a quota that limits N makes the default binding none", "[affinity][planner]") {
-  const Topology topology = planner_topology("package:1 core:2 pu:1");
+  const Topology topology = topology_of("package:1 core:2 pu:1");
   CgroupCpuLimits cgroup;
   cgroup.version = CgroupVersion::v1;
   cgroup.quota_cpus = 1.5;
@@ -314,7 +302,7 @@ TEST_CASE("a quota that limits N makes the default binding none", "[affinity][pl
 }
 
 TEST_CASE("an explicit core binding is kept under a quota", "[affinity][planner]") {
-  const Topology topology = planner_topology("package:1 core:4 pu:1");
+  const Topology topology = topology_of("package:1 core:4 pu:1");
   CgroupCpuLimits cgroup;
   cgroup.quota_cpus = 2.0;
   auto usable = combine_usable_cpus(CpuSet::range(0, 3), CpuSet::range(0, 3), cgroup);
@@ -359,16 +347,16 @@ TEST_CASE("notes count in the singular where there is one", "[affinity][planner]
   PlacementRequest request = processes(1);
   request.threads_per_process = 3;
   request.oversubscribe = Oversubscribe::allow;
-  CHECK(plan_has_note(plan_for("package:1 core:2 pu:1", request),
-                      "oversubscribed: 1 worker x 3 threads = 3 threads on 2 usable CPUs"));
+  CHECK(has_note(plan_for("package:1 core:2 pu:1", request),
+                 "oversubscribed: 1 worker x 3 threads = 3 threads on 2 usable CPUs"));
   request.threads_per_process = 2;
   request.oversubscribe = Oversubscribe::refuse;
   request.reserve = 1;
-  CHECK(plan_has_note(plan_for("package:1 core:2 pu:1", request), "--reserve 1: 1 compute thread per worker"));
+  CHECK(has_note(plan_for("package:1 core:2 pu:1", request), "--reserve 1: 1 compute thread per worker"));
 }
 
 TEST_CASE("a quota of one CPU is named in the singular", "[affinity][planner]") {
-  const Topology topology = planner_topology("package:1 core:2 pu:1");
+  const Topology topology = topology_of("package:1 core:2 pu:1");
   CgroupCpuLimits cgroup;
   cgroup.quota_cpus = 1.0;
   auto usable = combine_usable_cpus(CpuSet::range(0, 1), CpuSet::range(0, 1), cgroup);

@@ -7,21 +7,17 @@
 #include <string>
 
 #include "affinity/planner.hpp"
+#include "tests/affinity/helpers.hpp"
 
 using namespace mptrain;
 using namespace mptrain::affinity;
+using namespace mptrain::affinity::testing;
 
 namespace {
 
 Machine xml(const std::string& name) {
   auto machine = xml_machine(std::string(MPTRAIN_TEST_DATA) + "/affinity/" + name);
   INFO(name);
-  REQUIRE(machine.ok());
-  return std::move(machine).value();
-}
-
-Machine synthetic(const std::string& description) {
-  auto machine = synthetic_machine(description);
   REQUIRE(machine.ok());
   return std::move(machine).value();
 }
@@ -44,13 +40,6 @@ PlacementRequest server_workers(int m, std::optional<int> t = std::nullopt) {
   request.num_processes = m;
   request.threads_per_process = t;
   return request;
-}
-
-bool server_plan_has_note(const Plan& plan, const std::string& text) {
-  for (const auto& note : notes_and_choices(plan)) {
-    if (note.find(text) != std::string::npos) return true;
-  }
-  return false;
 }
 
 // Whether every core of `topology` has its PUs with one worker of `plan` at most.
@@ -91,7 +80,7 @@ TEST_CASE("2-socket SMT Xeon: six workers get six whole cores each, none split",
   const auto machine = xml("xeon-2s-smt.xml");
   const auto plan = plan_on(machine, server_workers(6));
   CHECK(plan.threads_per_process == 12);  // floor(80/6) = 13 is six and a half cores
-  CHECK(server_plan_has_note(plan, "-t lowered from 13 to 12"));
+  CHECK(has_note(plan, "-t lowered from 13 to 12"));
   CHECK(no_core_split(machine.topology, plan));
   for (const auto& worker : plan.workers) {
     CHECK(whole_cores(machine.topology, worker.cpus));
@@ -118,7 +107,7 @@ TEST_CASE("2-socket SMT Xeon: a reserve takes the first PU of each worker's set"
   CHECK(plan.threads_per_process == 39);
   CHECK(plan.workers[0].reserved.to_string() == "0");
   CHECK(plan.workers[1].reserved.to_string() == "20");
-  CHECK(server_plan_has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
+  CHECK(has_note(plan, "2 CPUs reserved for the communication library's threads: 0,20"));
 }
 
 TEST_CASE("2-socket SMT Xeon: topo's caches give each level's size and sharing", "[affinity][servers]") {
@@ -167,9 +156,9 @@ TEST_CASE("EPYC with 8 L3 domains a socket: topo lists each L3 domain", "[affini
 TEST_CASE("bind l3 on a topology without L3 caches is refused, saying how to describe them", "[affinity][servers]") {
   PlacementRequest request = server_workers(2);
   request.bind = Bind::l3;
-  CHECK(refusal_on(synthetic("package:2 core:4 pu:2"), request).find("shows no L3 cache") != std::string::npos);
+  CHECK(refusal_on(machine_of("package:2 core:4 pu:2"), request).find("shows no L3 cache") != std::string::npos);
   request.num_processes = 4;
-  const auto plan = plan_on(synthetic("package:2 l3:2 core:2 pu:2"), request);
+  const auto plan = plan_on(machine_of("package:2 l3:2 core:2 pu:2"), request);
   CHECK(plan.workers[0].l3 == 0);
   CHECK(plan.workers[3].cpus.to_short_string() == "12-15");
 }
@@ -191,7 +180,7 @@ TEST_CASE("hybrid CPU: one worker by default runs on the performance cores only"
   REQUIRE(plan.workers.size() == 1);
   CHECK(plan.workers[0].cpus.to_short_string() == "0-15");
   CHECK(plan.workers[0].kind == KindRole::performance);
-  CHECK(server_plan_has_note(plan, "the efficiency cores (CPUs 16-19) are left unused"));
+  CHECK(has_note(plan, "the efficiency cores (CPUs 16-19) are left unused"));
 }
 
 TEST_CASE("hybrid CPU: each worker runs on one kind, the performance cores filled first", "[affinity][servers]") {
@@ -230,11 +219,11 @@ TEST_CASE("hybrid CPU: --cpu-kind chooses performance or efficiency cores only",
   CHECK(plan.usable_cpus == 16);
   CHECK(plan.workers[1].cpus.to_short_string() == "8-15");
   request.cpu_kind = CpuKindUse::efficiency;
-  CHECK(refusal_on(synthetic("package:1 core:4 pu:2"), request).find("has one kind of core") != std::string::npos);
+  CHECK(refusal_on(machine_of("package:1 core:4 pu:2"), request).find("has one kind of core") != std::string::npos);
 }
 
 TEST_CASE("synthetic 2-socket SMT: three workers never split a core's siblings", "[affinity][servers]") {
-  const auto machine = synthetic("package:2 core:16 pu:2");
+  const auto machine = machine_of("package:2 core:16 pu:2");
   const auto plan = plan_on(machine, server_workers(3));
   CHECK(plan.threads_per_process == 20);
   CHECK(no_core_split(machine.topology, plan));
@@ -243,16 +232,16 @@ TEST_CASE("synthetic 2-socket SMT: three workers never split a core's siblings",
 }
 
 TEST_CASE("more workers than cores must share one: the plan says so", "[affinity][servers]") {
-  const auto machine = synthetic("package:1 core:2 pu:2");
+  const auto machine = machine_of("package:1 core:2 pu:2");
   const auto plan = plan_on(machine, server_workers(3));
   CHECK(plan.threads_per_process == 1);
-  CHECK(server_plan_has_note(plan, "must share the SMT siblings of one core"));
+  CHECK(has_note(plan, "must share the SMT siblings of one core"));
 }
 
 TEST_CASE("physical cores print in the short form mptrain reads", "[affinity][servers]") {
   PlacementRequest request = server_workers(1);
   request.core_use = CoreUse::physical_cores;
-  const auto plan = plan_on(synthetic("package:2 core:16 pu:2"), request);
+  const auto plan = plan_on(machine_of("package:2 core:16 pu:2"), request);
   CHECK(plan.usable_cpu_list.to_short_string() == "0-62:2");
   CHECK(plan_table(plan).find("(0-62:2)") != std::string::npos);
 }
@@ -296,7 +285,7 @@ TEST_CASE("SNC2 Xeon: four workers get a sub-NUMA cluster each under bind core, 
     CHECK(plan.threads_per_process == 24);
     CHECK(workers_per_cluster(machine.topology, plan) == std::map<int, int>{{0, 1}, {1, 1}, {2, 1}, {3, 1}});
     CHECK(plan.workers[1].cpus.to_short_string() == "12-23,60-71");
-    CHECK_FALSE(server_plan_has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
   }
 }
 
@@ -312,7 +301,7 @@ TEST_CASE("SNC2 Xeon: smaller workers stay inside one cluster, bind l3 widens to
       CHECK(worker.cpus.size() == (bind == Bind::core ? 12 : 24));
       CHECK(worker.l3 == worker.package);
     }
-    CHECK_FALSE(server_plan_has_note(plan, "NUMA nodes (sub-NUMA clusters"));
+    CHECK_FALSE(has_note(plan, "NUMA nodes (sub-NUMA clusters"));
   }
 }
 
@@ -323,17 +312,17 @@ TEST_CASE("SNC2 Xeon: workers too big for a cluster span two, and a note says so
     const auto plan = plan_on(machine, bound(2, std::nullopt, bind));
     CHECK(plan.workers[0].numa_node == -1);
     CHECK(plan.workers[0].package == 0);
-    CHECK(server_plan_has_note(plan,
-                               "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
-                               "worker do not fit in one, which holds at most 24"));
+    CHECK(has_note(plan,
+                   "ranks 0-1 span NUMA nodes (sub-NUMA clusters where the machine has them): 48 PUs per "
+                   "worker do not fit in one, which holds at most 24"));
   }
   const auto fifth = plan_on(machine, server_workers(5, 18));  // four clusters take one each, 6 PUs left in each
   CHECK(fifth.workers[1].numa_node == -1);                     // the fifth set, made of the leftovers, sorts second
-  CHECK(server_plan_has_note(fifth,
-                             "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
-                             "in one: the other workers left no NUMA node that much room"));
+  CHECK(has_note(fifth,
+                 "rank 1 spans NUMA nodes (sub-NUMA clusters where the machine has them) though 18 PUs fit "
+                 "in one: the other workers left no NUMA node that much room"));
   const auto package = plan_on(machine, bound(2, std::nullopt, Bind::package));
-  CHECK_FALSE(server_plan_has_note(package, "span NUMA nodes"));
+  CHECK_FALSE(has_note(package, "span NUMA nodes"));
 }
 
 TEST_CASE("a plan knows the machine's kinds of core and L3 caches, and each worker's", "[affinity][servers]") {
@@ -348,7 +337,7 @@ TEST_CASE("a plan knows the machine's kinds of core and L3 caches, and each work
   CHECK(hybrid.workers[0].kind == KindRole::performance);  // all its CPUs are performance cores
   CHECK_FALSE(hybrid.workers[1].kind.has_value());         // 10-19 mixes both kinds
   CHECK(hybrid.workers[0].l3_caches.to_short_string() == "0");
-  CHECK(plan_on(synthetic("package:2 core:4 pu:2"), server_workers(2)).l3_caches == 0);
+  CHECK(plan_on(machine_of("package:2 core:4 pu:2"), server_workers(2)).l3_caches == 0);
 }
 
 TEST_CASE("plan's table shows KIND and L3 columns only where they apply", "[affinity][servers]") {
@@ -357,12 +346,12 @@ TEST_CASE("plan's table shows KIND and L3 columns only where they apply", "[affi
         std::string::npos);
   CHECK(hybrid.find("   4  16-19                     efficiency   0            0          0        4\n") !=
         std::string::npos);
-  const auto plain = plan_table(plan_on(synthetic("package:2 core:4 pu:2"), server_workers(2)));
+  const auto plain = plan_table(plan_on(machine_of("package:2 core:4 pu:2"), server_workers(2)));
   CHECK(plain.find("RANK  CPUS                      PACKAGE  NUMA NODE  THREADS\n") != std::string::npos);
 }
 
 TEST_CASE("plan's table keeps its columns aligned past a CPU list longer than its column", "[affinity][servers]") {
-  auto plan = plan_on(synthetic("package:1 l3:2 core:32 pu:1"), server_workers(2));
+  auto plan = plan_on(machine_of("package:1 l3:2 core:32 pu:1"), server_workers(2));
   plan.workers[0].cpus = CpuSet::parse("0,3,5,9,12,17,20,26,30,34,38,41,44,50,55,61").value();
   const auto table = plan_table(plan);
   const auto header_at = table.find("RANK  CPUS");

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "tests/procmgr/helpers.hpp"
+
 using namespace mptrain;
 using namespace mptrain::procmgr;
+using namespace mptrain::procmgr::testing;
 
 namespace {
-
-bool contains(const std::vector<std::string>& entries, const std::string& entry) {
-  return std::find(entries.begin(), entries.end(), entry) != entries.end();
-}
 
 WorldInfo world_of_four() {
   WorldInfo world;

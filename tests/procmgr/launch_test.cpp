@@ -7,17 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include "procmgr/allocator.hpp"
+#include "tests/procmgr/helpers.hpp"
 
 using namespace mptrain;
 using namespace mptrain::procmgr;
+using namespace mptrain::procmgr::testing;
 
 namespace {
-
-CpuSet cpus(const char* text) { return CpuSet::parse(text).value(); }
-
-bool env_contains(const std::vector<std::string>& entries, const std::string& entry) {
-  return std::find(entries.begin(), entries.end(), entry) != entries.end();
-}
 
 // The value of variable `name` in `env`; "" when not there.
 std::string value_of(const std::vector<std::string>& env, const std::string& name) {
@@ -67,11 +63,11 @@ TEST_CASE("workers of a plan that binds nothing are neither pinned nor memory-bo
 TEST_CASE("a worker gets torchrun's variables, its thread counts and its OpenMP placement", "[procmgr]") {
   const auto specs = launch_specs(two_workers(), world_of_two(), WorkerSettings{}, {});
   const auto& env = specs[1].env;
-  CHECK(env_contains(env, "RANK=1"));
-  CHECK(env_contains(env, "WORLD_SIZE=2"));
-  CHECK(env_contains(env, "OMP_NUM_THREADS=2"));
-  CHECK(env_contains(env, "OMP_PLACES={2},{3}"));
-  CHECK(env_contains(env, "OMP_PROC_BIND=close"));
+  CHECK(contains(env, "RANK=1"));
+  CHECK(contains(env, "WORLD_SIZE=2"));
+  CHECK(contains(env, "OMP_NUM_THREADS=2"));
+  CHECK(contains(env, "OMP_PLACES={2},{3}"));
+  CHECK(contains(env, "OMP_PROC_BIND=close"));
   CHECK(value_of(env, "LD_PRELOAD").empty());
   CHECK(value_of(env, "OMP_WAIT_POLICY").empty());
 }
@@ -97,7 +93,7 @@ TEST_CASE("with --children the tree gets each child's threads, placed by the lib
   settings.tables = {"/t0", "/t1"};
   settings.table_fds = {5, 6};
   const auto specs = launch_specs(two_workers(), world_of_two(), settings, {});
-  CHECK(env_contains(specs[0].env, "OMP_NUM_THREADS=1"));
+  CHECK(contains(specs[0].env, "OMP_NUM_THREADS=1"));
   CHECK(value_of(specs[0].env, "OMP_PLACES").empty());
   CHECK(child_slices_of(specs[0]) == std::vector<std::string>{"0", "1"});
   CHECK(child_slices_of(pinned_specs(two_workers())[0]).empty());
@@ -108,7 +104,7 @@ TEST_CASE("a passive wait and a memory policy asked for reach every worker", "[p
   settings.passive_wait = true;
   settings.memory = requested_memory(MemoryMode::interleave, "all", cpus("0-1")).value();
   const auto specs = launch_specs(two_workers(), world_of_two(), settings, {});
-  CHECK(env_contains(specs[1].env, "OMP_WAIT_POLICY=passive"));
+  CHECK(contains(specs[1].env, "OMP_WAIT_POLICY=passive"));
   CHECK(to_string(specs[1].memory) == "interleave 0-1");
   CHECK(specs[1].memory.refusal == MemoryRefusal::fail);
 }

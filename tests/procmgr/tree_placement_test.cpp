@@ -5,12 +5,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "tests/procmgr/helpers.hpp"
+
 using namespace mptrain;
 using namespace mptrain::procmgr;
-
-namespace {
-CpuSet tree_cpus(const char* text) { return CpuSet::parse(text).value(); }
-}  // namespace
+using namespace mptrain::procmgr::testing;
 
 TEST_CASE("each working child gets floor(T/K) threads, at least one", "[procmgr]") {
   CHECK(child_threads(8, 2) == 4);
@@ -20,24 +19,24 @@ TEST_CASE("each working child gets floor(T/K) threads, at least one", "[procmgr]
 }
 
 TEST_CASE("slices are consecutive runs of the worker's CPUs in the set's order", "[procmgr]") {
-  const auto slices = child_slices(tree_cpus("4-7,12-15"), 8, 4);
+  const auto slices = child_slices(cpus("4-7,12-15"), 8, 4);
   REQUIRE(slices.size() == 4);
-  CHECK(slices[0] == tree_cpus("4-5"));
-  CHECK(slices[1] == tree_cpus("6-7"));
-  CHECK(slices[2] == tree_cpus("12-13"));
-  CHECK(slices[3] == tree_cpus("14-15"));
+  CHECK(slices[0] == cpus("4-5"));
+  CHECK(slices[1] == cpus("6-7"));
+  CHECK(slices[2] == cpus("12-13"));
+  CHECK(slices[3] == cpus("14-15"));
   CHECK(slices_text(slices) == "4-5;6-7;12-13;14-15");
   // T below the set (--reserve): slices of floor(T/K) from the start, the rest unused.
-  CHECK(slices_text(child_slices(tree_cpus("0-7"), 6, 2)) == "0-2;3-5");
+  CHECK(slices_text(child_slices(cpus("0-7"), 6, 2)) == "0-2;3-5");
 }
 
 TEST_CASE("more children than CPUs (--allow-oversubscribe): slices wrap around and share CPUs", "[procmgr]") {
-  CHECK(slices_text(child_slices(tree_cpus("0-1"), 4, 2)) == "0-1;0-1");
-  CHECK(slices_text(child_slices(tree_cpus("0-1"), 2, 3)) == "0;1;0");
+  CHECK(slices_text(child_slices(cpus("0-1"), 4, 2)) == "0-1;0-1");
+  CHECK(slices_text(child_slices(cpus("0-1"), 2, 3)) == "0;1;0");
 }
 
 TEST_CASE("no slices without children or without CPUs", "[procmgr]") {
-  CHECK(child_slices(tree_cpus("0-3"), 4, 0).empty());
+  CHECK(child_slices(cpus("0-3"), 4, 0).empty());
   CHECK(child_slices(CpuSet(), 4, 2).empty());
 }
 
@@ -45,7 +44,7 @@ TEST_CASE(
     "the library's variables: the worker's CPUs, pool, table and launcher, and with slices their list and threads",
     "[procmgr]") {
   TreePlacement plain;
-  plain.cpus = tree_cpus("0-3");
+  plain.cpus = cpus("0-3");
   plain.threads = 4;
   plain.table = "/proc/1/fd/3";
   plain.launcher = 1;
@@ -53,7 +52,7 @@ TEST_CASE(
                                                                       "MPTRAIN_PLACE_TABLE=/proc/1/fd/3",
                                                                       "MPTRAIN_PLACE_LAUNCHER=1"});
   TreePlacement sliced = plain;
-  sliced.slices = child_slices(tree_cpus("0-3"), 4, 2);
+  sliced.slices = child_slices(cpus("0-3"), 4, 2);
   sliced.threads_per_child = 2;
   sliced.program_threads = ProgramThreads::keep;
   CHECK(tree_placement_environment(sliced) ==
