@@ -137,8 +137,11 @@ class Decider {
           "gives more rounds)");
     }
     if (decision_.noise && *decision_.lead <= tolerance(*decision_.noise)) {
-      return with_why(fmt::format("the best leads {} by {}, within the noise between rounds ({})", against,
-                                  share(*decision_.lead), share(*decision_.noise)));
+      // Whichever of launches within the noise ranks first, the answer to "does any beat today's launch" is the same.
+      const std::string headline =
+          baseline_ ? "nothing beat the baseline beyond the noise: the best leads it" : "the best leads the runner-up";
+      return with_why(fmt::format("{} by {}, within the noise between rounds ({})", headline, share(*decision_.lead),
+                                  share(*decision_.noise)));
     }
     if (candidates_[best_].values.size() < 2 && !far_ahead) {
       return with_why("the best was measured once (a larger --budget gives more rounds)");
