@@ -40,9 +40,8 @@ std::optional<procmgr::MemoryPolicy> requested_memory(const Request& request, co
 }
 
 // The placement library for the workers' descendants ("": none); a missing one is a warning unless --children needs it.
-std::string place_library(const Request& request, bool pinned, const Facts& facts, Decision& decision) {
-  const auto need =
-      value_or_refuse(procmgr::place_need(request.children, request.descendants, pinned), exit_code::usage_error);
+std::string place_library(const Request& request, const Facts& facts, Decision& decision) {
+  const auto need = value_or_refuse(procmgr::place_need(request.children, request.descendants), exit_code::usage_error);
   if (need == procmgr::PlaceNeed::none) return {};
   if (facts.place_library.ok()) return *facts.place_library;
   if (need == procmgr::PlaceNeed::required) refuse(exit_code::runtime_failure, facts.place_library.error().message);
@@ -67,7 +66,7 @@ procmgr::WorkerSettings worker_settings(const Request& request, const affinity::
   const auto refusal = children_refusal(request.children, plan.threads_per_process, plan.usable_cpus,
                                         plan.num_processes, request.spellings);
   if (!refusal.empty() && !request.allow_oversubscribe) refuse(exit_code::usage_error, refusal);
-  settings.place_library = place_library(request, plan.bind != affinity::Bind::none, facts, decision);
+  settings.place_library = place_library(request, facts, decision);
   if (!settings.place_library.empty() && !facts.program_reach.empty()) {
     decision.warnings.push_back(facts.program_reach);
   }

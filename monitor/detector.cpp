@@ -39,6 +39,7 @@ void measure(Diagnosis& d, const JobFigures& c) {
   d.voluntary_switches_per_second = ratio(static_cast<double>(e.voluntary_switches), c.duration);
   d.nonvoluntary_switches_per_second = ratio(static_cast<double>(e.nonvoluntary_switches), c.duration);
   d.cpu_utilization = ratio(e.on_cpu_s, c.n * c.duration);
+  d.short_lived_cpu_utilization = ratio(e.short_lived_on_cpu_s, c.n * c.duration);
   d.machine_cpu_utilization = machine_utilization(e, c.usable);
   if (e.pressure_some_s && c.duration > 0) d.cpu_pressure = *e.pressure_some_s / c.duration;
 }

@@ -28,9 +28,10 @@ struct Diagnosis {
   double wait_per_slice_ms_p95 = 0;   // over (thread, interval) pairs that ran
   double voluntary_switches_per_second = 0;
   double nonvoluntary_switches_per_second = 0;
-  double cpu_utilization = 0;          // watched threads' CPU time ÷ (N × duration)
-  double machine_cpu_utilization = 0;  // all load on the usable CPUs (/proc/stat)
-  std::optional<double> cpu_pressure;  // PSI "some": share of time a task waited; nullopt: no PSI
+  double cpu_utilization = 0;              // watched threads' CPU time ÷ (N × duration)
+  double short_lived_cpu_utilization = 0;  // … of it, threads that came and went between samples
+  double machine_cpu_utilization = 0;      // all load on the usable CPUs (/proc/stat)
+  std::optional<double> cpu_pressure;      // PSI "some": share of time a task waited; nullopt: no PSI
   std::vector<Finding> findings;
   std::vector<ProcessSummary> processes;  // with any CPU time or wait, busiest first
   std::vector<CgroupSummary> cgroups;     // innermost last within each hierarchy

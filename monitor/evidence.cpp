@@ -111,8 +111,8 @@ void merge_window(ProcessEvidence& into, const ProcessEvidence& more) {
   merge_members(into, more, row(&P::pid, kept), row(&P::ppid, latest), row(&P::comm, latest), row(&P::cmdline, latest),
                 row(&P::parent_cmdline, latest), row(&P::env, latest), row(&P::cgroup, latest),
                 row(&P::runtimes, latest), row(&P::max_threads, largest), row(&P::on_cpu_s, summed),
-                row(&P::wait_s, summed), row(&P::queued_s, summed), row(&P::work, merged),
-                row(&P::voluntary_switches, summed), row(&P::nonvoluntary_switches, summed));
+                row(&P::short_lived_on_cpu_s, summed), row(&P::wait_s, summed), row(&P::queued_s, summed),
+                row(&P::work, merged), row(&P::voluntary_switches, summed), row(&P::nonvoluntary_switches, summed));
 }
 
 // A CPU's later window.
@@ -148,12 +148,12 @@ void merge(Work& into, const Work& more) {
 void merge(Evidence& into, const Evidence& more) {
   using E = Evidence;
   merge_members(into, more, row(&E::duration_s, summed), row(&E::intervals, summed), row(&E::on_cpu_s, summed),
-                row(&E::wait_s, summed), row(&E::queued_s, summed), row(&E::working_s, summed),
-                row(&E::peak_working, largest), row(&E::work, merged), row(&E::work_series, merged),
-                row(&E::timeslices, summed), row(&E::slice_waits, merged), row(&E::voluntary_switches, summed),
-                row(&E::nonvoluntary_switches, summed), row(&E::threads, merged), row(&E::processes, merged),
-                row(&E::cpus, merged), row(&E::cgroups, merged), row(&E::pressure_some_s, summed_seen),
-                row(&E::load, latest_seen));
+                row(&E::short_lived_on_cpu_s, summed), row(&E::wait_s, summed), row(&E::queued_s, summed),
+                row(&E::working_s, summed), row(&E::peak_working, largest), row(&E::work, merged),
+                row(&E::work_series, merged), row(&E::timeslices, summed), row(&E::slice_waits, merged),
+                row(&E::voluntary_switches, summed), row(&E::nonvoluntary_switches, summed), row(&E::threads, merged),
+                row(&E::processes, merged), row(&E::cpus, merged), row(&E::cgroups, merged),
+                row(&E::pressure_some_s, summed_seen), row(&E::load, latest_seen));
 }
 
 namespace {
@@ -402,6 +402,26 @@ void WorkSeries::coarsen() {
   entries_ = std::move(coarse);
 }
 
+namespace {
+
+// Below this the process's CPU time and its threads' differ by the rounding of
+// two readings in clock ticks (utime + stime, each truncated to a tick: at
+// most 10 ms each at USER_HZ 100), not by threads no sample saw.
+constexpr double tick_rounding_s = 0.02;
+
+// The CPU time of `process`'s threads that came and went between `before` and
+// `after` (its process-wide CPU time grew by more than its threads' `seen`);
+// 0 when either reading is missing or the pid is a new process.
+double short_lived_cpu(const Snapshot& before, const ProcessSample& process, double seen) {
+  const auto it = std::find_if(before.processes.begin(), before.processes.end(),
+                               [&](const ProcessSample& p) { return p.pid == process.pid; });
+  if (it == before.processes.end() || !it->cpu_s || !process.cpu_s || it->comm != process.comm) return 0;
+  const double unseen = *process.cpu_s - *it->cpu_s - seen;
+  return unseen > tick_rounding_s ? unseen : 0;
+}
+
+}  // namespace
+
 Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule) {
   Evidence evidence;
   const double dt = std::max(0.0, after.time_s - before.time_s);
@@ -419,6 +439,11 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
     }
     process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule);
     merge(evidence.work, process.work);
+    const double unseen = short_lived_cpu(before, sample, process.on_cpu_s);
+    process.short_lived_on_cpu_s += unseen;
+    process.on_cpu_s += unseen;
+    evidence.short_lived_on_cpu_s += unseen;
+    evidence.on_cpu_s += unseen;
   }
   add_machine(evidence, before.machine, after.machine);
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;

@@ -151,8 +151,9 @@ struct ProcessEvidence {
   ThreadEnv env;
   std::string cgroup;
   std::vector<Runtime> runtimes;
-  int max_threads = 0;  // most threads seen at once
-  double on_cpu_s = 0;
+  int max_threads = 0;              // most threads seen at once
+  double on_cpu_s = 0;              // its threads' time on CPU, those that came and went between samples included
+  double short_lived_on_cpu_s = 0;  // … of which threads no sample saw (the process's CPU time less its threads')
   double wait_s = 0;
   double queued_s = 0;
   Work work;
@@ -184,15 +185,16 @@ struct CgroupEvidence {
 struct Evidence {
   double duration_s = 0;
   int intervals = 0;
-  double on_cpu_s = 0;             // Σ over watched threads
-  double wait_s = 0;               // Σ over watched threads
-  double queued_s = 0;             // Σ over watched threads
-  double working_s = 0;            // Σ over watched threads
-  double peak_working = 0;         // the most working threads wanting a CPU in one interval (working_s ÷ its length)
-  Work work;                       // Σ over watched processes
-  WorkSeries work_series;          // the same, interval by interval
-  std::uint64_t timeslices = 0;    // Σ over watched threads
-  SliceWaitHistogram slice_waits;  // one entry per thread and interval it ran in
+  double on_cpu_s = 0;              // Σ over watched threads, and short_lived_on_cpu_s
+  double short_lived_on_cpu_s = 0;  // Σ over watched processes: CPU of threads that lived between two samples
+  double wait_s = 0;                // Σ over watched threads
+  double queued_s = 0;              // Σ over watched threads
+  double working_s = 0;             // Σ over watched threads
+  double peak_working = 0;          // the most working threads wanting a CPU in one interval (working_s ÷ its length)
+  Work work;                        // Σ over watched processes
+  WorkSeries work_series;           // the same, interval by interval
+  std::uint64_t timeslices = 0;     // Σ over watched threads
+  SliceWaitHistogram slice_waits;   // one entry per thread and interval it ran in
   std::uint64_t voluntary_switches = 0;
   std::uint64_t nonvoluntary_switches = 0;
   std::map<pid_t, ThreadEvidence> threads;  // by tid

@@ -172,6 +172,7 @@ nlohmann::json to_json(const Diagnosis& d) {
       {"voluntary_switches_per_second", rounded(d.voluntary_switches_per_second)},
       {"nonvoluntary_switches_per_second", rounded(d.nonvoluntary_switches_per_second)},
       {"cpu_utilization", rounded(d.cpu_utilization)},
+      {"short_lived_cpu_utilization", rounded(d.short_lived_cpu_utilization)},
       {"machine_cpu_utilization", rounded(d.machine_cpu_utilization)},
       {"cpu_pressure", rounded(d.cpu_pressure)},
       {"findings", findings},
@@ -214,8 +215,12 @@ std::string to_text(const Diagnosis& d, int max_processes) {
   out += loss_line(d.loss);
   out += fmt::format("  context switches:       {:.0f}/s voluntary, {:.0f}/s involuntary\n",
                      d.voluntary_switches_per_second, d.nonvoluntary_switches_per_second);
-  out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads, {} by everything\n",
-                     percent(d.cpu_utilization), percent(d.machine_cpu_utilization));
+  const std::string short_lived =
+      d.short_lived_cpu_utilization > 0
+          ? fmt::format(" ({} by threads that came and went between samples)", percent(d.short_lived_cpu_utilization))
+          : "";
+  out += fmt::format("  CPU utilization:        {} of the usable CPUs by the watched threads{}, {} by everything\n",
+                     percent(d.cpu_utilization), short_lived, percent(d.machine_cpu_utilization));
   if (d.cpu_pressure) {
     out += fmt::format("  CPU pressure (PSI):     {} of the time some task waited\n", percent(*d.cpu_pressure));
   } else if (d.intervals == 0) {

@@ -225,22 +225,34 @@ std::vector<Finding> check_throttling(const JobFigures& c) {
   for (const auto& [key, group] : c.evidence.cgroups) {
     const double r = ratio(static_cast<double>(group.throttled_periods), static_cast<double>(group.periods));
     if (group.periods == 0 || r < c.t.warn_throttle_ratio) continue;
-    if (ratio(group.throttled_s, c.duration) < c.t.min_throttled_share) continue;
-    const auto severity = r >= c.t.max_throttle_ratio ? Verdict::oversubscribed : Verdict::warning;
-    Finding f = finding(FindingKind::cgroup_throttling, severity);
+    const double share = ratio(group.throttled_s, c.duration);
+    if (share < c.t.min_throttled_share) continue;
     const double quota = group.quota.cpus.value_or(0);
     const int threads = std::max(1, pool_threads_in_cgroup(c, key));
+    // Pools that fit the quota, throttled for less of the time than a warning's loss: the rest of the cgroup's
+    // work (helper threads, a watcher's own sampling) tipped it over now and then, and no thread count helps.
+    const bool pools_fit = quota > 0 && threads <= quota;
+    if (pools_fit && share < c.t.warn_throughput_loss) continue;
+    const auto severity = r >= c.t.max_throttle_ratio ? Verdict::oversubscribed : Verdict::warning;
+    Finding f = finding(FindingKind::cgroup_throttling, severity);
     f.message = fmt::format(
         "cgroup {} was throttled in {:.0f}% of {} CFS periods ({:.2f} s throttled in {:.1f} s); "
         "its quota is {:.2f} CPU ({} µs per {} µs)",
         key, 100 * r, group.periods, group.throttled_s, c.duration, quota, group.quota.quota_us, group.quota.period_us);
     const int fit = std::max(1, static_cast<int>(std::floor(quota)));
-    f.fix = fmt::format(
-        "{} want more than the quota allows: run at most {} ({}, or `mptrain run -n 1 -t {}`), or raise the "
-        "quota to {} ({} µs per {} µs period)",
-        counted(threads, "thread"), counted(fit, "thread"), knob_settings(pool_processes_in_cgroup(c, key), fit), fit,
-        counted(threads, "CPU"), static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
-        group.quota.period_us);
+    if (pools_fit) {
+      f.fix = fmt::format(
+          "the pools fit the quota ({} for {:.2f} CPU): the rest of the cgroup's work (other processes, threads "
+          "outside the pools) wants more; move it out of the cgroup or raise the quota",
+          counted(threads, "thread"), quota);
+    } else {
+      f.fix = fmt::format(
+          "{} want more than the quota allows: run at most {} ({}, or `mptrain run -n 1 -t {}`), or raise the "
+          "quota to {} ({} µs per {} µs period)",
+          counted(threads, "thread"), counted(fit, "thread"), knob_settings(pool_processes_in_cgroup(c, key), fit), fit,
+          counted(threads, "CPU"), static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
+          group.quota.period_us);
+    }
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},
                  {"throttled_seconds", group.throttled_s},
@@ -275,7 +287,8 @@ std::optional<Finding> check_outside_load(const JobFigures& c) {
     outside += std::max(0.0, e.busy_s - e.job_on_s);
     cpus.push_back(cpu);
   }
-  const double load = ratio(outside, c.duration);
+  // The job's threads that came and went between samples are attributed to no CPU: not others' load.
+  const double load = std::max(0.0, ratio(outside - c.evidence.short_lived_on_cpu_s, c.duration));
   if (load < c.t.outside_load_cpus || !c.severity) return std::nullopt;
   Finding f = finding(FindingKind::outside_load, Verdict::warning);
   const CpuSet job_cpus(cpus);
@@ -447,6 +460,15 @@ JobFigures job_figures(const Evidence& evidence, const Capacity& capacity, const
   for (const auto& [tid, thread] : e.threads) {
     working[thread.pid] += thread.working_s;
     if (c.is_pool_thread(thread)) ++c.pools[thread.pid];
+  }
+  for (const auto& [pid, process] : e.processes) {
+    // Threads that came and went between samples (a pool started inside each call) are pool threads too:
+    // as many at a time as the CPUs they used on average, each counted from working-cpu-share of one.
+    const int short_lived = static_cast<int>(
+        std::ceil(std::max(0.0, ratio(process.short_lived_on_cpu_s, e.duration_s) - t.working_cpu_share)));
+    if (short_lived == 0) continue;
+    c.pools[pid] += short_lived;
+    working[pid] += process.short_lived_on_cpu_s;
   }
   for (const auto& [pid, pool] : c.pools) {
     if (ratio(working[pid], e.duration_s) < t.busy_process_demand) continue;

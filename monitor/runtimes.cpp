@@ -33,8 +33,9 @@ constexpr std::array runtime_table{
     &runtime_row("pytorch"),         &runtime_row("numba"),
     &runtime_row("polars"),          &runtime_row("julia"),
     &runtime_row("tensorflow"),      &runtime_row("go"),
+    &runtime_row("rayon"),
 };
-static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::go) + 1,
+static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::rayon) + 1,
               "runtime_table has one row per RuntimeKind, in its order");
 
 constexpr std::size_t kind_count = runtime_table.size();
@@ -235,32 +236,86 @@ Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid) {
   if (!text.ok()) return text.error();
   auto runtimes = parse_runtimes(*text);
   const auto exe = root.path(proc + "/exe");
-  if (is_go_program(exe)) {
+  const auto name = [&] {
     std::error_code error;
     const auto target = std::filesystem::read_symlink(exe, error);
-    runtimes.push_back(Runtime{RuntimeKind::go, (error ? exe : target).filename().string()});
-  }
+    return (error ? exe : target).filename().string();
+  };
+  if (is_go_program(exe)) runtimes.push_back(Runtime{RuntimeKind::go, name()});
+  if (embeds_rayon(exe)) runtimes.push_back(Runtime{RuntimeKind::rayon, name()});
   return runtimes;
 }
 
+namespace {
+
+// A 64-bit ELF file opened for reading its program headers and segments.
+class ElfFile {
+ public:
+  explicit ElfFile(const std::filesystem::path& path) : fd_(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {
+    struct stat info {};
+    if (!fd_.valid() || ::fstat(fd_.get(), &info) != 0 || !S_ISREG(info.st_mode)) return;
+    size_ = static_cast<std::uint64_t>(info.st_size);
+    valid_ = read_at(&header_, sizeof header_, 0) && std::memcmp(header_.e_ident, ELFMAG, SELFMAG) == 0 &&
+             header_.e_ident[EI_CLASS] == ELFCLASS64 && header_.e_phentsize == sizeof(Elf64_Phdr) &&
+             header_.e_phnum <= 256;
+  }
+
+  bool valid() const { return valid_; }
+
+  // The program headers; an empty list when one cannot be read.
+  std::vector<Elf64_Phdr> segments() const {
+    std::vector<Elf64_Phdr> segments(valid_ ? header_.e_phnum : 0);
+    for (unsigned i = 0; i < segments.size(); ++i) {
+      if (!read_at(&segments[i], sizeof segments[i], header_.e_phoff + i * sizeof segments[i])) return {};
+    }
+    return segments;
+  }
+
+  // `size` bytes at `offset` into `into`; false past the end or on a short read.
+  bool read_at(void* into, std::size_t size, std::uint64_t offset) const {
+    return offset <= size_ && ::pread(fd_.get(), into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+  }
+
+  std::uint64_t size() const { return size_; }
+
+ private:
+  UniqueFd fd_;
+  std::uint64_t size_ = 0;
+  Elf64_Ehdr header_{};
+  bool valid_ = false;
+};
+
+}  // namespace
+
+bool embeds_rayon(const std::filesystem::path& path) {
+  constexpr std::string_view marker = "rayon-core-";
+  constexpr std::uint64_t chunk = 1 << 20;
+  std::uint64_t budget = std::uint64_t{256} << 20;
+  const ElfFile file(path);
+  std::string buffer;
+  for (const auto& segment : file.segments()) {
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) != 0 || segment.p_offset >= file.size()) continue;
+    const std::uint64_t end = std::min(file.size(), segment.p_offset + segment.p_filesz);
+    // Chunks that overlap by the marker's length less one, so a marker across a boundary is found.
+    for (std::uint64_t at = segment.p_offset; at < end && budget > 0;) {
+      const std::uint64_t size = std::min({chunk, end - at, budget});
+      buffer.resize(size);
+      if (!file.read_at(buffer.data(), size, at)) break;
+      if (buffer.find(marker) != std::string::npos) return true;
+      budget -= size;
+      if (at + size >= end) break;
+      at += size - std::min<std::uint64_t>(size, marker.size() - 1);
+    }
+  }
+  return false;
+}
+
 bool is_go_program(const std::filesystem::path& path) {
-  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  struct stat info {};
-  if (!fd.valid() || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
-  const auto read_at = [&](void* into, std::size_t size, std::uint64_t offset) {
-    return offset <= static_cast<std::uint64_t>(info.st_size) &&
-           ::pread(fd.get(), into, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
-  };
-  Elf64_Ehdr header{};
-  if (!read_at(&header, sizeof header, 0) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256)
-    return false;
-  for (unsigned i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    if (!read_at(&segment, sizeof segment, header.e_phoff + i * sizeof segment)) return false;
+  const ElfFile file(path);
+  for (const auto& segment : file.segments()) {
     if (segment.p_type != PT_NOTE || segment.p_filesz > 64 * 1024) continue;
     std::string notes(segment.p_filesz, '\0');
-    if (!read_at(notes.data(), notes.size(), segment.p_offset)) continue;
+    if (!file.read_at(notes.data(), notes.size(), segment.p_offset)) continue;
     // Each note: namesz, descsz, type, then the name and the descriptor, each padded to 4 bytes.
     const auto padded = [](std::uint64_t size) { return (size + 3) & ~std::uint64_t{3}; };
     for (std::uint64_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {

@@ -71,7 +71,8 @@ enum class RuntimeKind {
   polars,
   julia,
   tensorflow,
-  go
+  go,
+  rayon
 };
 
 // A threading runtime found in a process's memory map.
@@ -109,12 +110,21 @@ bool meets_at_barriers(const std::vector<Runtime>& runtimes);
 // RuntimeKind order; lines that are not file mappings are skipped; never fails.
 std::vector<Runtime> parse_runtimes(std::string_view maps_text);
 // Reads and parses /proc/`pid`/maps under `root`, and adds Go when its
-// executable (/proc/`pid`/exe) is a Go program; an Error naming the path
-// and strerror when the maps cannot be read (process gone, another user's process).
+// executable (/proc/`pid`/exe) is a Go program and Rust's rayon when the
+// executable embeds it; an Error naming the path and strerror when the maps
+// cannot be read (process gone, another user's process).
 Result<std::vector<Runtime>> read_runtimes(const FsRoot& root, pid_t pid);
 
 // Whether the ELF file at `path` carries Go's build ID note in a PT_NOTE
 // segment; false for anything that is not a readable 64-bit ELF file.
 bool is_go_program(const std::filesystem::path& path);
+
+// Whether the ELF file at `path` has rayon's thread pool compiled in: Rust
+// links its crates statically, and the source paths of rayon-core's panic
+// locations ("…/rayon-core-1.10.1/src/registry.rs") stay in the read-only
+// data of a stripped release build. Scans the file's loadable segments that
+// are not code (at most 256 MiB); false for anything that is not a readable
+// 64-bit ELF file.
+bool embeds_rayon(const std::filesystem::path& path);
 
 }  // namespace mptrain::monitor

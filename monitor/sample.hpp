@@ -41,6 +41,9 @@ struct ProcessSample {
   std::string cgroup;             // CgroupLocation::key() of its CPU cgroup ("" when unknown)
   std::vector<Runtime> runtimes;  // threading runtimes it maps (empty when none or unreadable)
   std::vector<ThreadSample> threads;
+  // /proc/PID/stat utime + stime: every thread's CPU time, those that have
+  // exited included, in clock ticks turned to seconds (nullopt: not read).
+  std::optional<double> cpu_s;
 };
 
 // A cgroup's throttling counters and quota at one instant.

@@ -38,6 +38,7 @@ struct ProcessState {
   ProcessSample info;         // identity fields (comm, cmdline, env, cgroup, runtimes); threads unused
   int runtimes_read_at = -1;  // its thread count when its maps were last read (-1: not since it exec'd)
   ProcFile stat;
+  ProcFile whole_stat;               // /proc/PID/stat: the CPU time of every thread, exited ones included
   std::map<pid_t, TaskFiles> tasks;  // its threads by tid, as last listed
 };
 
@@ -163,7 +164,7 @@ void Sampler::State::identify(ProcessSample& info) {
 
 void Sampler::State::forget(const ProcessState& process) {
   for (const auto& [tid, files] : process.tasks) forget(files);
-  release(process.stat.is_open());
+  release(std::size_t{process.stat.is_open()} + process.whole_stat.is_open());
 }
 
 void Sampler::State::watch(pid_t pid) {
@@ -323,6 +324,16 @@ bool Sampler::State::sample_process(pid_t pid, ProcessState& process, ProcessSam
   process.info.comm = stat->comm;
   refresh_runtimes(pid, process, stat->num_threads);
   out = process.info;
+  // The process's own CPU time counts the threads that came and went between
+  // two samples (a BLAS starting its threads inside each call, joblib's per-fit
+  // threads), which no task directory shows.
+  if (auto whole = read_kept(
+          process.whole_stat, [pid] { return "/proc/" + std::to_string(pid) + "/stat"; }, scratch);
+      whole.ok()) {
+    if (auto parsed = parse_task_stat(*whole); parsed.ok()) {
+      out.cpu_s = static_cast<double>(parsed->utime_ticks + parsed->stime_ticks) / ticks_per_second();
+    }
+  }
   out.threads.clear();
   out.threads.reserve(static_cast<std::size_t>(stat->num_threads));
   // The task directory is listed only when the thread count in the stat

@@ -160,6 +160,8 @@ std::string_view sizing_call(RuntimeKind kind) {
       return "numba.set_num_threads";
     case RuntimeKind::go:
       return "runtime.GOMAXPROCS";
+    case RuntimeKind::rayon:
+      return "rayon::ThreadPoolBuilder::num_threads";
     case RuntimeKind::polars:
     case RuntimeKind::julia:
     case RuntimeKind::tensorflow:

@@ -28,7 +28,8 @@ constexpr std::array threshold_rows{
                  "a tenth of one CPU kept waiting: the most the job could gain; wake-ups of threads that mostly "
                  "sleep (a share of a tiny demand) queue less"},
     ThresholdRow{"warn-throughput-loss", &T::warn_throughput_loss, 0.10,
-                 "Estimated throughput loss (job's or processes') for a warning",
+                 "Estimated throughput loss (job's or processes') for a warning; the throttled share of the time "
+                 "below which a cgroup whose pools fit its quota is no finding",
                  "a tenth of the throughput; the corpus's right-sized jobs estimate 0.03 or less",
                  "max-throughput-loss"},
     ThresholdRow{"max-throughput-loss", &T::max_throughput_loss, 0.25,

@@ -170,8 +170,10 @@ std::vector<std::string> environment_warnings(const std::vector<std::string>& en
   return warnings;
 }
 
-Result<PlaceNeed> place_need(int children, Descendants descendants, bool pinned) {
-  if (children == 0) return descendants == Descendants::leave || !pinned ? PlaceNeed::none : PlaceNeed::wanted;
+Result<PlaceNeed> place_need(int children, Descendants descendants) {
+  // Unpinned too (--bind none, a CPU quota): the library caps the pools the programs size themselves to the plan's
+  // threads, which are then fewer than the CPUs those pools see.
+  if (children == 0) return descendants == Descendants::leave ? PlaceNeed::none : PlaceNeed::wanted;
   if (descendants == Descendants::leave) {
     return Error{
         "--children places the working children the workers start, --descendants leave leaves them "

@@ -110,15 +110,16 @@ std::vector<std::string> environment_warnings(const std::vector<std::string>& en
 
 // Whether the workers' descendants are placed by the library.
 enum class PlaceNeed {
-  none,      // no: --descendants leave, or nothing is pinned
+  none,      // no: --descendants leave
   wanted,    // yes; without the library they keep what they inherit (a warning)
   required,  // yes, with --children: no launch without it
 };
 
 // What `children` (--children K, 0: none) and `descendants` ask of the
-// placement library when the plan pins (`pinned`) or not; an Error when
-// they contradict each other (--children with --descendants leave).
-Result<PlaceNeed> place_need(int children, Descendants descendants, bool pinned);
+// placement library, pinned or not (unpinned it still caps the programs'
+// own pools to the plan); an Error when they contradict each other
+// (--children with --descendants leave).
+Result<PlaceNeed> place_need(int children, Descendants descendants);
 
 // The warning for a program at `path` that a preloaded library does not
 // reach (`reach`), for workers with `children` working children; "" when it reaches.

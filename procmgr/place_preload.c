@@ -43,8 +43,9 @@
  *   - a pool never holds more threads than its CPUs: a sizing call
  *     (omp_set_num_threads in C and Fortran, mkl_set_num_threads,
  *     openblas_set_num_threads, bli_thread_set_num_threads) and the
- *     thread count OpenMP starts with get the room of its process: its
- *     placement's CPUs (or the plan's threads, if more) divided among the
+ *     thread count OpenMP starts with get the room of its process: the
+ *     plan's threads (its placement's CPUs where none was passed; under a
+ *     CPU quota or --bind none the plan's are fewer) divided among the
  *     processes of the same placement that were busy in the last
  *     PLACE_ACTIVE_MS; said once per tree on stderr, and kept in the
  *     table for the run's report. Not with MPTRAIN_PLACE_KEEP=1, nor for
@@ -644,6 +645,12 @@ static struct place_table* map_table(const char* path) {
 /* The threads the plan gives this process's placement: floor(T/K) in a slice, T on the worker's CPUs. */
 static int planned_threads(void) { return current_slice >= 0 && child_pool > 0 ? child_pool : worker_pool; }
 
+/* The threads the pools of this placement may hold together: the plan's, which a CPU quota or
+ * `--bind none` can make fewer than the CPUs the placement spans (a pool sized to the CPUs it sees
+ * would then be throttled, or crowd the other workers on the same CPUs); its CPUs where no plan
+ * was passed. */
+static int pool_budget(void) { return planned_threads() > 0 ? planned_threads() : place_cpus; }
+
 /* Notes in this process's entry that it is busy now (a sizing call, or leaving a parallel region);
  * the time, in ms. */
 static int64_t mark_active(void) {
@@ -741,6 +748,9 @@ static void note_cap(const char* call, int asked, int got, int shared) {
   if (shared > 1) {
     snprintf(where, sizeof where, "%d CPU%s shared by %d busy processes", place_cpus, place_cpus == 1 ? "" : "s",
              shared);
+  } else if (pool_budget() < place_cpus) {
+    snprintf(where, sizeof where, "%s planned for %d thread%s on %d CPUs", current_slice >= 0 ? "a slice" : "a worker",
+             pool_budget(), pool_budget() == 1 ? "" : "s", place_cpus);
   } else {
     snprintf(where, sizeof where, "%s of %d CPU%s", current_slice >= 0 ? "a slice" : "a worker", place_cpus,
              place_cpus == 1 ? "" : "s");
@@ -759,7 +769,7 @@ static int capped(int asked, const char* call) {
   mark_active();
   if (asked <= 1 || place_cpus <= 0) return asked;
   const int shared = sharers();
-  int budget = planned_threads() > place_cpus ? planned_threads() : place_cpus;
+  const int budget = pool_budget();
   int room = budget / shared;
   if (room < 1) room = 1;
   const int got = asked > room ? room : asked;
@@ -917,15 +927,15 @@ VISIBLE int32_t omp_get_max_threads_(void) {
 
 /* The setters the runtime table (util/runtime_table.def) lists as void_int or void_long: capped, each
  * under its call name in the pools report. Those it lists as own are written here by hand. */
-#define SETTER_void_int(symbol, call)                                     \
-  VISIBLE void symbol(int count) {                                        \
-    REAL(void (*)(int), symbol);                                          \
-    if (real_##symbol != NULL) real_##symbol(capped(count, call));        \
+#define SETTER_void_int(symbol, call)                              \
+  VISIBLE void symbol(int count) {                                 \
+    REAL(void (*)(int), symbol);                                   \
+    if (real_##symbol != NULL) real_##symbol(capped(count, call)); \
   }
-#define SETTER_void_long(symbol, call)                                    \
-  VISIBLE void symbol(long count) {                                       \
-    REAL(void (*)(long), symbol);                                         \
-    if (real_##symbol != NULL) real_##symbol(capped((int)count, call));   \
+#define SETTER_void_long(symbol, call)                                  \
+  VISIBLE void symbol(long count) {                                     \
+    REAL(void (*)(long), symbol);                                       \
+    if (real_##symbol != NULL) real_##symbol(capped((int)count, call)); \
   }
 #define SETTER_own(symbol, call)
 #define RUNTIME(id, name, variable, knob, barriers, lib1, lib2, lib3, source)

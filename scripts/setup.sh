@@ -9,7 +9,9 @@
 #           placement library under numpy, torch and sklearn together), Go,
 #           numba and numexpr (runtimes sized by GOMAXPROCS,
 #           NUMBA_NUM_THREADS and NUMEXPR_NUM_THREADS, which read no CPU
-#           quota), so `make run` stays lean.
+#           quota), Rust's rayon (cargo and librust-rayon-dev: a client
+#           built offline from Debian's crate registry) and BLIS
+#           (libblis4-pthread), so `make run` stays lean.
 set -euo pipefail
 
 packages=(
@@ -26,7 +28,10 @@ packages=(
 )
 
 case "${1:-}" in
-  --test) packages+=(python3-torch python3-tqdm python3-sklearn golang-go python3-numba python3-numexpr) ;;
+  --test)
+    packages+=(python3-torch python3-tqdm python3-sklearn golang-go python3-numba python3-numexpr)
+    packages+=(cargo librust-rayon-dev libblis4-pthread)
+    ;;
   "") ;;
   *) echo "setup: error: unknown argument '$1'; usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
 esac

@@ -276,6 +276,68 @@ TEST_CASE("a quota used exactly, throttled for microseconds now and then, is no 
   CHECK(!find(run(m, t), FindingKind::cgroup_throttling).has_value());
 }
 
+TEST_CASE("pools that fit the quota: light throttling is no finding, heavy throttling blames the rest", "[monitor]") {
+  // One busy thread under a 1-CPU quota, with the job's own helpers tipping the cgroup over in two periods
+  // of three (a BLIS program capped to 1 thread under `mptrain run`: 0.03 s throttled in 1.8 s).
+  Machine m;
+  m.threads = {{1, 1, 0, 0.95, 0.0}};
+  m.cpu_busy = {0.95, 0};
+  m.quota_cpus = 1.0;
+  m.throttled_fraction = 0.67;
+  m.throttled_per_period = 0.0025;  // 1.7% of the time held back
+  const auto light = run(m);
+  CHECK(!find(light, FindingKind::cgroup_throttling).has_value());
+  CHECK(light.verdict == Verdict::healthy);
+  // Held back a third of the time: a finding, whose fix does not ask for fewer threads than the one running.
+  m.throttled_per_period = 0.05;
+  const auto heavy = find(run(m), FindingKind::cgroup_throttling);
+  REQUIRE(heavy.has_value());
+  CHECK(contains(heavy->fix, "the pools fit the quota (1 thread for 1.00 CPU)"));
+  CHECK(!contains(heavy->fix, "run at most"));
+  // The edge is warn-throughput-loss: 1.7% is over it when it is 1%.
+  m.throttled_per_period = 0.0025;
+  Thresholds t;
+  t.warn_throughput_loss = 0.01;
+  CHECK(find(run(m, t), FindingKind::cgroup_throttling).has_value());
+  // Two threads in the same quota do not fit it: the light throttling is a finding, with the thread fix.
+  m.threads = {{1, 1, 0, 0.5, 0.4}, {1, 2, 1, 0.5, 0.4}};
+  m.cpu_busy = {0.5, 0.5};
+  const auto two = find(run(m), FindingKind::cgroup_throttling);
+  REQUIRE(two.has_value());
+  CHECK(contains(two->fix, "run at most 1 thread"));
+}
+
+TEST_CASE("threads that come and go between samples count as the job's CPU and its pool", "[monitor]") {
+  // A BLIS-style program under a 1-CPU quota: its main thread on CPU half the time, a helper started inside
+  // each call for the other half and joined before the next sample; the cgroup held back most of the time.
+  Machine m;
+  m.threads = {{1, 1, 0, 0.5, 0.4}};
+  m.cpu_busy = {0.5, 0.45};
+  m.short_lived = {{1, 0.45}};
+  m.quota_cpus = 1.0;
+  m.throttled_fraction = 1.0;
+  m.throttled_per_period = 0.05;
+  m.runtimes = {{1, {Runtime{RuntimeKind::blis, "libblis.so.4"}}}};
+  const auto d = run(m);
+  CHECK(d.short_lived_cpu_utilization == Approx(0.45 / 2).epsilon(0.01));
+  CHECK(d.cpu_utilization == Approx(0.95 / 2).epsilon(0.01));
+  REQUIRE(d.processes.size() == 1);
+  CHECK(d.processes[0].pool_threads == 2);  // the main thread and, at a time, one that came and went
+  CHECK(d.processes[0].cpu_seconds == Approx(0.95 * 2).epsilon(0.01));
+  // Its CPU is the job's, not other load's; the quota's fix names the runtime's variable.
+  CHECK(!find(d, FindingKind::outside_load).has_value());
+  const auto throttled = find(d, FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
+  CHECK(contains(throttled->fix, "BLIS_NUM_THREADS=1"));
+  // A process whose CPU time is all its sampled threads': nothing counted.
+  m.short_lived.clear();
+  CHECK(run(m).short_lived_cpu_utilization == 0);
+  CHECK(run(m).processes[0].pool_threads == 1);
+  // The rounding of the readings (ticks) is no thread: 10 ms a second over 0.5 s intervals counts nothing.
+  m.short_lived = {{1, 0.01}};
+  CHECK(run(m).short_lived_cpu_utilization == 0);
+}
+
 TEST_CASE("two CPU-bound threads pinned to one CPU while the other is left: overlapping affinity", "[monitor]") {
   Machine m;
   m.threads = {{1, 1, 1, 0.5, 0.5, "1"}, {2, 2, 1, 0.5, 0.5, "1"}};

@@ -270,7 +270,7 @@ TEST_CASE("every kind has a name and a knob, and oneTBB's names what limits its 
   CHECK(knob(RuntimeKind::julia) == "JULIA_NUM_THREADS");
   CHECK(knob(RuntimeKind::tensorflow) == "TF_NUM_INTRAOP_THREADS");
   CHECK(knob(RuntimeKind::go) == "GOMAXPROCS");
-  for (int i = 0; i <= static_cast<int>(RuntimeKind::go); ++i) {
+  for (int i = 0; i <= static_cast<int>(RuntimeKind::rayon); ++i) {
     CHECK_FALSE(to_string(static_cast<RuntimeKind>(i)).empty());
     CHECK_FALSE(knob(static_cast<RuntimeKind>(i)).empty());
   }
@@ -349,7 +349,50 @@ std::string elf_with_note(std::string_view owner, std::uint32_t type) {
   return file + note;
 }
 
+// A 64-bit ELF file with one PT_LOAD segment of `flags` (PF_R, PF_X…) holding `data` after `padding` zero bytes.
+std::string elf_with_segment(std::uint32_t flags, const std::string& data, std::size_t padding = 0) {
+  Elf64_Ehdr elf{};
+  std::memcpy(elf.e_ident, ELFMAG, SELFMAG);
+  elf.e_ident[EI_CLASS] = ELFCLASS64;
+  elf.e_phoff = sizeof elf;
+  elf.e_phentsize = sizeof(Elf64_Phdr);
+  elf.e_phnum = 1;
+  Elf64_Phdr segment{};
+  segment.p_type = PT_LOAD;
+  segment.p_flags = flags;
+  segment.p_offset = sizeof elf + sizeof segment;
+  segment.p_filesz = padding + data.size();
+  std::string file(reinterpret_cast<const char*>(&elf), sizeof elf);
+  file.append(reinterpret_cast<const char*>(&segment), sizeof segment);
+  return file + std::string(padding, '\0') + data;
+}
+
 }  // namespace
+
+TEST_CASE("a Rust program on rayon is known by rayon-core's source paths in its read-only data", "[monitor]") {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir.path / name, std::ios::binary) << bytes;
+    return dir.path / name;
+  };
+  const std::string panic_location = "/usr/share/cargo/registry/rayon-core-1.10.1/src/registry.rs";
+  CHECK(embeds_rayon(write("rayon", elf_with_segment(PF_R, panic_location))));
+  // Across the 1 MiB chunks the segment is read in: "rayon" ends the first chunk, "-core-" starts the second.
+  CHECK(embeds_rayon(write("large", elf_with_segment(PF_R, "rayon-core-1.10.1/src/registry.rs", (1 << 20) - 5))));
+  CHECK_FALSE(embeds_rayon(write("code", elf_with_segment(PF_R | PF_X, panic_location))));  // only in code: no
+  CHECK_FALSE(embeds_rayon(write("other", elf_with_segment(PF_R, "/usr/share/cargo/registry/crossbeam-0.8/src"))));
+  CHECK_FALSE(embeds_rayon(write("script", "#!/bin/sh\necho rayon-core-1.10.1\n")));
+  CHECK_FALSE(embeds_rayon(write("cut", elf_with_segment(PF_R, panic_location).substr(0, 80))));
+  CHECK_FALSE(embeds_rayon(dir.path / "missing"));
+  // Through a recorded /proc: the maps name no runtime, the executable has rayon compiled in.
+  std::filesystem::create_directories(dir.path / "root/proc/78");
+  std::ofstream(dir.path / "root/proc/78/maps") << line("/usr/lib/x86_64-linux-gnu/libc.so.6");
+  std::filesystem::create_symlink(dir.path / "rayon", dir.path / "root/proc/78/exe");
+  const auto runtimes = read_runtimes(FsRoot(dir.path / "root"), 78).value();
+  CHECK(runtimes == std::vector<Runtime>{{RuntimeKind::rayon, "rayon"}});
+  CHECK(knob(RuntimeKind::rayon) == "RAYON_NUM_THREADS");
+  CHECK(to_string(RuntimeKind::rayon) == "Rust rayon");
+}
 
 TEST_CASE("a Go program is known by the build ID note in its executable, not by a library", "[monitor]") {
   TempDir dir;

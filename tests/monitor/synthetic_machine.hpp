@@ -36,6 +36,9 @@ struct Machine {
   std::map<pid_t, std::string> cmdline;
   std::map<pid_t, pid_t> ppid;
   std::map<pid_t, std::vector<Runtime>> runtimes;
+  // Per process: CPU-seconds per second of threads that start and end between two snapshots (no
+  // snapshot lists them; only the process's own CPU time, /proc/PID/stat, counts them).
+  std::map<pid_t, double> short_lived;
   std::optional<double> throttled_fraction;  // of 10 periods per second, in cgroup v1:/job
   double throttled_per_period = 0.05;        // seconds held back in each throttled period
   double quota_cpus = 0.5;
@@ -75,7 +78,10 @@ inline Snapshot snapshot_at(const Machine& m, int k) {
     if (auto it = m.ppid.find(spec.pid); it != m.ppid.end()) p.ppid = it->second;
     if (auto it = m.runtimes.find(spec.pid); it != m.runtimes.end()) p.runtimes = it->second;
     p.threads.push_back(thread_at(spec, t));
+    p.cpu_s = p.cpu_s.value_or(0) + spec.on * t;
   }
+  for (const auto& [pid, rate] : m.short_lived)
+    processes.at(pid).cpu_s = processes.at(pid).cpu_s.value_or(0) + rate * t;
   for (auto& [pid, p] : processes) s.processes.push_back(p);
   for (int cpu = 0; cpu < static_cast<int>(m.cpu_busy.size()); ++cpu) {
     s.machine.cpus.push_back(CpuTimes{cpu, m.cpu_busy[cpu] * t, t});

@@ -175,12 +175,12 @@ TEST_CASE("the environment's own thread counts, placement and wait policy are wa
   CHECK(environment_warnings(env, settings, 4, false).size() == 1);  // nothing pinned: nothing replaced
 }
 
-TEST_CASE("the placement library is wanted when pinned, required with --children", "[procmgr]") {
-  CHECK(place_need(0, Descendants::place, true).value() == PlaceNeed::wanted);
-  CHECK(place_need(0, Descendants::place, false).value() == PlaceNeed::none);
-  CHECK(place_need(0, Descendants::leave, true).value() == PlaceNeed::none);
-  CHECK(place_need(2, Descendants::place, false).value() == PlaceNeed::required);
-  CHECK_FALSE(place_need(2, Descendants::leave, true).ok());
+TEST_CASE("the placement library is wanted pinned or not (it caps pools to the plan), required with --children",
+          "[procmgr]") {
+  CHECK(place_need(0, Descendants::place).value() == PlaceNeed::wanted);
+  CHECK(place_need(0, Descendants::leave).value() == PlaceNeed::none);
+  CHECK(place_need(2, Descendants::place).value() == PlaceNeed::required);
+  CHECK_FALSE(place_need(2, Descendants::leave).ok());
   CHECK(value_named(descendants_names, "leave") == Descendants::leave);
 }
 
