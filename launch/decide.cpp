@@ -67,7 +67,10 @@ procmgr::WorkerSettings worker_settings(const Request& request, const affinity::
                                         plan.num_processes, request.spellings);
   if (!refusal.empty() && !request.allow_oversubscribe) refuse(exit_code::usage_error, refusal);
   settings.place_library = place_library(request, facts, decision);
-  if (!settings.place_library.empty() && !facts.program_reach.empty()) {
+  // Unpinned, a program the library cannot reach loses only the cap on its own sizing calls, which its thread
+  // variables cover: the warning (it speaks of pinned workers) is for pinned runs and --children.
+  const bool placing = plan.bind != affinity::Bind::none || request.children > 0;
+  if (!settings.place_library.empty() && !facts.program_reach.empty() && placing) {
     decision.warnings.push_back(facts.program_reach);
   }
   settings.passive_wait = procmgr::pools_may_exceed_cpus(

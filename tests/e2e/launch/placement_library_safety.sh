@@ -113,6 +113,11 @@ if printf 'int main(void) { return 0; }\n' | gcc -static -O1 -x c - -o "$WORK/st
   expect_stderr "warning: .*/static is statically linked, so mptrain's placement library cannot run inside it.*--children 2 gives its children no slices"
   run_mptrain run -n 1 -- "$WORK/omp_gnu" 0 0.1
   ! grep -q 'statically linked' "$WORK/err" || fail "a dynamic program was called static"
+  # Unpinned, nothing is placed: the library only caps the program's own sizing calls, so no warning
+  # that speaks of pinned workers.
+  run_mptrain run -n 1 --bind none -- "$WORK/static"
+  expect_code 0
+  ! grep -q 'statically linked' "$WORK/err" || fail "an unpinned run warned of pinned workers"
 else
   echo "note: gcc -static cannot link here (libc6-dev's libc.a): the static case not run" >&2
 fi
