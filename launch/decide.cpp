@@ -40,13 +40,15 @@ std::optional<procmgr::MemoryPolicy> requested_memory(const Request& request, co
 }
 
 // The placement library for the workers' descendants ("": none); a missing one is a warning unless --children needs it.
-std::string place_library(const Request& request, const Facts& facts, Decision& decision) {
+std::string place_library(const Request& request, bool pinned, const Facts& facts, Decision& decision) {
   const auto need = value_or_refuse(procmgr::place_need(request.children, request.descendants), exit_code::usage_error);
   if (need == procmgr::PlaceNeed::none) return {};
   if (facts.place_library.ok()) return *facts.place_library;
   if (need == procmgr::PlaceNeed::required) refuse(exit_code::runtime_failure, facts.place_library.error().message);
   decision.warnings.push_back(facts.place_library.error().message +
-                              "; the processes the workers start keep the CPUs they inherit");
+                              (pinned ? "; the processes the workers start keep the CPUs they inherit"
+                                      : "; the pools the programs size themselves are not capped to the plan's "
+                                        "threads"));
   return {};
 }
 
@@ -66,7 +68,7 @@ procmgr::WorkerSettings worker_settings(const Request& request, const affinity::
   const auto refusal = children_refusal(request.children, plan.threads_per_process, plan.usable_cpus,
                                         plan.num_processes, request.spellings);
   if (!refusal.empty() && !request.allow_oversubscribe) refuse(exit_code::usage_error, refusal);
-  settings.place_library = place_library(request, facts, decision);
+  settings.place_library = place_library(request, plan.bind != affinity::Bind::none, facts, decision);
   // Unpinned, a program the library cannot reach loses only the cap on its own sizing calls, which its thread
   // variables cover: the warning (it speaks of pinned workers) is for pinned runs and --children.
   const bool placing = plan.bind != affinity::Bind::none || request.children > 0;

@@ -228,10 +228,21 @@ struct Member {
 // their CPU time is lost with it; waiters that sleep give their CPU to
 // others, who use it. Apart, the process loses the share of min(wanted,
 // N × dt) it was denied.
-Work process_work(const std::vector<Member>& members, bool team, double dt, const QueueRule& rule) {
+// A CPU quota's throttling (`throttled_share` of the interval, per CPU) stops
+// every member at once: no member waits for another then, and a right-sized
+// job held to the same quota loses that time too. It is taken out of each
+// member's working and queued time, so that only the queueing beyond the
+// quota's own counts (the quota itself: the cgroup_throttling finding).
+Work process_work(std::vector<Member> members, bool team, double dt, const QueueRule& rule, double throttled_part) {
   Work work;
   double on = 0, independent = 1, queued_shares = 0;
   std::uint64_t voluntary = 0, nonvoluntary = 0;
+  const double throttled = std::clamp(throttled_part, 0.0, 1.0) * dt;
+  for (auto& m : members) {
+    const double held = std::min(throttled, m.queued_s);
+    m.queued_s -= held;
+    m.working_s = std::max(m.on_s, m.working_s - held);
+  }
   for (const auto& m : members) {
     work.working_s += m.working_s;
     work.wanted_s += m.on_s + m.queued_s;
@@ -422,11 +433,29 @@ double short_lived_cpu(const Snapshot& before, const ProcessSample& process, dou
 
 }  // namespace
 
+// The share of the interval `dt` that `process`'s CPU cgroup (or an ancestor
+// with a quota) held each of the CPUs its `threads` working threads ran on
+// throttled: a cgroup's throttled time is summed over its CPUs.
+double throttled_share(const Evidence& evidence, const ProcessEvidence& process, std::size_t threads, double dt,
+                       const QueueRule& rule) {
+  if (dt <= 0 || threads == 0 || process.cgroup.empty()) return 0;
+  const auto cpus =
+      static_cast<double>(rule.usable_cpus > 0 ? std::min<std::size_t>(threads, rule.usable_cpus) : threads);
+  double share = 0;
+  for (const auto& [key, group] : evidence.cgroups) {
+    const bool holds = process.cgroup == key || (process.cgroup.size() > key.size() &&
+                                                 process.cgroup.starts_with(key) && process.cgroup[key.size()] == '/');
+    if (holds) share = std::max(share, group.throttled_s / (dt * cpus));
+  }
+  return std::min(1.0, share);
+}
+
 Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule) {
   Evidence evidence;
   const double dt = std::max(0.0, after.time_s - before.time_s);
   evidence.duration_s = dt;
   evidence.intervals = 1;
+  add_machine(evidence, before.machine, after.machine);
   const auto previous = index_threads(before);
   for (const auto& sample : after.processes) {
     auto& process = evidence.processes[sample.pid] = process_identity(sample);
@@ -437,7 +466,8 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
       if (!d) continue;
       if (auto member = add_thread(evidence, process, *d, dt, rule)) members.push_back(*member);
     }
-    process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule);
+    const double held = throttled_share(evidence, process, members.size(), dt, rule);
+    process.work = process_work(std::move(members), meets_at_barriers(process.runtimes), dt, rule, held);
     merge(evidence.work, process.work);
     const double unseen = short_lived_cpu(before, sample, process.on_cpu_s);
     process.short_lived_on_cpu_s += unseen;
@@ -445,7 +475,6 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
     evidence.short_lived_on_cpu_s += unseen;
     evidence.on_cpu_s += unseen;
   }
-  add_machine(evidence, before.machine, after.machine);
   evidence.peak_working = dt > 0 ? evidence.working_s / dt : 0;
   double busy = 0;
   for (const auto& [cpu, times] : evidence.cpus) busy += times.busy_s;

@@ -85,10 +85,14 @@ TEST_CASE("a missing placement library: refused when --children needs it, a warn
   REQUIRE_FALSE(decision.refusal);
   CHECK(decision.settings.place_library.empty());
   CHECK(warned(decision, "the processes the workers start keep the CPUs they inherit"));
-  // Nothing pinned: nothing to place, nothing to say.
+  // Nothing pinned: nothing to place, but the programs' own sizing calls go uncapped.
   decision = decide(request, plan_of(1, 2, 2, affinity::Bind::none), facts, {});
   CHECK(decision.settings.place_library.empty());
-  CHECK(decision.warnings.empty());
+  REQUIRE(decision.warnings.size() == 1);
+  CHECK(warned(decision, "the pools the programs size themselves are not capped to the plan's threads"));
+  // Found, it is used unpinned too: it caps those calls to the plan's threads.
+  decision = decide(request, plan_of(1, 2, 2, affinity::Bind::none), found(), {});
+  CHECK(decision.settings.place_library == "/opt/mptrain/libmptrain_place.so");
   // --children with --descendants leave contradict each other.
   request.children = 2;
   request.descendants = procmgr::Descendants::leave;

@@ -193,17 +193,42 @@ TEST_CASE("CPU others take is no loss of the job's own: its processes show it, t
 }
 
 TEST_CASE("the CPUs a cgroup quota allows bound the job's loss, not the machine's", "[monitor]") {
-  // 2 busy threads in a 1-CPU quota on 2 CPUs, each queued (throttled) half the time.
+  // 2 busy threads in a 1-CPU quota on 2 CPUs, each held back half the time, a quarter of it throttled.
   Machine m;
   m.threads = {{1, 10, 0, 0.5, 0.5, "0-1", 20}, {1, 11, 1, 0.5, 0.5, "0-1", 20}};
   m.cpu_busy = {0.5, 0.5};
-  m.throttled_fraction = 0.5;
+  m.throttled_fraction = 0.5;  // 0.25 s a second over both CPUs: 0.125 s on each
   m.quota_cpus = 1.0;
   const auto d = run(m);
   CHECK(d.loss->job == Approx(0).margin(0.01));  // one CPU's worth of work is all the quota gives
-  CHECK(d.loss->processes == Approx(0.5).epsilon(0.01));
-  m.quota_cpus = 2.0;  // a quota of 2 CPUs: the same figures lose half of what the job may use
+  // Apart, each is denied what it queued beyond the throttling: 0.75 of the 1.75 CPU-s it wanted.
+  CHECK(d.loss->processes == Approx(0.75 / 1.75).epsilon(0.01));
+  m.quota_cpus = 2.0;  // a quota of 2 CPUs, not throttled: the same waits lose half of what the job may use
+  m.throttled_fraction.reset();
   CHECK(run(m).loss->job == Approx(0.5).epsilon(0.01));
+}
+
+TEST_CASE("throttling stops a team at once: its members do not wait for each other then", "[monitor]") {
+  // A BLIS team of 2 in a 1-CPU quota on 2 CPUs: both run 50 ms of each 100 ms period, then the cgroup
+  // is throttled and both wait 50 ms (1 s of throttled time a second, summed over the 2 CPUs). It does
+  // one CPU's work, as one thread would: measured 11% slower than one thread, not the 75% that members
+  // queued independently would give.
+  Machine m;
+  m.threads = {{1, 10, 0, 0.5, 0.5, "0-1", 20, 10, 10}, {1, 11, 1, 0.5, 0.5, "0-1", 20, 10, 10}};
+  m.runtimes[1] = {Runtime{RuntimeKind::blis, "libblis.so.4"}};
+  m.cpu_busy = {0.5, 0.5};
+  m.quota_cpus = 1.0;
+  m.throttled_fraction = 1.0;
+  m.throttled_per_period = 0.1;
+  const auto d = run(m);
+  CHECK(d.loss->processes == Approx(0).margin(0.02));
+  CHECK(d.loss->job == Approx(0).margin(0.02));
+  CHECK(d.loss->decides_range.high == Approx(0).margin(0.02));
+  CHECK(find(d, FindingKind::cgroup_throttling).has_value());  // the quota is still the finding
+  // The same waits without the cgroup's throttling (other threads on its CPUs): the team's loss.
+  m.throttled_fraction.reset();
+  m.cpu_busy = {1, 1};
+  CHECK(run(m).loss->processes == Approx(0.75).epsilon(0.02));
 }
 
 TEST_CASE("the estimate's spread over intervals and its margin say how close a verdict was", "[monitor]") {
