@@ -30,11 +30,13 @@
 //   the job's loss    1 − useful ÷ min(wanted, N′ × D − others), N′ = N capped
 //       by the smallest cgroup quota, wanted = on CPU + queued, others = the
 //       CPU other load used on the usable CPUs (outside_load's, not the job's).
-//   A quota's throttling stops every thread of the cgroup at once, and a
+//   A quota's throttling holds every thread of the cgroup back, and a
 //   right-sized job held to it loses that time too: each interval's
 //   throttled time per CPU (the cgroup's, summed over its CPUs, ÷ the CPUs
-//   its working threads ran on) is taken out of each member's queued and
-//   working time first; the quota itself is the cgroup_throttling finding.
+//   its working threads ran on) is taken out of each member's queued time
+//   before `apart` reckons the share denied; a team's point and `together`
+//   keep it (what a quota costs a team depends on how well it scales); the
+//   quota itself is the cgroup_throttling finding.
 // The verdict follows the larger of the job's loss and the processes' (weighted
 // by what they wanted), against warn-throughput-loss and max-throughput-loss
 // at the ends of its range (THE RANGE); the report gives the point's

@@ -208,27 +208,25 @@ TEST_CASE("the CPUs a cgroup quota allows bound the job's loss, not the machine'
   CHECK(run(m).loss->job == Approx(0.5).epsilon(0.01));
 }
 
-TEST_CASE("throttling stops a team at once: its members do not wait for each other then", "[monitor]") {
-  // A BLIS team of 2 in a 1-CPU quota on 2 CPUs: both run 50 ms of each 100 ms period, then the cgroup
-  // is throttled and both wait 50 ms (1 s of throttled time a second, summed over the 2 CPUs). It does
-  // one CPU's work, as one thread would: measured 11% slower than one thread, not the 75% that members
-  // queued independently would give.
+TEST_CASE("throttling: threads apart lose nothing to a quota they fill; a team's range keeps its point", "[monitor]") {
+  // 2 threads in a 1-CPU quota on 2 CPUs: both run 50 ms of each 100 ms period, then the cgroup is
+  // throttled and both wait 50 ms (1 s of throttled time a second, summed over the 2 CPUs).
   Machine m;
   m.threads = {{1, 10, 0, 0.5, 0.5, "0-1", 20, 10, 10}, {1, 11, 1, 0.5, 0.5, "0-1", 20, 10, 10}};
-  m.runtimes[1] = {Runtime{RuntimeKind::blis, "libblis.so.4"}};
   m.cpu_busy = {0.5, 0.5};
   m.quota_cpus = 1.0;
   m.throttled_fraction = 1.0;
   m.throttled_per_period = 0.1;
-  const auto d = run(m);
-  CHECK(d.loss->processes == Approx(0).margin(0.02));
-  CHECK(d.loss->job == Approx(0).margin(0.02));
-  CHECK(d.loss->decides_range.high == Approx(0).margin(0.02));
-  CHECK(find(d, FindingKind::cgroup_throttling).has_value());  // the quota is still the finding
-  // The same waits without the cgroup's throttling (other threads on its CPUs): the team's loss.
-  m.throttled_fraction.reset();
-  m.cpu_busy = {1, 1};
-  CHECK(run(m).loss->processes == Approx(0.75).epsilon(0.02));
+  // Busy threads that never wait for each other do one CPU's work, as one thread would: no loss.
+  const auto apart = run(m);
+  CHECK(apart.loss->processes == Approx(0).margin(0.02));
+  CHECK(find(apart, FindingKind::cgroup_throttling).has_value());  // the quota is still the finding
+  // A BLIS team: what the quota costs it depends on how it scales (measured: BLIS dgemm 11%, GNU OpenMP
+  // short regions 55-72% against one thread), so the low end is the apart figure, the point its own.
+  m.runtimes[1] = {Runtime{RuntimeKind::blis, "libblis.so.4"}};
+  const auto team = run(m);
+  CHECK(team.loss->processes_range.low == Approx(0).margin(0.02));
+  CHECK(team.loss->processes == Approx(0.75).epsilon(0.02));
 }
 
 TEST_CASE("the estimate's spread over intervals and its margin say how close a verdict was", "[monitor]") {
