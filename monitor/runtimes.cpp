@@ -33,9 +33,9 @@ constexpr std::array runtime_table{
     &runtime_row("pytorch"),         &runtime_row("numba"),
     &runtime_row("polars"),          &runtime_row("julia"),
     &runtime_row("tensorflow"),      &runtime_row("go"),
-    &runtime_row("rayon"),
+    &runtime_row("rayon"),           &runtime_row("numexpr"),
 };
-static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::rayon) + 1,
+static_assert(runtime_table.size() == static_cast<std::size_t>(RuntimeKind::numexpr) + 1,
               "runtime_table has one row per RuntimeKind, in its order");
 
 constexpr std::size_t kind_count = runtime_table.size();
@@ -137,8 +137,23 @@ std::optional<Found> classify_name(std::string_view name) {
   return std::nullopt;
 }
 
+// The runtime a library `name` in directory `directory` is by a DIR/NAME pattern (a Python extension module
+// such as numexpr/interpreter.cpython-311-x86_64-linux-gnu.so, whose own name says little), or nullopt.
+std::optional<Found> classify_in_directory(std::string_view directory, std::string_view name) {
+  for (std::size_t kind = 0; kind < runtime_table.size(); ++kind) {
+    for (const auto pattern : runtime_table[kind]->libraries) {
+      const auto slash = pattern.find('/');
+      if (slash != std::string_view::npos && pattern.substr(0, slash) == directory &&
+          matches(pattern.substr(slash + 1), name))
+        return Found{static_cast<RuntimeKind>(kind)};
+    }
+  }
+  return std::nullopt;
+}
+
 // The runtime library `name` in directory `directory` (its base name) is, or nullopt.
 std::optional<Found> classify(std::string_view directory, std::string_view name) {
+  if (auto found = classify_in_directory(directory, name)) return found;
   if (is_blas_alternative(name)) {
     for (const auto& alternatives : debian_directories) {
       if (alternatives.name != directory) continue;

@@ -72,7 +72,8 @@ enum class RuntimeKind {
   julia,
   tensorflow,
   go,
-  rayon
+  rayon,
+  numexpr
 };
 
 // A threading runtime found in a process's memory map.

@@ -162,6 +162,8 @@ std::string_view sizing_call(RuntimeKind kind) {
       return "runtime.GOMAXPROCS";
     case RuntimeKind::rayon:
       return "rayon::ThreadPoolBuilder::num_threads";
+    case RuntimeKind::numexpr:
+      return "numexpr.set_num_threads";
     case RuntimeKind::polars:
     case RuntimeKind::julia:
     case RuntimeKind::tensorflow:

@@ -132,6 +132,8 @@ TEST_CASE("every kind is recognised from its versioned soname", "[monitor]") {
       {"/opt/julia-1.10/lib/julia/libjulia-internal.so.1.10", RuntimeKind::julia},
       {"/venv/lib/python3.11/site-packages/tensorflow/libtensorflow_framework.so.2", RuntimeKind::tensorflow},
       {"/venv/lib/python3.11/site-packages/tensorflow/python/_pywrap_tensorflow_internal.so", RuntimeKind::tensorflow},
+      {"/usr/lib/python3/dist-packages/numexpr/interpreter.cpython-311-x86_64-linux-gnu.so", RuntimeKind::numexpr},
+      {"/venv/lib/python3.12/site-packages/numexpr/interpreter.cpython-312-x86_64-linux-gnu.so", RuntimeKind::numexpr},
   };
   for (const auto& [path, kind] : cases) {
     INFO(path);
@@ -140,6 +142,12 @@ TEST_CASE("every kind is recognised from its versioned soname", "[monitor]") {
     CHECK(runtimes[0].kind == kind);
     CHECK(runtimes[0].library == path.substr(path.rfind('/') + 1));
   }
+}
+
+TEST_CASE("a DIR/NAME pattern needs its directory: another package's interpreter module is no runtime", "[monitor]") {
+  CHECK(runtimes_of({"/usr/lib/python3/dist-packages/other/interpreter.cpython-311-x86_64-linux-gnu.so"}).empty());
+  CHECK(runtimes_of({"/usr/lib/python3/dist-packages/numexpr/other.cpython-311-x86_64-linux-gnu.so"}).empty());
+  CHECK(knob(RuntimeKind::numexpr) == "NUMEXPR_NUM_THREADS");
 }
 
 TEST_CASE("the hashed names of pip wheels' bundled libraries are recognised", "[monitor]") {
@@ -270,7 +278,7 @@ TEST_CASE("every kind has a name and a knob, and oneTBB's names what limits its 
   CHECK(knob(RuntimeKind::julia) == "JULIA_NUM_THREADS");
   CHECK(knob(RuntimeKind::tensorflow) == "TF_NUM_INTRAOP_THREADS");
   CHECK(knob(RuntimeKind::go) == "GOMAXPROCS");
-  for (int i = 0; i <= static_cast<int>(RuntimeKind::rayon); ++i) {
+  for (int i = 0; i <= static_cast<int>(RuntimeKind::numexpr); ++i) {
     CHECK_FALSE(to_string(static_cast<RuntimeKind>(i)).empty());
     CHECK_FALSE(knob(static_cast<RuntimeKind>(i)).empty());
   }

@@ -4,7 +4,7 @@
 # machine's CPU count) and numexpr (python3-numexpr: NUMEXPR_NUM_THREADS,
 # default the cores it detects). In a cgroup with a 1-CPU quota, bare, each starts
 # a pool of every CPU and the doctor's throttling finding names the
-# runtime and its variable; under `mptrain run` (no pinning there: bind
+# runtime and its variable (numexpr's from its extension module); under `mptrain run` (no pinning there: bind
 # none) each pool is the plan's one thread; under -n 2 pinning, one each.
 # ctest: timeout 180
 # ctest: lock quiet_cpus (it judges the scheduling of its own load)
@@ -73,4 +73,10 @@ expect_json '[.processes[] | select(.comm == "gospin")][0].runtimes == [{"name":
 in_quota "$MPTRAIN" doctor --json --fail-on never -- /usr/bin/python3 "$WORK/numba_prange.py" 2
 expect_code 0
 expect_json '[.findings[].fix] | any(contains("NUMBA_NUM_THREADS=1"))'
+# numexpr is named from its extension module (numexpr/interpreter.*.so), its variable in the fix.
+in_quota "$MPTRAIN" doctor --json --fail-on never -- /usr/bin/python3 "$PROGRAMS/numexpr_loop.py" 2
+expect_code 0
+grep -q "numexpr_threads $n" "$WORK/err" || { cat "$WORK/err" >&2; fail "bare numexpr did not start $n threads"; }
+expect_json '[.findings[].fix] | any(contains("NUMEXPR_NUM_THREADS=1"))'
+expect_json '[.processes[] | select(.comm == "python3")][0].runtimes | any(.name == "numexpr" and .knob == "NUMEXPR_NUM_THREADS")'
 exit 0
