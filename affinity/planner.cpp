@@ -97,6 +97,41 @@ Placement cut(const Positions& members, int workers, int size) {
   return out;
 }
 
+// Up to `workers` sets of `size` from the PUs `chunks` left over in sibling
+// groups (in the groups' order), each set from the fewest consecutive chunks
+// that hold it (then the least left over in them, then the first): a worker
+// that fits in no single group spans two neighbours where it can, never
+// three because an earlier one took the middle of a chunk.
+Placement cut_across(std::vector<Positions> chunks, int workers, int size) {
+  Placement out;
+  std::erase_if(chunks, [](const Positions& chunk) { return chunk.empty(); });
+  for (int w = 0; w < workers; ++w) {
+    std::size_t best_first = 0, best_count = 0, best_total = 0;
+    for (std::size_t first = 0; first < chunks.size(); ++first) {
+      std::size_t total = 0, count = 0;
+      while (first + count < chunks.size() && total < static_cast<std::size_t>(size))
+        total += chunks[first + count++].size();
+      if (total < static_cast<std::size_t>(size)) break;  // no later window holds more
+      if (best_count == 0 || count < best_count || (count == best_count && total < best_total)) {
+        best_first = first;
+        best_count = count;
+        best_total = total;
+      }
+    }
+    if (best_count == 0) break;
+    Positions set;
+    for (std::size_t c = best_first; c < best_first + best_count; ++c) {
+      const std::size_t take = std::min(chunks[c].size(), static_cast<std::size_t>(size) - set.size());
+      set.insert(set.end(), chunks[c].begin(), chunks[c].begin() + static_cast<std::ptrdiff_t>(take));
+      chunks[c].erase(chunks[c].begin(), chunks[c].begin() + static_cast<std::ptrdiff_t>(take));
+    }
+    out.sets.push_back(std::move(set));
+    std::erase_if(chunks, [](const Positions& chunk) { return chunk.empty(); });
+  }
+  for (const auto& chunk : chunks) out.leftover.insert(out.leftover.end(), chunk.begin(), chunk.end());
+  return out;
+}
+
 // How many of `workers` sets of `size` each group takes, filling the groups
 // in order (kinds of core: the fastest first).
 std::vector<int> fill_in_order(const std::vector<Positions>& groups, int workers, int size) {
@@ -120,14 +155,15 @@ Placement place(const std::vector<Pu>& pus, const Positions& members, Level leve
   const auto taken = level == Level::kind ? fill_in_order(groups, workers, size) : share_out(groups, workers, size);
   Placement out;
   int placed = 0;
+  std::vector<Positions> leftovers;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     Placement inner = place(pus, groups[g], next(level), taken[g], size);
     placed += static_cast<int>(inner.sets.size());
     out.sets.insert(out.sets.end(), inner.sets.begin(), inner.sets.end());
-    out.leftover.insert(out.leftover.end(), inner.leftover.begin(), inner.leftover.end());
+    leftovers.push_back(std::move(inner.leftover));
   }
-  // Workers that fit in no single group take leftover PUs in order.
-  Placement spanning = cut(out.leftover, workers - placed, size);
+  // Workers that fit in no single group take leftover PUs of as few neighbouring groups as they can.
+  Placement spanning = cut_across(std::move(leftovers), workers - placed, size);
   out.sets.insert(out.sets.end(), spanning.sets.begin(), spanning.sets.end());
   out.leftover = std::move(spanning.leftover);
   return out;

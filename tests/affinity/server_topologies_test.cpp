@@ -132,6 +132,28 @@ TEST_CASE("EPYC with 8 L3 domains a socket: a worker that fits in an L3 gets one
   CHECK(no_core_split(machine.topology, plan));
 }
 
+TEST_CASE("workers that fit in no single L3 span two neighbouring domains, never three", "[affinity][servers]") {
+  // 12 workers x 10 PUs on 2 packages of 4 L3 domains of 16 PUs: each domain holds one worker whole; the
+  // other two of a package take the four domains' leftovers. Taken in order, one of them spanned three
+  // domains (6 + 4 + ... : 30-31,42-47,58-59 on L3 1-3).
+  const auto machine = machine_of("package:2 l3:4 core:8 pu:2");
+  const auto plan = plan_on(machine, server_workers(12));
+  REQUIRE(plan.workers.size() == 12);
+  int spanning = 0;
+  for (const auto& worker : plan.workers) {
+    std::set<int> l3s;
+    for (const Pu& pu : machine.topology.pus) {
+      if (worker.cpus.contains(pu.os_index)) l3s.insert(pu.l3);
+    }
+    INFO("rank " << worker.rank << " on " << worker.cpus.to_string());
+    CHECK(l3s.size() <= 2);
+    CHECK(worker.cpus.size() == 10);
+    spanning += l3s.size() == 2;
+  }
+  CHECK(spanning == 4);  // two a package: 6 workers in 4 domains
+  CHECK(no_core_split(machine.topology, plan));
+}
+
 TEST_CASE("EPYC with 8 L3 domains a socket: bind l3 gives each worker its whole L3 domain", "[affinity][servers]") {
   const auto machine = xml("epyc-2s-8l3.xml");
   PlacementRequest request = server_workers(32);
