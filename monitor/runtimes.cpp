@@ -302,8 +302,19 @@ class ElfFile {
 
 }  // namespace
 
-bool embeds_rayon(const std::filesystem::path& path) {
+// True when `text` holds "rayon-core-" followed by a digit (a crate directory such as
+// "rayon-core-1.10.1/", not this very marker in a program that looks for it, such as mptrain).
+bool has_rayon_crate_path(std::string_view text) {
   constexpr std::string_view marker = "rayon-core-";
+  for (auto at = text.find(marker); at != std::string_view::npos; at = text.find(marker, at + 1)) {
+    const auto next = at + marker.size();
+    if (next < text.size() && std::isdigit(static_cast<unsigned char>(text[next]))) return true;
+  }
+  return false;
+}
+
+bool embeds_rayon(const std::filesystem::path& path) {
+  constexpr std::size_t overlap = std::string_view("rayon-core-1").size() - 1;
   constexpr std::uint64_t chunk = 1 << 20;
   std::uint64_t budget = std::uint64_t{256} << 20;
   const ElfFile file(path);
@@ -311,15 +322,15 @@ bool embeds_rayon(const std::filesystem::path& path) {
   for (const auto& segment : file.segments()) {
     if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) != 0 || segment.p_offset >= file.size()) continue;
     const std::uint64_t end = std::min(file.size(), segment.p_offset + segment.p_filesz);
-    // Chunks that overlap by the marker's length less one, so a marker across a boundary is found.
+    // Chunks that overlap by the marker and its digit less one, so one across a boundary is found.
     for (std::uint64_t at = segment.p_offset; at < end && budget > 0;) {
       const std::uint64_t size = std::min({chunk, end - at, budget});
       buffer.resize(size);
       if (!file.read_at(buffer.data(), size, at)) break;
-      if (buffer.find(marker) != std::string::npos) return true;
+      if (has_rayon_crate_path(buffer)) return true;
       budget -= size;
       if (at + size >= end) break;
-      at += size - std::min<std::uint64_t>(size, marker.size() - 1);
+      at += size - std::min<std::uint64_t>(size, overlap);
     }
   }
   return false;

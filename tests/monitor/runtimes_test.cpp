@@ -390,6 +390,8 @@ TEST_CASE("a Rust program on rayon is known by rayon-core's source paths in its 
   CHECK_FALSE(embeds_rayon(write("code", elf_with_segment(PF_R | PF_X, panic_location))));  // only in code: no
   CHECK_FALSE(embeds_rayon(write("other", elf_with_segment(PF_R, "/usr/share/cargo/registry/crossbeam-0.8/src"))));
   CHECK_FALSE(embeds_rayon(write("script", "#!/bin/sh\necho rayon-core-1.10.1\n")));
+  // A program that merely names the crate (mptrain's own marker) is no rayon program.
+  CHECK_FALSE(embeds_rayon(write("named", elf_with_segment(PF_R, std::string("rayon-core-\0rayon-core-x", 25)))));
   CHECK_FALSE(embeds_rayon(write("cut", elf_with_segment(PF_R, panic_location).substr(0, 80))));
   CHECK_FALSE(embeds_rayon(dir.path / "missing"));
   // Through a recorded /proc: the maps name no runtime, the executable has rayon compiled in.

@@ -100,4 +100,5 @@ expect_code 0
 expect_lines "$WORK/err" "^(\\[0\\] )?blis_running $n\$" 1 "bare BLIS did not run $n threads"
 expect_json '[.findings[].fix] | any(contains("BLIS_NUM_THREADS=1"))'
 expect_json '[.processes[] | select(.comm == "blis_pool")][0] | .pool_threads == '"$n"' and (.runtimes | any(.name == "BLIS" and .knob == "BLIS_NUM_THREADS"))'
+expect_json '[.processes[].runtimes[] | select(.name == "Rust rayon")] | length == 0' # a C program is no Rust one
 exit 0
