@@ -24,6 +24,12 @@ void refuse_other_modes_options(const CLI::App& command, std::string_view group)
 
 }  // namespace
 
+monitor::RunMonitor::Detail monitor_detail(const RunOptions& options) {
+  using Detail = monitor::RunMonitor::Detail;
+  if (options.quiet) return Detail::quiet;
+  return options.verbose ? Detail::full : Detail::short_when_healthy;
+}
+
 void add_run_command(CLI::App& app, Runner& runner) {
   auto options = std::make_shared<RunOptions>();
   auto* command = app.add_subcommand("run", "Train with the built-in Hogwild core, or launch `-- CMD ARGS...` M times");
@@ -31,7 +37,12 @@ void add_run_command(CLI::App& app, Runner& runner) {
   add_sharing_options(*command, options->placement.sharing);
   command->add_flag("--json", options->json, "Print the final report as one JSON document on stdout");
   add_fail_on_options(*command, options->gate);
-  command->add_flag("--quiet", options->quiet, "The monitor's part of the report: its verdict line and each fix only");
+  auto* quiet = command->add_flag("--quiet", options->quiet,
+                                  "The monitor's part of the report: its verdict line and each fix only");
+  command
+      ->add_flag("--verbose", options->verbose,
+                 "The monitor's whole report even for a healthy run (which gets two lines without it)")
+      ->excludes(quiet);
   // Read and replaced before parsing (cli/tuned.cpp): registered for --help and the option checks.
   command
       ->add_option("--tuned", options->tuned,

@@ -13,6 +13,7 @@
 #include "cluster/torchrun_launch.hpp"
 #include "launch/layout.hpp"
 #include "launch/request.hpp"
+#include "monitor/run_monitor.hpp"
 #include "procmgr/group.hpp"
 #include "procmgr/launch.hpp"
 #include "procmgr/outcome.hpp"
@@ -28,6 +29,7 @@ struct RunOptions {
   PlacementOptions placement;
   bool json = false;
   bool quiet = false;                              // --quiet: the monitor says its verdict line and each fix only
+  bool verbose = false;                            // --verbose: the monitor's whole report, healthy or not
   FailOnOptions gate{monitor::FailOn::never, {}};  // --fail-on (default never: nothing changes unless asked), --ignore
   std::vector<std::string> command;                // after "--"; empty: built-in training
   std::string tuned;                               // --tuned[=FILE]: replaced before parsing (cli/tuned.cpp)
@@ -54,6 +56,9 @@ using procmgr::failure_message;
 int print_dry_run(const affinity::Plan& plan, const std::vector<procmgr::WorkerSpec>& specs,
                   const std::vector<std::string>& command, const std::vector<std::string>& unset, bool json,
                   std::string_view invoked_as = "mptrain run");
+
+// How much of the monitor's report `options` asks for (--quiet, --verbose, or the default).
+monitor::RunMonitor::Detail monitor_detail(const RunOptions& options);
 
 // Runs the built-in training; returns the exit code.
 int run_training(const RunOptions& options);

@@ -304,7 +304,7 @@ int run_launcher(const RunOptions& options) {
                                settings.program_threads == procmgr::ProgramThreads::keep};
   monitor::RunMonitor monitor({plan.usable_cpus, plan.usable_cpu_list, inside},
                               decision.spread ? monitor::SpreadThreads::on : monitor::SpreadThreads::off);
-  monitor.set_quiet(options.quiet);
+  monitor.set_detail(monitor_detail(options));
   monitor.watch_other_runs(launch::other_runs_reader(runs_directory()));
   watch_group(group, monitor, request.max_restarts);
   const auto result = value_or_fail(procmgr::run_group(specs, procmgr::Program{options.command}, group));

@@ -166,7 +166,7 @@ int run_training(const RunOptions& options) {
     prepare(options, run, startup);
   }  // from here the group's relay takes the signals
   monitor::RunMonitor monitor({run.plan.usable_cpus, run.plan.usable_cpu_list, {}});
-  monitor.set_quiet(options.quiet);
+  monitor.set_detail(monitor_detail(options));
   hogwild::Progress progress(print_note);
   hogwild::EpochEvaluator evaluator(run.store, run.test_data, run.config.settings.model);
   auto report = launch::train(run, monitor, evaluator, progress);

@@ -48,6 +48,7 @@ class MptrainOptions {
     app_.add_flag("--json", options.json);
     add_fail_on_options(app_, options.gate);
     app_.add_flag("--quiet", options.quiet);
+    app_.add_flag("--verbose", options.verbose);
     options.launch = add_launch_options(app_);
   }
 

@@ -66,7 +66,7 @@ constexpr std::array torchrun_table{
 };
 
 // mptrain's own options that `mptrain torchrun` takes beside torchrun's.
-constexpr std::array<std::string_view, 23> mptrain_names{
+constexpr std::array<std::string_view, 24> mptrain_names{
     "--json",
     "--dry-run",
     "--threads-per-process",
@@ -88,6 +88,7 @@ constexpr std::array<std::string_view, 23> mptrain_names{
     "--fail-on",
     "--ignore",
     "--quiet",
+    "--verbose",
     "--no-tag-output",
     "--timestamp-output",
 };

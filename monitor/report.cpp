@@ -197,6 +197,19 @@ std::string to_quiet_text(const Diagnosis& d) {
   return out;
 }
 
+std::string to_short_text(const Diagnosis& d) {
+  std::string out = fmt::format("verdict: {} (watched {:.1f} s; --verbose or --json for the figures)\n",
+                                to_string(d.verdict), d.duration_s);
+  const std::string loss =
+      d.loss ? fmt::format(", throughput lost {}", percent(d.loss->decides)) : std::string(", loss not measured");
+  out += fmt::format("  {:.2f} working threads on {} usable CPUs, {:.2f} queued{}\n", d.working_threads_avg,
+                     d.capacity.usable_cpus, d.queued_threads_avg, loss);
+  for (std::size_t i = 0; i < d.findings.size(); ++i) {
+    if (!repeats_earlier_fix(d, i)) out += fmt::format("  fix: {}\n", d.findings[i].fix);
+  }
+  return out;
+}
+
 std::string to_text(const Diagnosis& d, int max_processes) {
   // The verdict leads the line (scripts grep it); an inconclusive one says why on the same line.
   const bool unmeasured = d.verdict == Verdict::inconclusive;

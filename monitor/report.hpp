@@ -24,6 +24,11 @@ nlohmann::json to_json(const Diagnosis& diagnosis);
 std::string to_text(const Diagnosis& diagnosis, int max_processes = 10);
 // `--quiet`: the verdict line and each fix once ("  fix: …"), nothing else.
 std::string to_quiet_text(const Diagnosis& diagnosis);
+// A healthy run's report in two lines of at most 80 columns: the verdict and
+// how long it was watched, then the working threads, the CPUs, the queued
+// threads and the loss; then each finding's fix (info findings: a healthy
+// run has no other).
+std::string to_short_text(const Diagnosis& diagnosis);
 // Whether finding `index`'s fix says nothing an earlier finding's fix does
 // not (it is part of one): the text then prints "as above", once is enough.
 bool repeats_earlier_fix(const Diagnosis& diagnosis, std::size_t index);

@@ -74,7 +74,10 @@ std::string RunMonitor::text() const {
   // The doctor's report, its first line ("verdict: …") after "monitor ", the rest indented.
   const auto diagnosis = live_.diagnosis();
   if (diagnosis.intervals == 0) return "monitor no verdict: the run ended within one sampling interval\n";
-  const std::string report = quiet_ ? to_quiet_text(diagnosis) : to_text(diagnosis, 4);
+  const bool short_text = detail_ == Detail::short_when_healthy && diagnosis.verdict == Verdict::healthy;
+  const std::string report = detail_ == Detail::quiet ? to_quiet_text(diagnosis)
+                             : short_text             ? to_short_text(diagnosis)
+                                                      : to_text(diagnosis, 4);
   std::string text;
   for (const auto line : split(report, '\n')) {
     if (line.empty()) continue;

@@ -57,13 +57,16 @@ class RunMonitor {
   Diagnosis diagnosis() const { return live_.diagnosis(); }
   // The whole run's diagnosis as the report's `monitor` object.
   nlohmann::json report() const;
-  // The whole run's diagnosis as text lines for the final report (with
-  // `quiet`, the verdict line and each fix only).
+  // The whole run's diagnosis as text lines for the final report, as
+  // set_detail says.
   std::string text() const;
   // Names the other mptrain runs `reader` returns in the findings (LiveMonitor::watch_other_runs).
   void watch_other_runs(std::function<std::vector<OtherRun>()> reader) { live_.watch_other_runs(std::move(reader)); }
-  // --quiet: text() says the verdict and the fixes only.
-  void set_quiet(bool quiet) { quiet_ = quiet; }
+  // How much text() says: --quiet the verdict and the fixes only; by default
+  // two short lines for a healthy run and the whole report otherwise;
+  // --verbose the whole report always.
+  enum class Detail { quiet, short_when_healthy, full };
+  void set_detail(Detail detail) { detail_ = detail; }
   // How many threads the spreader pinned to a CPU of their own; nullopt when it was off.
   std::optional<int> spread_threads() const;
 
@@ -74,7 +77,7 @@ class RunMonitor {
   std::optional<ThreadSpreader> spreader_;
   LiveMonitor live_;
   Verdict shown_ = Verdict::healthy;
-  bool quiet_ = false;
+  Detail detail_ = Detail::short_when_healthy;
 };
 
 }  // namespace mptrain::monitor

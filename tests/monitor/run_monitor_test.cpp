@@ -191,13 +191,31 @@ TEST_CASE("run monitor: quiet, its text says the verdict and the fixes only", "[
   RunMonitor monitor(two_cpus());
   Workers workers;
   feed(monitor, workers, three_spinners(), 5);
-  monitor.set_quiet(true);
+  monitor.set_detail(RunMonitor::Detail::quiet);
   const std::string text = monitor.text();
   CHECK(text.rfind("monitor verdict: oversubscribed\n", 0) == 0);
   CHECK_FALSE(contains(text, "findings"));
   const auto lines = split(text, '\n');
   REQUIRE(lines.size() > 2);
   for (std::size_t i = 1; i + 1 < lines.size(); ++i) CHECK(lines[i].substr(0, 7) == "    fix");
+}
+
+TEST_CASE("run monitor: a healthy run's text is two lines of 80 columns; --verbose the whole report", "[monitor]") {
+  RunMonitor monitor(two_cpus());
+  Workers workers;
+  feed(monitor, workers, two_busy_threads(), 5);
+  REQUIRE(monitor.diagnosis().verdict == Verdict::healthy);
+  const std::string text = monitor.text();
+  INFO(text);
+  CHECK(text.rfind("monitor verdict: healthy (watched 1.0 s; --verbose or --json for the figures)\n", 0) == 0);
+  const auto lines = split(text, '\n');
+  REQUIRE(lines.size() == 3);  // two lines and the newline that ends them
+  CHECK(lines[1].rfind("    2.00 working threads on 2 usable CPUs, ", 0) == 0);
+  CHECK(lines[1].find(" queued, throughput lost ") != std::string_view::npos);
+  for (const auto& line : lines) CHECK(line.size() <= 80);
+  monitor.set_detail(RunMonitor::Detail::full);
+  CHECK(contains(monitor.text(), "runnable threads (avg)"));
+  // Not healthy: the whole report by default (the oversubscribed case above).
 }
 
 TEST_CASE("run monitor: its report is the whole run's diagnosis as JSON", "[monitor]") {
