@@ -188,6 +188,11 @@ void Progress::draw_bar(const ProgressFigures& figures) {
   drawn_ = line.size();
 }
 
+void Progress::clear() {
+  if (drawn_ > 0) print_(fmt::format("\r{}\r", std::string(drawn_, ' ')));
+  drawn_ = 0;
+}
+
 void Progress::finish() {
   if (drawn_ > 0) print_("\n");
   drawn_ = 0;

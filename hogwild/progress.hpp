@@ -64,6 +64,10 @@ class Progress {
   void update(const ProgressFigures& figures);
   // Ends the bar's line (so other text can follow); the next update draws a new one.
   void finish();
+  // Takes the bar off the screen (on a terminal: its line blanked, the
+  // cursor back at its start) so that a note printed now replaces it instead
+  // of leaving a frozen copy above; the next update draws it again below.
+  void clear();
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -40,7 +40,7 @@ enum class Backlog { one, all };
 void evaluate_epochs(hogwild::EpochEvaluator& evaluator, int threads, Backlog backlog, hogwild::Progress& progress,
                      hogwild::TrainReport& report) {
   while (auto done = evaluator.next(threads)) {
-    progress.finish();
+    progress.clear();
     print_note(fmt::format("mptrain: epoch {}: test accuracy {:.4f}, test loss {:.4f}\n", done->epoch,
                            done->result.accuracy, done->result.loss));
     report.epochs.push_back(*done);
@@ -51,7 +51,7 @@ void evaluate_epochs(hogwild::EpochEvaluator& evaluator, int threads, Backlog ba
 // On SIGUSR1 while the workers train: node 0 saves a copy of the model and says so.
 void checkpoint_on_signal(TrainRun& run, hogwild::Progress& progress, hogwild::TrainReport& report) {
   if (!run.leader()) return;
-  progress.finish();
+  progress.clear();
   const auto saved = hogwild::save_on_signal(run.config, run.store, run.resumed);
   if (saved.warning) {
     print_warning(saved.message);
