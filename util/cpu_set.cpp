@@ -220,6 +220,7 @@ std::string part_text(const std::vector<int>& cpus, std::size_t i, const Part& p
 }  // namespace
 
 std::string CpuSet::to_short_string() const {
+  if (auto plain = to_string(); plain.size() <= readable_list_length) return plain;
   // shortest[i]: the length of the shortest text for members i.., and its first part.
   const std::size_t n = cpus_.size();
   std::vector<int> shortest(n + 1, 0);

@@ -35,12 +35,15 @@ class CpuSet {
   // kernel's plain form, only for what other programs read (the environment,
   // numactl's and taskset's arguments: numactl reads no strides) and kernel files.
   std::string to_string() const;
-  // The shortest list string parse reads back to this set, strides included
-  // ("0-62:2" for 0,2,…,62; "0-15:2/4" for 0,1,4,5,…): for people and JSON.
-  // Parts cover runs of consecutive members, so a set that interleaves two
-  // strides may print longer than it could; ties go to the plain form, and a
-  // used/group pattern needs three groups ("0-3,16-19" stays as it is).
+  // The list string for people and JSON: the plain form (to_string) while it
+  // is at most readable_list_length characters, which a reader takes in at a
+  // glance ("0-1,4-5,8-9,12-13"); past that the shortest string parse reads
+  // back to this set, strides included ("0-62:2" for 0,2,…,62; "0-15:2/4"
+  // for 0,1,4,5,…). Parts cover runs of consecutive members, so a set that
+  // interleaves two strides may print longer than it could; ties go to the
+  // plain form, and a used/group pattern needs three groups.
   std::string to_short_string() const;
+  static constexpr std::size_t readable_list_length = 32;
   // The CPU numbers in increasing order.
   const std::vector<int>& cpus() const { return cpus_; }
   int size() const { return static_cast<int>(cpus_.size()); }

@@ -95,7 +95,7 @@ TEST_CASE("a strided list prints as plain ranges that parse back to the same set
   }
 }
 
-TEST_CASE("the short form writes strides where they are shorter", "[util]") {
+TEST_CASE("the short form writes strides where they are shorter and the plain list is long", "[util]") {
   const auto short_form = [](const char* text) {
     auto set = CpuSet::parse(text);
     REQUIRE(set.ok());
@@ -106,10 +106,16 @@ TEST_CASE("the short form writes strides where they are shorter", "[util]") {
   CHECK(short_form("0-3,8") == "0-3,8");
   CHECK(short_form("0,2") == "0,2");      // "0-2:2" is longer
   CHECK(short_form("0,2,4") == "0,2,4");  // a tie keeps the plain form
-  CHECK(short_form("0,1,4,5,8,9,12,13") == "0-13:2/4");
-  CHECK(short_form("0-3,16-19,32-35,48-51") == "0-51:4/16");
-  CHECK(short_form("0,2,4,6,8,10-19") == "0-8:2,10-19");  // a stride may end early for a range
-  CHECK(short_form("10-15,26-29") == "10-15,26-29");      // two groups read better as ranges
+  // A plain list a reader takes in at a glance (at most 32 characters) stays plain, shorter strides or not.
+  CHECK(short_form("0,1,4,5,8,9,12,13") == "0-1,4-5,8-9,12-13");
+  CHECK(short_form("0-3,16-19,32-35,48-51") == "0-3,16-19,32-35,48-51");
+  CHECK(short_form("30-31,62-63,94-95,126-127") == "30-31,62-63,94-95,126-127");
+  CHECK(short_form("33,37,41") == "33,37,41");
+  // Past that, the shortest form.
+  CHECK(short_form("0-1,4-5,8-9,12-13,16-17,20-21,24-25") == "0-25:2/4");
+  CHECK(short_form("0-3,16-19,32-35,48-51,64-67,80-83") == "0-83:4/16");
+  CHECK(short_form("0,2,4,6,8,10,12,14,16,18,20,22,24-33") == "0-24:2,25-33");  // a stride, then a range
+  CHECK(short_form("10-15,26-29") == "10-15,26-29");                            // two groups read better as ranges
   CHECK(short_form("") == "");
   CHECK(short_form("7") == "7");
 }
@@ -135,7 +141,8 @@ TEST_CASE("the short form parses back to the same set", "[util]") {
 }
 
 TEST_CASE("a kernel list string is printed in the short form, or as read when it does not parse", "[util]") {
-  CHECK(mptrain::short_cpu_list("0,2,4,6,8,10\n") == "0-10:2");
+  CHECK(mptrain::short_cpu_list("0,2,4,6,8,10\n") == "0,2,4,6,8,10");
+  CHECK(mptrain::short_cpu_list("0,2,4,6,8,10,12,14,16,18,20,22,24\n") == "0-24:2");
   CHECK(mptrain::short_cpu_list("0-3,8") == "0-3,8");
   CHECK(mptrain::short_cpu_list("") == "");
   CHECK(mptrain::short_cpu_list("0-x") == "0-x");
