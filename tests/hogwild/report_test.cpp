@@ -99,9 +99,12 @@ TEST_CASE("the JSON report gives the settings as written and nulls for what did 
   CHECK(node["resumed"]["model"] == "cnn");
 }
 
-TEST_CASE("the text report gives each worker's CPUs in the short form") {
+TEST_CASE("the text report gives each worker's CPUs plain while short, else in the short form") {
   auto plan = two_workers();
   plan.workers[1].cpus = CpuSet({1, 3, 5, 7});
-  const auto text = text_report(plan, TrainConfig{}, two_worker_report(), "2 workers x 1 thread", "");
-  CHECK(text.find("     1  1-7:2 ") != std::string::npos);
+  CHECK(text_report(plan, TrainConfig{}, two_worker_report(), "2 workers x 1 thread", "").find("     1  1,3,5,7 ") !=
+        std::string::npos);
+  plan.workers[1].cpus = CpuSet::parse("1-63:2").value();
+  CHECK(text_report(plan, TrainConfig{}, two_worker_report(), "2 workers x 1 thread", "").find("     1  1-63:2 ") !=
+        std::string::npos);
 }

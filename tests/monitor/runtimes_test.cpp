@@ -334,6 +334,21 @@ TEST_CASE("a fix sizes each pool through the knob of the runtimes its process ma
 
 namespace {
 
+// A 64-bit ELF file with the one program header `segment` (its offset and size set here) over `body`.
+std::string elf_file(Elf64_Phdr segment, const std::string& body) {
+  Elf64_Ehdr elf{};
+  std::memcpy(elf.e_ident, ELFMAG, SELFMAG);
+  elf.e_ident[EI_CLASS] = ELFCLASS64;
+  elf.e_phoff = sizeof elf;
+  elf.e_phentsize = sizeof(Elf64_Phdr);
+  elf.e_phnum = 1;
+  segment.p_offset = sizeof elf + sizeof segment;
+  segment.p_filesz = body.size();
+  std::string file(reinterpret_cast<const char*>(&elf), sizeof elf);
+  file.append(reinterpret_cast<const char*>(&segment), sizeof segment);
+  return file + body;
+}
+
 // A 64-bit ELF file whose one PT_NOTE segment holds a note of owner `owner` (with its NUL) and `type`.
 std::string elf_with_note(std::string_view owner, std::uint32_t type) {
   std::string note(sizeof(Elf64_Nhdr), '\0');
@@ -342,37 +357,17 @@ std::string elf_with_note(std::string_view owner, std::uint32_t type) {
   note += owner;
   note.resize((note.size() + 3) & ~std::size_t{3}, '\0');
   note += std::string(8, 'x');  // the descriptor: Go's build ID
-  Elf64_Ehdr elf{};
-  std::memcpy(elf.e_ident, ELFMAG, SELFMAG);
-  elf.e_ident[EI_CLASS] = ELFCLASS64;
-  elf.e_phoff = sizeof elf;
-  elf.e_phentsize = sizeof(Elf64_Phdr);
-  elf.e_phnum = 1;
   Elf64_Phdr segment{};
   segment.p_type = PT_NOTE;
-  segment.p_offset = sizeof elf + sizeof segment;
-  segment.p_filesz = note.size();
-  std::string file(reinterpret_cast<const char*>(&elf), sizeof elf);
-  file.append(reinterpret_cast<const char*>(&segment), sizeof segment);
-  return file + note;
+  return elf_file(segment, note);
 }
 
 // A 64-bit ELF file with one PT_LOAD segment of `flags` (PF_R, PF_X…) holding `data` after `padding` zero bytes.
 std::string elf_with_segment(std::uint32_t flags, const std::string& data, std::size_t padding = 0) {
-  Elf64_Ehdr elf{};
-  std::memcpy(elf.e_ident, ELFMAG, SELFMAG);
-  elf.e_ident[EI_CLASS] = ELFCLASS64;
-  elf.e_phoff = sizeof elf;
-  elf.e_phentsize = sizeof(Elf64_Phdr);
-  elf.e_phnum = 1;
   Elf64_Phdr segment{};
   segment.p_type = PT_LOAD;
   segment.p_flags = flags;
-  segment.p_offset = sizeof elf + sizeof segment;
-  segment.p_filesz = padding + data.size();
-  std::string file(reinterpret_cast<const char*>(&elf), sizeof elf);
-  file.append(reinterpret_cast<const char*>(&segment), sizeof segment);
-  return file + std::string(padding, '\0') + data;
+  return elf_file(segment, std::string(padding, '\0') + data);
 }
 
 }  // namespace

@@ -92,15 +92,17 @@ TEST_CASE("pools_text and pools_json: each process's request, or its own affinit
   CHECK(json[1]["own_affinity"] == true);
 }
 
-TEST_CASE("the launch report and the dry run's JSON give CPU lists in the short form") {
-  const std::vector<CpuSet> strided = {CpuSet::parse("0,2,4,6").value(), CpuSet::parse("1,3,5,7").value()};
+TEST_CASE("the launch report and the dry run's JSON give long CPU lists in the short form") {
+  const std::vector<CpuSet> strided = {CpuSet::parse("0-62:2").value(), CpuSet::parse("1-63:2").value()};
   auto result = two_workers({});
-  CHECK(workers_text(result, "s", "core", strided).find("   1      101  1-7:2 ") != std::string::npos);
-  CHECK(result_json(result, strided, {})["workers"][0]["cpus"] == "0-6:2");
+  CHECK(workers_text(result, "s", "core", strided).find("   1      101  1-63:2 ") != std::string::npos);
+  CHECK(result_json(result, strided, {})["workers"][0]["cpus"] == "0-62:2");
   WorkerSpec spec;
   spec.cpus = strided[0];
   spec.memory.nodes = strided[1];
   const auto json = dry_run_json(spec, {"true"}, {}, "/bin/true");
-  CHECK(json["cpus"] == "0-6:2");
-  CHECK(json["mems"] == "1-7:2");
+  CHECK(json["cpus"] == "0-62:2");
+  CHECK(json["mems"] == "1-63:2");
+  // Short ones plain, as people read them.
+  CHECK(result_json(result, {CpuSet({0, 2, 4, 6}), CpuSet({1, 3, 5, 7})}, {})["workers"][0]["cpus"] == "0,2,4,6");
 }

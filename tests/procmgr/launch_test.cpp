@@ -223,13 +223,21 @@ TEST_CASE("a dry run's command line gives numactl and taskset the plain CPU list
   spec.cpus = CpuSet::parse("0,2,4,6").value();
   spec.memory.nodes = CpuSet::parse("0,2,4,6").value();
   CHECK(command_line(spec, {"true"}, {}).starts_with("numactl --physcpubind=0,2,4,6 --membind=0,2,4,6 env"));
-  CHECK(to_string(spec.memory) == "membind 0-6:2");  // for people: the short form
+  CHECK(to_string(spec.memory) == "membind 0,2,4,6");  // for people: plain while short
+  spec.memory.nodes = CpuSet::parse("0-62:2").value();
+  CHECK(to_string(spec.memory) == "membind 0-62:2");  // … and strided when long
+  spec.memory.nodes = CpuSet::parse("0,2,4,6").value();
   spec.memory = {};
   CHECK(command_line(spec, {"true"}, {}).starts_with("taskset -c 0,2,4,6 env"));
 }
 
-TEST_CASE("a worker's child slices are shown in the short form", "[procmgr]") {
+TEST_CASE("a worker's child slices are shown as people read them: plain while short, else strided", "[procmgr]") {
   WorkerSpec spec;
-  spec.env = {"MPTRAIN_PLACE_SLICES=0,2,4,6;8,10,12,14"};
-  CHECK(child_slices_of(spec) == std::vector<std::string>{"0-6:2", "8-14:2"});
+  spec.env = {
+      "MPTRAIN_PLACE_SLICES=0,2,4,6;64,66,68,70,72,74,76,78,80,82,84,86,88,90,92,94,96,98,100,102,104,106,108,110,112,"
+      "114,116,118,120,122,124,126"};
+  const auto slices = child_slices_of(spec);
+  REQUIRE(slices.size() == 2);
+  CHECK(slices[0] == "0,2,4,6");
+  CHECK(slices[1].find(':') != std::string::npos);
 }

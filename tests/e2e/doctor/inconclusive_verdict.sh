@@ -49,6 +49,9 @@ expect_stderr '^monitor verdict: inconclusive \(too little evidence, see "eviden
 # Watched longer, the same sleeper is healthy: watched enough, nothing waited, and it says it slept.
 run_mptrain run -n 1 -t 1 -- sleep 2
 expect_code 0
+expect_stderr '^monitor verdict: healthy \(watched [0-9.]+ s; '
+run_mptrain run -n 1 -t 1 --verbose -- sleep 2
+expect_code 0
 expect_stderr '^monitor verdict: healthy$'
 expect_stderr '^    evidence: +the job mostly slept \('
 
