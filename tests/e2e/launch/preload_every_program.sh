@@ -66,9 +66,9 @@ for program in "$dir"/*; do
 done >"$WORK/programs"
 count=$(wc -l <"$WORK/programs")
 ((count >= 10)) || fail "$dir holds $count ELF programs: too few to sweep"
-# At most MPTRAIN_SWEEP_MAX programs (default 120; 0: all), spread evenly over the sorted list: a
+# At most MPTRAIN_SWEEP_MAX programs (default 80; 0: all), spread evenly over the sorted list: a
 # Debian with the test packages holds ~1,400, and each costs a dozen process starts.
-max=${MPTRAIN_SWEEP_MAX:-120}
+max=${MPTRAIN_SWEEP_MAX:-80}
 if ((max > 0 && count > max)); then
   # stress-ng always: its libGLdispatch calls dlsym from a constructor, the crash this test found once.
   awk -v n="$count" -v m="$max" 'int((NR - 1) * m / n) != int(NR * m / n) || $0 ~ /\/stress-ng$/' \
