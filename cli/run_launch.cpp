@@ -47,6 +47,9 @@ void add_thread_launch_options(CLI::App& command, launch::Request& options) {
                   "Place each worker's OpenMP threads one per PU of its CPUs (OMP_PLACES, OMP_PROC_BIND=close, "
                   "KMP_AFFINITY), or leave them floating: " +
                       names_list(procmgr::omp_bind_names));
+  add_word_option(command, "--wait-policy", options.wait_policy, procmgr::wait_policy_names,
+                  "How the workers' OpenMP threads wait: passive (OMP_WAIT_POLICY=passive, KMP_BLOCKTIME=0), active "
+                  "(spinning) or auto (passive where pools may hold more threads than their CPUs)");
   command
       .add_option("--children", options.children,
                   "Each worker's program starts K processes that do the work (torch.multiprocessing, a Pool, a "

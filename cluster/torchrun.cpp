@@ -66,7 +66,7 @@ constexpr std::array torchrun_table{
 };
 
 // mptrain's own options that `mptrain torchrun` takes beside torchrun's.
-constexpr std::array<std::string_view, 24> mptrain_names{
+constexpr std::array<std::string_view, 25> mptrain_names{
     "--json",
     "--dry-run",
     "--threads-per-process",
@@ -80,6 +80,7 @@ constexpr std::array<std::string_view, 24> mptrain_names{
     "--spread-threads",
     "--keep-program-threads",
     "--omp-bind",
+    "--wait-policy",
     "--allocator",
     "--membind",
     "--interleave",

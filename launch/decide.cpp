@@ -75,8 +75,11 @@ procmgr::WorkerSettings worker_settings(const Request& request, const affinity::
   if (!settings.place_library.empty() && !facts.program_reach.empty() && placing) {
     decision.warnings.push_back(facts.program_reach);
   }
-  settings.passive_wait = procmgr::pools_may_exceed_cpus(
-      settings.program_threads, plan.oversubscribed || plan.shares_cpus, plan.threads_per_process, settings.children);
+  const bool crowded = procmgr::pools_may_exceed_cpus(settings.program_threads, plan.oversubscribed || plan.shares_cpus,
+                                                      plan.threads_per_process, settings.children);
+  settings.passive_wait = request.wait_policy == procmgr::WaitPolicy::passive ||
+                          (request.wait_policy == procmgr::WaitPolicy::automatic && crowded);
+  settings.active_wait = request.wait_policy == procmgr::WaitPolicy::active;
   return settings;
 }
 

@@ -31,6 +31,7 @@ struct Request {
   int max_restarts = procmgr::GroupOptions{}.max_restarts;
   bool keep_env = false;  // --keep-env: the user's thread-count variables win
   procmgr::OmpBind omp_bind = procmgr::WorkerSettings{}.omp_bind;
+  procmgr::WaitPolicy wait_policy = procmgr::WaitPolicy::automatic;  // --wait-policy
   int children = 0;  // --children K; 0: the program's own processes are not slices
   procmgr::Descendants descendants = procmgr::Descendants::place;
   bool keep_program_threads = false;  // --keep-program-threads: pools the program sizes are not capped

@@ -52,6 +52,11 @@ std::vector<std::string> passive_wait_environment(const std::vector<std::string>
   return entries;
 }
 
+std::vector<std::string> active_wait_environment(const std::vector<std::string>& environment) {
+  if (find_variable(environment, "OMP_WAIT_POLICY")) return {};
+  return {"OMP_WAIT_POLICY=active"};
+}
+
 std::vector<std::string> worker_environment(int rank, const CpuSet& cpus, const WorldInfo& world, UserThreadEnv policy,
                                             const std::vector<std::string>& environment) {
   const int global_rank = world.node_rank * world.local_size + rank;

@@ -42,6 +42,19 @@ enum class OmpBind {
 inline constexpr std::array omp_bind_names{Named<OmpBind>{OmpBind::close, "close"},
                                            Named<OmpBind>{OmpBind::none, "none"}};
 
+// How the workers' OpenMP threads wait at a barrier or for work
+// (`--wait-policy`): `automatic` passively where pools may hold more threads
+// than their CPUs and as the runtimes default otherwise; `passive` always
+// (OMP_WAIT_POLICY=passive, KMP_BLOCKTIME=0); `active` spinning
+// (OMP_WAIT_POLICY=active), which answers a barrier fastest when every
+// thread has a CPU of its own.
+enum class WaitPolicy { automatic, passive, active };
+
+// Its names (`--wait-policy`).
+inline constexpr std::array wait_policy_names{Named<WaitPolicy>{WaitPolicy::automatic, "auto"},
+                                              Named<WaitPolicy>{WaitPolicy::passive, "passive"},
+                                              Named<WaitPolicy>{WaitPolicy::active, "active"}};
+
 // The variables that place a program's OpenMP threads: OMP_PLACES and
 // OMP_PROC_BIND (the OpenMP standard: GNU, LLVM and Intel runtimes),
 // KMP_AFFINITY (Intel and LLVM's own) and GOMP_CPU_AFFINITY (GNU's own).
@@ -72,6 +85,9 @@ std::vector<std::string> wait_variables_set(const std::vector<std::string>& envi
 // OpenMP then does not spin) and KMP_BLOCKTIME=0 (LLVM and Intel OpenMP) —
 // each only where `environment` does not set it: the user's own wins.
 std::vector<std::string> passive_wait_environment(const std::vector<std::string>& environment);
+// The variable that makes OpenMP threads spin while they wait
+// (OMP_WAIT_POLICY=active), only where `environment` does not set it.
+std::vector<std::string> active_wait_environment(const std::vector<std::string>& environment);
 
 // The variables for local worker `rank` planned on `cpus`: torchrun's RANK
 // (node_rank x M + rank), LOCAL_RANK (rank), WORLD_SIZE (K x M),

@@ -107,6 +107,7 @@ std::vector<WorkerSpec> launch_specs(const LaunchLayout& layout, const WorldInfo
       spec.inherit_fds.push_back(settings.table_fds.at(static_cast<std::size_t>(spec.rank)));
     }
     if (settings.passive_wait) append(spec.env, passive_wait_environment(environment));
+    if (settings.active_wait) append(spec.env, active_wait_environment(environment));
     if (settings.memory) spec.memory = *settings.memory;
     spec.env.push_back(set_variables_entry(spec.env));  // a run started inside the worker plans without them
   }
@@ -154,6 +155,10 @@ std::vector<std::string> environment_warnings(const std::vector<std::string>& en
     warn_set(warnings, wait_policy_variables, environment,
              ", so mptrain leaves the OpenMP runtimes' waiting to it; pools may hold more threads than "
              "their CPUs in this run, where threads that spin at a barrier hold up the ones they wait for");
+  }
+  if (settings.active_wait) {
+    warn_set(warnings, std::array{std::string_view("OMP_WAIT_POLICY")}, environment,
+             ", so mptrain leaves the OpenMP runtimes' waiting to it instead of --wait-policy active");
   }
   if (settings.thread_counts == UserThreadEnv::override) {
     const int given = child_threads(threads, settings.children);

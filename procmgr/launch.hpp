@@ -58,7 +58,8 @@ struct WorkerSettings {
   std::vector<std::string> tables;  // per local rank, the path of its tree table (with the library)
   std::vector<int> table_fds;       // per local rank, its descriptor, which the worker inherits
   ProgramThreads program_threads = ProgramThreads::cap;
-  bool passive_wait = false;  // pools may hold more threads than CPUs: OpenMP waits passively
+  bool passive_wait = false;  // pools may hold more threads than CPUs, or --wait-policy passive: OpenMP waits passively
+  bool active_wait = false;   // --wait-policy active: OpenMP threads spin while they wait
   int launcher = 0;           // mptrain's pid, for the placement library
 };
 

@@ -38,9 +38,13 @@ void add_variations(std::vector<Candidate>& list, const CandidateInputs& inputs,
   };
   add(list, plan(with({"--bind", "none"}), Origin::unbound));
   if (inputs.smt) add(list, plan(with({"--physical-cores"}), Origin::physical_cores));
-  // The built-in training allocates once, before it trains: run takes --allocator for a program only.
+  // The built-in training allocates once, before it trains: run takes --allocator for a program only;
+  // its pool is oneTBB's, which has no OpenMP wait policy.
   if (inputs.builtin) return;
   for (const auto& allocator : inputs.allocators) add(list, plan(with({"--allocator", allocator}), Origin::allocator));
+  // How OpenMP threads wait: spinning answers a barrier fastest with a CPU each, sleeping leaves the CPU to others.
+  add(list, plan(with({"--wait-policy", "passive"}), Origin::wait_policy));
+  add(list, plan(with({"--wait-policy", "active"}), Origin::wait_policy));
 }
 
 }  // namespace

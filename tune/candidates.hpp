@@ -13,14 +13,25 @@
 namespace mptrain::tune {
 
 // Why a launch is tried.
-enum class Origin { baseline, default_plan, split, children, unbound, physical_cores, allocator, user_try };
+enum class Origin {
+  baseline,
+  default_plan,
+  split,
+  children,
+  unbound,
+  physical_cores,
+  allocator,
+  wait_policy,
+  user_try
+};
 
 // Origin's names, as the report shows them.
 inline constexpr std::array origin_names{
     Named<Origin>{Origin::baseline, "baseline"},   Named<Origin>{Origin::default_plan, "default plan"},
     Named<Origin>{Origin::split, "split"},         Named<Origin>{Origin::children, "children"},
     Named<Origin>{Origin::unbound, "unbound"},     Named<Origin>{Origin::physical_cores, "one PU per core"},
-    Named<Origin>{Origin::allocator, "allocator"}, Named<Origin>{Origin::user_try, "--try"},
+    Named<Origin>{Origin::allocator, "allocator"}, Named<Origin>{Origin::wait_policy, "wait policy"},
+    Named<Origin>{Origin::user_try, "--try"},
 };
 
 // The name of `origin` in the report.

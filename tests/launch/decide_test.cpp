@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "procmgr/environment.hpp"
+
 using namespace mptrain;
 using namespace mptrain::launch;
 
@@ -69,6 +71,23 @@ TEST_CASE("working children beyond a worker's CPUs are a usage refusal, unless o
   CHECK(decision.settings.children == 3);
   CHECK(decision.settings.place_library == "/opt/mptrain/libmptrain_place.so");
   CHECK(decision.settings.passive_wait);  // 3 children on 1 CPU: their pools wait passively
+}
+
+TEST_CASE("--wait-policy: auto waits passively only where pools may exceed their CPUs; passive and active always") {
+  Request request;
+  auto decision = decide(request, plan_of(2, 1, 2), found(), {});
+  CHECK_FALSE(decision.settings.passive_wait);
+  CHECK_FALSE(decision.settings.active_wait);
+  request.wait_policy = procmgr::WaitPolicy::passive;
+  decision = decide(request, plan_of(2, 1, 2), found(), {});
+  CHECK(decision.settings.passive_wait);
+  CHECK_FALSE(decision.settings.active_wait);
+  request.wait_policy = procmgr::WaitPolicy::active;
+  decision = decide(request, plan_of(2, 1, 2), found(), {});
+  CHECK_FALSE(decision.settings.passive_wait);
+  CHECK(decision.settings.active_wait);
+  CHECK(procmgr::active_wait_environment({}) == std::vector<std::string>{"OMP_WAIT_POLICY=active"});
+  CHECK(procmgr::active_wait_environment({"OMP_WAIT_POLICY=passive"}).empty());  // the user's own wins
 }
 
 TEST_CASE("a missing placement library: refused when --children needs it, a warning when only wanted") {

@@ -29,7 +29,9 @@ TEST_CASE("a program's candidates: bare first, the default plan, the splits, the
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
   CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 2", "-n 4 -t 1", "--bind none",
-                                                  "--physical-cores", "--allocator jemalloc"});
+                                                  "--physical-cores", "--allocator jemalloc", "--wait-policy passive",
+                                                  "--wait-policy active"});
+  CHECK((*list)[7].origin == Origin::wait_policy);
   CHECK(list->front().baseline);
   CHECK(list->front().simplicity() < (*list)[1].simplicity());
 }
@@ -40,8 +42,9 @@ TEST_CASE("a program that starts its own workers gets --children K and no copies
   inputs.children = 2;
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) ==
-        std::vector<std::string>{"(bare)", "(default plan)", "--children 2", "--children 2 --bind none"});
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "--children 2",
+                                                  "--children 2 --bind none", "--children 2 --wait-policy passive",
+                                                  "--children 2 --wait-policy active"});
 }
 
 TEST_CASE("the built-in training's baseline is its default plan; --num-processes chooses the splits") {
@@ -61,6 +64,8 @@ TEST_CASE("the built-in training's baseline is its default plan; --num-processes
   list = make_candidates(inputs);
   REQUIRE(list.ok());
   CHECK(std::none_of(list->begin(), list->end(), [](const Candidate& c) { return c.origin == Origin::allocator; }));
+  // Nor wait-policy ones: its pool is oneTBB's.
+  CHECK(std::none_of(list->begin(), list->end(), [](const Candidate& c) { return c.origin == Origin::wait_policy; }));
 }
 
 TEST_CASE("a --try adds a candidate or replaces the generated one with its options; --only-tries keeps them alone") {
@@ -69,8 +74,9 @@ TEST_CASE("a --try adds a candidate or replaces the generated one with its optio
   inputs.tries = {"--bind none", "-n 2 -t 1 --omp-bind 'none'"};
   auto list = make_candidates(inputs);
   REQUIRE(list.ok());
-  CHECK(labels(*list) ==
-        std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none", "-n 2 -t 1 --omp-bind none"});
+  CHECK(labels(*list) == std::vector<std::string>{"(bare)", "(default plan)", "-n 2 -t 1", "--bind none",
+                                                  "--wait-policy passive", "--wait-policy active",
+                                                  "-n 2 -t 1 --omp-bind none"});
   CHECK((*list)[3].origin == Origin::user_try);
   inputs.only_tries = true;
   list = make_candidates(inputs);

@@ -56,9 +56,10 @@ expect_code 0
 grep -q '^\[0\] numba_threads 1$' "$WORK/err" || { cat "$WORK/err" >&2; fail "numba's pool in a 1-CPU quota under mptrain is not 1"; }
 judge_fit
 
-in_quota "$MPTRAIN" run -- "${numexpr_pool[@]}"
+in_quota "$MPTRAIN" run --json -- /usr/bin/python3 "$PROGRAMS/numexpr_loop.py" 2
 expect_code 0
-grep -q '^\[0\] numexpr_threads 1$' "$WORK/out" || { cat "$WORK/out" >&2; fail "numexpr's pool in a 1-CPU quota under mptrain is not 1"; }
+grep -q '^\[0\] numexpr_threads 1$' "$WORK/err" || { cat "$WORK/err" >&2; fail "numexpr's pool in a 1-CPU quota under mptrain is not 1"; }
+judge_fit
 in_quota "${numexpr_pool[@]}"
 (($(sed -n 's/^numexpr_threads //p' "$WORK/out") > 1)) ||
   { cat "$WORK/out" >&2; fail "bare numexpr sized its pool to the quota: this check shows nothing here"; }
