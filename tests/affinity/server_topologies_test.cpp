@@ -216,7 +216,7 @@ TEST_CASE("hybrid CPU: each worker runs on one kind, the performance cores fille
   CHECK(no_core_split(machine.topology, plan));
 }
 
-TEST_CASE("hybrid CPU: a -t that mixes kinds is refused; --cpu-kind all allows it", "[affinity][servers]") {
+TEST_CASE("hybrid CPU: a -t that mixes kinds is refused - --cpu-kind all allows it", "[affinity][servers]") {
   const auto machine = xml("hybrid-client.xml");
   const auto message = refusal_on(machine, server_workers(2, 10));
   CHECK(message.find("rank 1 would mix two kinds of core") != std::string::npos);

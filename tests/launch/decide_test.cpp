@@ -73,7 +73,7 @@ TEST_CASE("working children beyond a worker's CPUs are a usage refusal, unless o
   CHECK(decision.settings.passive_wait);  // 3 children on 1 CPU: their pools wait passively
 }
 
-TEST_CASE("--wait-policy: auto waits passively only where pools may exceed their CPUs; passive and active always") {
+TEST_CASE("the wait policy: auto waits passively only where pools may exceed their CPUs and the others always") {
   Request request;
   auto decision = decide(request, plan_of(2, 1, 2), found(), {});
   CHECK_FALSE(decision.settings.passive_wait);

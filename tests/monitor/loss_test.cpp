@@ -208,7 +208,7 @@ TEST_CASE("the CPUs a cgroup quota allows bound the job's loss, not the machine'
   CHECK(run(m).loss->job == Approx(0.5).epsilon(0.01));
 }
 
-TEST_CASE("throttling: threads apart lose nothing to a quota they fill; a team's range keeps its point", "[monitor]") {
+TEST_CASE("throttling: threads apart lose nothing to a quota they fill and a team keeps its point", "[monitor]") {
   // 2 threads in a 1-CPU quota on 2 CPUs: both run 50 ms of each 100 ms period, then the cgroup is
   // throttled and both wait 50 ms (1 s of throttled time a second, summed over the 2 CPUs).
   Machine m;

@@ -200,7 +200,7 @@ TEST_CASE("run monitor: quiet, its text says the verdict and the fixes only", "[
   for (std::size_t i = 1; i + 1 < lines.size(); ++i) CHECK(lines[i].substr(0, 7) == "    fix");
 }
 
-TEST_CASE("run monitor: a healthy run's text is two lines of 80 columns; --verbose the whole report", "[monitor]") {
+TEST_CASE("run monitor: a healthy run's text is two lines of 80 columns and --verbose the whole report", "[monitor]") {
   RunMonitor monitor(two_cpus());
   Workers workers;
   feed(monitor, workers, two_busy_threads(), 5);

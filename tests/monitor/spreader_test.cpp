@@ -34,7 +34,7 @@ ThreadMove move(pid_t pid, pid_t tid, const std::string& cpus) { return {pid, ti
 
 }  // namespace
 
-TEST_CASE("a pool's busy threads get one CPU each, in the set's order; a sleeper keeps the set") {
+TEST_CASE("a pool's busy threads get one CPU each, in the set's order - a sleeper keeps the set") {
   ThreadSpreader spreader;
   const auto moves = spreader.next(spread_interval({thread(10, 10, 0.0, "0-3"), thread(10, 11, 1.0, "0-3"),
                                                     thread(10, 12, 0.9, "0-3"), thread(10, 13, 0.02, "0-3")}));

@@ -128,7 +128,7 @@ TEST_CASE("ranks are global across nodes: node rank x M + local rank, in a world
   }
 }
 
-TEST_CASE("a worker's environment names what mptrain set; a run inside it plans without that") {
+TEST_CASE("a worker's environment names what mptrain set - a run inside it plans without that") {
   const std::vector<std::string> set = {"OMP_NUM_THREADS=2", "OMP_PLACES={0},{1}",
                                         "LD_PRELOAD=/b/libmptrain_place.so:/u.so"};
   CHECK(set_variables_entry(set) == "MPTRAIN_SET=OMP_NUM_THREADS,OMP_PLACES");

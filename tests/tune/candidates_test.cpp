@@ -47,7 +47,7 @@ TEST_CASE("a program that starts its own workers gets --children K and no copies
                                                   "--children 2 --wait-policy active"});
 }
 
-TEST_CASE("the built-in training's baseline is its default plan; --num-processes chooses the splits") {
+TEST_CASE("the built-in training's baseline is its default plan - --num-processes chooses the splits") {
   CandidateInputs inputs;
   inputs.builtin = true;
   inputs.usable_cpus = 8;
@@ -68,7 +68,7 @@ TEST_CASE("the built-in training's baseline is its default plan; --num-processes
   CHECK(std::none_of(list->begin(), list->end(), [](const Candidate& c) { return c.origin == Origin::wait_policy; }));
 }
 
-TEST_CASE("a --try adds a candidate or replaces the generated one with its options; --only-tries keeps them alone") {
+TEST_CASE("a --try adds a candidate or replaces the generated one with its options - --only-tries keeps them alone") {
   CandidateInputs inputs;
   inputs.usable_cpus = 2;
   inputs.tries = {"--bind none", "-n 2 -t 1 --omp-bind 'none'"};

@@ -59,7 +59,7 @@ TEST_CASE("a time with --lower-is-better stays a time: the direction is turned o
   CHECK(r->unit() == "s/it");
 }
 
-TEST_CASE("a negative or infinite metric is no throughput; a capture that is no number is told apart") {
+TEST_CASE("a negative or infinite metric is no throughput - a capture that is no number is told apart") {
   CHECK_FALSE(read_number("-3", "").has_value());
   CHECK_FALSE(read_number("1e400", "").has_value());
   auto negative = reader(MetricKind::value, R"(speed (\S+))");
@@ -98,7 +98,7 @@ TEST_CASE("a tqdm bar redrawn with carriage returns is read segment by segment, 
   CHECK(r->throughput(1.0, 5.0) == Approx(12.0));
 }
 
-TEST_CASE("the rates of several ranks add up; a time per item combines as 1 over the summed rates") {
+TEST_CASE("the rates of several ranks add up - a time per item combines as 1 over the summed rates") {
   auto rates = reader(MetricKind::value, R"(rate=(\d+))");
   rates->feed(0, 0, "rate=100\nrate=110\n", 2);
   rates->feed(2, 1, "rate=50\n", 2);

@@ -53,7 +53,7 @@ TEST_CASE("a result survives the file: its command, CPUs, topology, winner and s
   std::filesystem::remove_all(folder);
 }
 
-TEST_CASE("run --tuned applies a result only where it was measured; no winner applies the default plan") {
+TEST_CASE("run --tuned applies a result only where it was measured - no winner applies the default plan") {
   const SavedResult saved = result_of({"python3", "t.py"}, std::vector<std::string>{"--children", "2"});
   auto options = tuned_options(saved, saved.on);
   REQUIRE(options.ok());

@@ -5,7 +5,7 @@
 
 using namespace mptrain::tune;
 
-TEST_CASE("a spread is the median, min and max; the noise is the median relative spread of the repeated") {
+TEST_CASE("a spread is the median, min and max - the noise is the median relative spread of the repeated") {
   const Spread s = spread_of({10, 12, 11});
   CHECK(s.median == 11);
   CHECK(s.min == 10);
@@ -59,7 +59,7 @@ TEST_CASE("launches far faster than the baseline and close to each other: a winn
   CHECK(d.simplest_tied == 1);
 }
 
-TEST_CASE("no measurable difference only when nothing beats the baseline; the baseline is then the simplest") {
+TEST_CASE("no measurable difference only when nothing beats the baseline - the baseline is then the simplest") {
   const std::vector<Measured> candidates{bare({100, 110}), Measured{{104, 106}, 2}, Measured{{40, 41}, 3}};
   const Decision d = decide(candidates, true);
   CHECK_FALSE(d.winner.has_value());
@@ -85,7 +85,7 @@ TEST_CASE("with the baseline failed, the best is judged against the runner-up") 
   CHECK(d.why.find("runner-up") != std::string::npos);
 }
 
-TEST_CASE("a median that is negative or not finite is not ranked; a baseline that measured 0 is beaten by any") {
+TEST_CASE("a median that is negative or not finite is not ranked - a baseline that measured 0 is beaten by any") {
   const Decision d = decide({bare({0, 0}), Measured{{-3, -3}, 1}, Measured{{5, 5.1}, 2}}, true);
   CHECK(d.ranking == std::vector<std::size_t>{2, 0});
   REQUIRE(d.winner.has_value());
@@ -98,7 +98,7 @@ TEST_CASE("a median that is negative or not finite is not ranked; a baseline tha
   CHECK(empty.why.find('-') == std::string::npos);
 }
 
-TEST_CASE("for times the lowest wins; failed and unmeasured candidates are not ranked") {
+TEST_CASE("for times the lowest wins - failed and unmeasured candidates are not ranked") {
   std::vector<Measured> candidates{Measured{{2.0, 2.02}, 0}, Measured{{1.0, 1.01}, 1}, Measured{{}, 2},
                                    Measured{{0.1}, 1, true}};
   const Decision d = decide(candidates, false);
@@ -107,7 +107,7 @@ TEST_CASE("for times the lowest wins; failed and unmeasured candidates are not r
   CHECK(d.ranking.size() == 2);
 }
 
-TEST_CASE("one round gives no noise: a winner only far ahead; the best measured once wins only far ahead") {
+TEST_CASE("one round gives no noise: a winner only far ahead - the best measured once wins only far ahead") {
   CHECK_FALSE(decide({bare({100}), Measured{{150}, 1}}, true).winner.has_value());
   CHECK(decide({bare({100}), Measured{{300}, 1}}, true).winner.has_value());
   const Decision d = decide({bare({100, 101}), Measured{{160}, 1}}, true);
@@ -153,7 +153,7 @@ TEST_CASE("one wild round does not make the noise: the spread is robust") {
   CHECK(*d.winner == 1);
 }
 
-TEST_CASE("after a later round what is behind the best by more than twice the noise is dropped; the baseline stays") {
+TEST_CASE("after a later round what is behind the best by more than twice the noise is dropped - the baseline stays") {
   // Noise 2% (each candidate's two rounds 2% apart); the best at 100.
   const std::vector<Measured> candidates{bare({50, 51}), Measured{{99, 101}, 1}, Measured{{96, 98}, 2},
                                          Measured{{80, 81.6}, 3}, Measured{{30, 30.6}, 4, true}};

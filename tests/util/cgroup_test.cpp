@@ -125,7 +125,7 @@ TEST_CASE("v1 and v2 quotas and cpu.stat are read from the located directories",
   CHECK(quota_file(v2.version, "/d") == "/d/cpu.max");
 }
 
-TEST_CASE("cpu.stat of v2 counts microseconds; quotas unlimited and malformed", "[util][cgroup]") {
+TEST_CASE("cpu.stat of v2 counts microseconds - quotas unlimited and malformed", "[util][cgroup]") {
   const auto stat = parse_cpu_stat("usage_usec 9\nnr_periods 40\nnr_throttled 10\nthrottled_usec 250000\n");
   CHECK(stat.nr_periods == 40);
   CHECK(stat.nr_throttled == 10);

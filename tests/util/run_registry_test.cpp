@@ -40,7 +40,7 @@ std::size_t files_in(const std::filesystem::path& directory) {
 
 }  // namespace
 
-TEST_CASE("a run's record reads back as written; anything else is refused with what is wrong") {
+TEST_CASE("a run's record reads back as written - anything else is refused with what is wrong") {
   const auto record = a_run();
   CHECK(parse_record(record_text(record)).value() == record);
   auto newline = record;
@@ -62,7 +62,7 @@ TEST_CASE("a run's record reads back as written; anything else is refused with w
   CHECK(parse_record(record_text(waiting)).value() == waiting);
 }
 
-TEST_CASE("a registered run is live for every reader until it lets go; then nothing is left") {
+TEST_CASE("a registered run is live for every reader until it lets go - then nothing is left") {
   TempDir dir;
   const auto runs = dir.path / "runs";
   CHECK(live_runs(runs).value().empty());  // no directory yet: no runs
