@@ -62,7 +62,7 @@ TEST_CASE("v2: cpu.max of 2.5 CPUs caps N at 2", "[affinity][cgroup]") {
   CHECK(usable.limited_by == LimitedBy::quota);
 }
 
-TEST_CASE("v2: cpu.max \"max\" is no limit; the affinity mask limits N", "[affinity][cgroup]") {
+TEST_CASE("v2: cpu.max max is no limit - the affinity mask limits N", "[affinity][cgroup]") {
   const UsableCpus usable = usable_in("cgroup-v2-nolimit");
   CHECK_FALSE(usable.cgroup.quota_cpus.has_value());
   CHECK(usable.affinity.to_string() == "0-2");

@@ -52,7 +52,7 @@ TEST_CASE("shell_quote leaves plain words alone and single-quotes the rest", "[u
   CHECK(shell_quote("$HOME;rm") == "'$HOME;rm'");
 }
 
-TEST_CASE("shell_quote writes a word with control characters in $'…' with \\xHH, safe on a terminal") {
+TEST_CASE("shell_quote writes a word with control characters in $'…' with hex escapes, safe on a terminal") {
   CHECK(shell_quote("a\x1b[2Jb") == "$'a\\x1b[2Jb'");
   CHECK(shell_quote("it's\x1b") == "$'it\\'s\\x1b'");
   CHECK(shell_quote("back\\slash\x07\t\n") == "$'back\\\\slash\\x07\\t\\n'");
@@ -63,7 +63,7 @@ TEST_CASE("shell_quote writes a word with control characters in $'…' with \\xH
   CHECK(shell_quote("caf\xc3\xa9") == "'caf\xc3\xa9'");  // UTF-8 text is no control
 }
 
-TEST_CASE("printable shows control characters as \\xHH and leaves text, tabs and UTF-8 alone") {
+TEST_CASE("printable shows control characters as hex escapes and leaves text, tabs and UTF-8 alone") {
   CHECK(printable("plain text\twith a tab") == "plain text\twith a tab");
   CHECK(printable("\x1b[2J\x1b]0;title\x07") == "\\x1b[2J\\x1b]0;title\\x07");
   CHECK(printable("cr\rnl\nnul") == "cr\\x0dnl\\x0anul");
