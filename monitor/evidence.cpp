@@ -422,18 +422,22 @@ namespace {
 // most 10 ms each at USER_HZ 100), not by threads no sample saw.
 constexpr double tick_rounding_s = 0.02;
 
-// The CPU time of `process`'s threads that came and went between `before` and
-// `after` (its process-wide CPU time grew by more than its threads' `seen`);
-// 0 when either reading is missing or the pid is a new process.
-double short_lived_cpu(const Snapshot& before, const ProcessSample& process, double seen) {
-  const auto it = std::find_if(before.processes.begin(), before.processes.end(),
-                               [&](const ProcessSample& p) { return p.pid == process.pid; });
-  if (it == before.processes.end() || !it->cpu_s || !process.cpu_s || it->comm != process.comm) return 0;
-  const double unseen = *process.cpu_s - *it->cpu_s - seen;
-  return unseen > tick_rounding_s ? unseen : 0;
+// The processes of `snapshot` by pid.
+std::unordered_map<pid_t, const ProcessSample*> index_processes(const Snapshot& snapshot) {
+  std::unordered_map<pid_t, const ProcessSample*> index;
+  for (const auto& process : snapshot.processes) index.emplace(process.pid, &process);
+  return index;
 }
 
-}  // namespace
+// The CPU time of `process`'s threads that came and went since `before` (its
+// reading in the earlier snapshot, nullptr when none): its process-wide CPU
+// time grew by more than its threads' `seen`; 0 when either reading is
+// missing or the process exec'd.
+double short_lived_cpu(const ProcessSample* before, const ProcessSample& process, double seen) {
+  if (before == nullptr || !before->cpu_s || !process.cpu_s || before->comm != process.comm) return 0;
+  const double unseen = *process.cpu_s - *before->cpu_s - seen;
+  return unseen > tick_rounding_s ? unseen : 0;
+}
 
 // The share of the interval `dt` that `process`'s CPU cgroup (or an ancestor
 // with a quota) held each of the CPUs its `threads` working threads ran on
@@ -445,11 +449,16 @@ double throttled_share(const Evidence& evidence, const ProcessEvidence& process,
       static_cast<double>(rule.usable_cpus > 0 ? std::min<std::size_t>(threads, rule.usable_cpus) : threads);
   double share = 0;
   for (const auto& [key, group] : evidence.cgroups) {
-    const bool holds = process.cgroup == key || (process.cgroup.size() > key.size() &&
-                                                 process.cgroup.starts_with(key) && process.cgroup[key.size()] == '/');
-    if (holds) share = std::max(share, group.throttled_s / (dt * cpus));
+    if (cgroup_within(process.cgroup, key)) share = std::max(share, group.throttled_s / (dt * cpus));
   }
   return std::min(1.0, share);
+}
+
+}  // namespace
+
+bool cgroup_within(const std::string& inner, const std::string& outer) {
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/');
 }
 
 Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule& rule) {
@@ -459,6 +468,7 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
   evidence.intervals = 1;
   add_machine(evidence, before.machine, after.machine);
   const auto previous = index_threads(before);
+  const auto earlier = index_processes(before);
   for (const auto& sample : after.processes) {
     auto& process = evidence.processes[sample.pid] = process_identity(sample);
     std::vector<Member> members;
@@ -471,7 +481,8 @@ Evidence between(const Snapshot& before, const Snapshot& after, const QueueRule&
     const double held = throttled_share(evidence, process, members.size(), dt, rule);
     process.work = process_work(members, meets_at_barriers(process.runtimes), dt, rule, held);
     merge(evidence.work, process.work);
-    const double unseen = short_lived_cpu(before, sample, process.on_cpu_s);
+    const auto was = earlier.find(sample.pid);
+    const double unseen = short_lived_cpu(was == earlier.end() ? nullptr : was->second, sample, process.on_cpu_s);
     process.short_lived_on_cpu_s += unseen;
     process.on_cpu_s += unseen;
     evidence.short_lived_on_cpu_s += unseen;

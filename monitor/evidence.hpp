@@ -205,6 +205,10 @@ struct Evidence {
   std::optional<LoadAvg> load;                    // the latest load average
 };
 
+// True when the cgroup of key `inner` ("v1:/a/b") is the cgroup of key
+// `outer` ("v1:/a") or lies below it.
+bool cgroup_within(const std::string& inner, const std::string& outer);
+
 // The evidence of the interval from `before` to `after`, its queueing told
 // apart by `rule`. A thread seen only in `after` counts from its birth when
 // its counters fit in the interval (it started meanwhile), otherwise from

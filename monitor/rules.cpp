@@ -195,17 +195,12 @@ std::optional<Finding> check_overlap(const JobFigures& c) {
   return worst;
 }
 
-// True when cgroup key `inner` ("v1:/a/b") lies below `outer` ("v1:/a").
-bool starts_with_path(const std::string& inner, const std::string& outer) {
-  return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
-}
-
 // Pool threads of processes inside cgroup `key` (or below it).
 int pool_threads_in_cgroup(const JobFigures& c, const std::string& key) {
   int threads = 0;
   for (const auto& [pid, pool] : c.pools) {
     const auto& group = c.evidence.processes.at(pid).cgroup;
-    if (group == key || starts_with_path(group, key)) threads += pool;
+    if (cgroup_within(group, key)) threads += pool;
   }
   return threads;
 }
@@ -215,7 +210,7 @@ std::vector<const ProcessEvidence*> pool_processes_in_cgroup(const JobFigures& c
   std::vector<const ProcessEvidence*> processes;
   for (const auto& [pid, pool] : c.pools) {
     const auto& process = c.evidence.processes.at(pid);
-    if (process.cgroup == key || starts_with_path(process.cgroup, key)) processes.push_back(&process);
+    if (cgroup_within(process.cgroup, key)) processes.push_back(&process);
   }
   return processes;
 }
