@@ -19,8 +19,8 @@
  * exec'd slice holder (before the program runs), OMP_PLACES and
  * OMP_PROC_BIND for its slice, and in that of a process sharing the
  * worker's CPUs, the removal of the places the launcher set for the
- * worker; everything a process of the tree must know of another is in
- * the table.
+ * worker and its share of the thread counts the launcher set; everything
+ * a process of the tree must know of another is in the table.
  *
  * The rules (mptrain-run(1), "Process trees"):
  *   - the worker's main process keeps the CPUs the launcher gave it;
@@ -53,6 +53,10 @@
  *     cap goes into the runtime's nthreads-var once per thread (fix_team),
  *     so queries and teams always agree; only with dyn-var true are GNU
  *     OpenMP regions resized as the neighbours get busy.
+ *   - a process started to work beside others on its placement (a loky
+ *     or spawn pool's worker) divides the thread-count variables it
+ *     inherited at the plan's value among the processes working there
+ *     (share_inherited_pools), before its program reads them.
  *     A num_threads clause is the program's own count and stands: code in
  *     the region may need every thread it asked for (oneDNN's barriers
  *     wait for them, a partition by the count asked leaves a part undone),
@@ -64,6 +68,7 @@
  * unreadable.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +94,8 @@
 #define HIDDEN __attribute__((visibility("hidden")))
 #define PLACE_ACTIVE_MS 100           /* a process in a region, or out of one this recently, shares its placement */
 #define PLACE_IN_REGION INT64_MAX / 2 /* active_ms while the process runs a parallel region */
+#define PLACE_RECENT_MS 1000          /* a process started or busy this recently works beside a new one */
+#define PLACE_BURST_MS 20             /* how long a new process waits for the siblings its parent is starting */
 
 /* ---- What the constructor read (a forked child inherits it) ---- */
 
@@ -393,8 +400,8 @@ static void after_fork_in_child(void) {
 /* ---- After exec: the constructor ---- */
 
 /* Whether this process is a helper that does no work of its own: a shell, a wrapper that runs
- * another program (timeout, env, nice, mptrain…), or Python's resource tracker, semaphore tracker
- * or forkserver. */
+ * another program (timeout, env, nice, mptrain…), or Python's resource tracker (multiprocessing's or
+ * loky's), semaphore tracker or forkserver. */
 static int is_helper(void) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -420,7 +427,10 @@ static int is_helper(void) {
     if (cmdline[i] == '\0') cmdline[i] = ' ';
   }
   cmdline[length] = '\0';
-  return strstr(cmdline, "multiprocessing.resource_tracker") != NULL ||
+  /* multiprocessing's trackers, and loky's (joblib): "from joblib.externals.loky.backend.resource_tracker import main".
+   */
+  return strstr(cmdline, "resource_tracker import main") != NULL ||
+         strstr(cmdline, "multiprocessing.resource_tracker") != NULL ||
          strstr(cmdline, "multiprocessing.semaphore_tracker") != NULL ||
          strstr(cmdline, "multiprocessing.forkserver") != NULL;
 }
@@ -485,6 +495,8 @@ static void drop_worker_openmp_places(void) {
   if (kmp != NULL && strncmp(kmp, "granularity=fine,explicit,proclist=[", 36) == 0) unsetenv("KMP_AFFINITY");
 }
 
+static void share_inherited_pools(void);
+
 /* A process on the worker's CPUs (no slice's holder) under `parent`, its nearest placed ancestor: a
  * wrapper the worker's main process runs (sh -c, timeout) passes the worker's place on, and the working
  * process such wrappers start stands for the worker (its runtime binds as the worker's would); so does
@@ -498,6 +510,7 @@ static void in_worker_place(const struct place_process* parent, int helper) {
     stands_in = 1;
   } else {
     drop_worker_openmp_places();
+    if (!helper) share_inherited_pools();
   }
 }
 
@@ -784,6 +797,95 @@ static int capped(int asked, const char* call) {
   }
   if (got < asked) note_cap(call, asked, got, shared);
   return got;
+}
+
+/* ---- A pool in a process started to work beside others ---- */
+
+/* Every variable that sizes a runtime's pool (the runtime table's, some more than once). */
+static const char* const pool_variables[] = {
+#define RUNTIME(id, name, variable, knob, barriers, lib1, lib2, lib3, source) variable,
+#define SETTER(runtime, symbol, call, kind)
+#include "util/runtime_table.def"
+#undef SETTER
+#undef RUNTIME
+};
+
+/* The processes of this placement working beside this new one: live, in its slice, none of them a helper,
+ * a process pinned by the program itself, the worker's main process, a wrapper passing its place on or this
+ * process's parent (those wait for what they started), each started, sizing a pool or in a region in the
+ * last PLACE_RECENT_MS. */
+static int working_siblings(void) {
+  if (table == NULL || self_entry == NULL) return 0;
+  const int64_t now = now_ms();
+  const pid_t parent = getppid();
+  int count = 0;
+  const int used = __atomic_load_n(&table->used, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < used && i < PLACE_MAX_PROCESSES; ++i) {
+    const struct place_process* entry = &table->process[i];
+    const int pid = __atomic_load_n(&entry->pid, __ATOMIC_ACQUIRE);
+    if (pid == 0 || entry == self_entry || pid == (int)parent || entry->slice != current_slice) continue;
+    if (__atomic_load_n(&entry->flags, __ATOMIC_ACQUIRE) &
+        (PLACE_HELPER | PLACE_OWN_AFFINITY | PLACE_MAIN | PLACE_PASSES_ON)) {
+      continue;
+    }
+    if (now - __atomic_load_n(&entry->active_ms, __ATOMIC_RELAXED) > PLACE_RECENT_MS) continue;
+    if (!process_gone(pid, __atomic_load_n(&entry->start, __ATOMIC_ACQUIRE))) ++count;
+  }
+  return count;
+}
+
+/* Whether a thread of this process's parent is running or ready to (a pool's launcher starting more workers). */
+static int parent_running(void) {
+  char path[40];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)getppid());
+  DIR* tasks = opendir(path);
+  if (tasks == NULL) return 0;
+  int running = 0;
+  for (struct dirent* task; !running && (task = readdir(tasks)) != NULL;) {
+    if (task->d_name[0] < '1' || task->d_name[0] > '9') continue;
+    struct proc_stat info;
+    running = read_stat((pid_t)atoi(task->d_name), &info) == 0 && info.state == 'R';
+  }
+  closedir(tasks);
+  return running;
+}
+
+/* A process started to work beside others on its placement's CPUs (a loky or multiprocessing pool's worker,
+ * a program run per item) inherited the thread counts the launcher set for the whole placement, and a pool
+ * launcher that passes its own environment on (joblib does, for OMP_NUM_THREADS and the like) would give
+ * each of its k workers all T threads: k x T on T CPUs. Before the program runs (its runtimes read them at
+ * start), each count still at the plan's value is divided among the processes working on the placement now,
+ * this one included; one set to another value stands. The siblings its parent starts with it are waited
+ * for while a thread of the parent runs, at most PLACE_BURST_MS. A lone process keeps the plan's count. */
+static void share_inherited_pools(void) {
+  const int planned = planned_threads();
+  if (!placing || !capping || own_affinity || planned <= 1) return;
+  char planned_text[16];
+  snprintf(planned_text, sizeof planned_text, "%d", planned);
+  const size_t count = sizeof pool_variables / sizeof pool_variables[0];
+  int inherited = 0;
+  for (size_t i = 0; i < count && !inherited; ++i) {
+    const char* value = pool_variables[i][0] != '\0' ? getenv(pool_variables[i]) : NULL;
+    inherited = value != NULL && strcmp(value, planned_text) == 0;
+  }
+  if (!inherited) return;
+  const struct timespec step = {0, 1000000};
+  for (int waited = 0; waited < PLACE_BURST_MS && parent_running(); ++waited) nanosleep(&step, NULL);
+  const int working = 1 + working_siblings();
+  const int room = planned / working > 1 ? planned / working : 1;
+  if (room >= planned) return;
+  char room_text[16];
+  snprintf(room_text, sizeof room_text, "%d", room);
+  for (size_t i = 0; i < count; ++i) {
+    const char* value = pool_variables[i][0] != '\0' ? getenv(pool_variables[i]) : NULL;
+    if (value != NULL && strcmp(value, planned_text) == 0) setenv(pool_variables[i], room_text, 1);
+  }
+  if (self_entry != NULL) {
+    self_entry->asked = planned;
+    self_entry->got = room;
+    copy_text(self_entry->call, sizeof self_entry->call, "inherited variables");
+  }
+  note_cap("inherited variables", planned, room, working);
 }
 
 /* ---- Finding the runtimes' own functions ---- */
