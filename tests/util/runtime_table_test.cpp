@@ -15,7 +15,7 @@ TEST_CASE("the launcher's variables are the table's, each once, OpenMP's first")
                                                "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
                                                "NUMBA_NUM_THREADS", "GOMAXPROCS", "RAYON_NUM_THREADS",
                                                "POLARS_MAX_THREADS", "JULIA_NUM_THREADS", "TF_NUM_INTRAOP_THREADS",
-                                               "PYTHON_CPU_COUNT"});
+                                               "TF_NUM_INTEROP_THREADS", "PYTHON_CPU_COUNT"});
   CHECK(openmp_variable == "OMP_NUM_THREADS");
   for (const auto& row : runtime_rows) {
     INFO(row.id);

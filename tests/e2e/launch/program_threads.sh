@@ -148,6 +148,15 @@ if "$python" -c 'import torch' 2>/dev/null; then
   [[ $(count_reports "worker [0-9]* torch ") == 2 ]] || { cat "$WORK/err" >&2; fail "two torch workers did not report"; }
   expect_json '[.monitor.findings[] | select(.kind == "thread_pool_too_large") | .fix | test("mptrain run -n 1 --children 2 -- ")] | all'
   ! grep -Fq -- "-n 1 -- $python" "$WORK/err" || { cat "$WORK/err" >&2; fail "the advice names the running command"; }
+  # torch's inter-op pool reads no variable: its own setter, asked for every CPU, gets the plan's T.
+  threads=$("$MPTRAIN" plan -n 2 --json | jq -r '.threads_per_process')
+  run_mptrain run -n 2 -- "$python" -c 'import os, torch
+torch.set_num_interop_threads(os.cpu_count())
+print("interop", torch.get_num_interop_threads())'
+  expect_code 0
+  [[ $(grep -c "^\[[01]\] interop $threads$" "$WORK/out") == 2 ]] ||
+    { cat "$WORK/out" "$WORK/err" >&2; fail "torch.set_num_interop_threads(every CPU) was not capped to $threads"; }
+  grep -q "torch.set_num_interop_threads" "$WORK/err" || { cat "$WORK/err" >&2; fail "the pools report does not name torch.set_num_interop_threads"; }
 else
   echo "note: no PyTorch for $python (scripts/setup.sh --test installs it): torch case not run" >&2
 fi

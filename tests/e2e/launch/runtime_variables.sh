@@ -3,13 +3,13 @@
 # rayon and Polars would size themselves to every CPU they see) and under
 # -n 2 pinning, each worker's GOMAXPROCS, NUMBA_NUM_THREADS,
 # RAYON_NUM_THREADS, POLARS_MAX_THREADS, JULIA_NUM_THREADS,
-# TF_NUM_INTRAOP_THREADS and PYTHON_CPU_COUNT are the plan's threads, as
+# TF_NUM_INTRAOP_THREADS, TF_NUM_INTEROP_THREADS and PYTHON_CPU_COUNT are the plan's threads, as
 # OMP_NUM_THREADS is; a value the user set wins with --keep-env only.
 # (The real clients, numba and Go in such a cgroup, are issue 52's next step.)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.bash"
 variables=(OMP_NUM_THREADS NUMBA_NUM_THREADS GOMAXPROCS RAYON_NUM_THREADS POLARS_MAX_THREADS JULIA_NUM_THREADS
-  TF_NUM_INTRAOP_THREADS PYTHON_CPU_COUNT)
+  TF_NUM_INTRAOP_THREADS TF_NUM_INTEROP_THREADS PYTHON_CPU_COUNT)
 cat >"$WORK/show" <<EOF_SHOW
 #!/bin/sh
 for v in ${variables[*]}; do echo "\$v=\$(printenv \$v || echo unset)"; done
