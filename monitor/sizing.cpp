@@ -243,12 +243,13 @@ std::string sizing_fix(const std::vector<const ProcessEvidence*>& processes, int
     return fmt::format("run each with {}: `{}` in its environment{}", counted(per, "thread"), env, torch);
   }
   if (!program.empty()) {
-    // One program started them: it is one worker of mptrain's with m children, not m copies.
+    // One program started them: it is one worker of mptrain's with m children, not m copies. The launch
+    // leads: it also caps a pool the program sizes itself, where the variables do nothing (issue 55).
     return fmt::format(
-        "run it with {}: `{} {}`{}, or start it with `mptrain run -n 1 --children {} -- {}`, which gives each of "
-        "the {} it starts {} and {} of its own",
-        counted(per, "thread"), env, printable(program), torch, m, printable(program), counted(m, "process"),
-        counted(per, "thread"), per == 1 ? std::string("a CPU") : counted(per, "CPU"));
+        "start it with `mptrain run -n 1 --children {} -- {}`, which gives each of the {} it starts {} and {} of "
+        "its own, even where the program sizes its pools itself; or run it with {}: `{} {}`{}",
+        m, printable(program), counted(m, "process"), counted(per, "thread"),
+        per == 1 ? std::string("a CPU") : counted(per, "CPU"), counted(per, "thread"), env, printable(program), torch);
   }
   return fmt::format(
       "run each with {}: `{} {}`{}, or start them with `mptrain run -n {} -- {}`, which sets {} and pins "

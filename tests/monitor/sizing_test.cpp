@@ -62,6 +62,9 @@ TEST_CASE("inside mptrain run, the fix never proposes the launch already running
   const Forked gomp(RuntimeKind::gnu_openmp, 2, 2);  // the variables account for the pools
   const auto bare = sizing_fix(gomp.workers, 2, gomp.all, gomp.pools);
   CHECK(bare.find("mptrain run -n 1 --children 2 -- python3 train.py") != std::string::npos);
+  // The launch leads: the variable does nothing for a pool the program sizes itself.
+  CHECK(bare.starts_with("start it with `mptrain run -n 1 --children 2 -- python3 train.py`"));
+  CHECK(bare.find("or run it with 1 thread: `OMP_NUM_THREADS=1") != std::string::npos);
   const auto running = sizing_fix(gomp.workers, 2, gomp.all, gomp.pools, Launch{true, 1, 2, false});
   CHECK(running.find("mptrain run") == std::string::npos);
   CHECK(running.find("OMP_NUM_THREADS=1") != std::string::npos);
