@@ -7,30 +7,13 @@ loaded; torch: -1 where torch is not used).
   subprocess  one program run with subprocess.run, alone
   dataloader  a torch DataLoader with 2 workers (forked) doing numpy work
 Run by tests/e2e/launch/nested_pools.sh."""
-import ctypes
 import os
 import subprocess
 import sys
 import time
 
-
-def allowed():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("Cpus_allowed_list:"):
-                return line.split()[1]
-    return "?"
-
-
-def blas_threads():
-    with open("/proc/self/maps") as maps:
-        paths = sorted({line.split()[-1] for line in maps if "openblas" in line and ".so" in line})
-    for path in paths:
-        try:
-            return ctypes.CDLL(path).openblas_get_num_threads()
-        except (OSError, AttributeError):
-            continue
-    return -1
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from where import allowed, blas_threads  # noqa: E402
 
 
 def report(mode, torch_threads=-1):

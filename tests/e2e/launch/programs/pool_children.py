@@ -5,11 +5,13 @@ prints "child PID blas THREADS allowed LIST" (its BLAS library's thread
 count and its Cpus_allowed_list); the parent prints "tracker PID allowed
 LIST" for multiprocessing's resource tracker, a helper that does no work.
 Run by tests/e2e/launch/children_python.sh."""
-import ctypes
 import multiprocessing as mp
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from where import blas_threads  # noqa: E402
 
 
 def allowed(pid="self"):
@@ -18,17 +20,6 @@ def allowed(pid="self"):
             if line.startswith("Cpus_allowed_list:"):
                 return line.split()[1]
     return "?"
-
-
-def blas_threads():
-    with open("/proc/self/maps") as maps:
-        paths = {line.split()[-1] for line in maps if "openblas" in line.split()[-1] and ".so" in line.split()[-1]}
-    for path in sorted(paths):
-        try:
-            return ctypes.CDLL(path).openblas_get_num_threads()
-        except (OSError, AttributeError):
-            continue
-    return -1
 
 
 def work(_):
