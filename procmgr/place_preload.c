@@ -776,6 +776,21 @@ static void note_cap(const char* call, int asked, int got, int shared) {
   if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
 }
 
+/* Keeps a request for `asked` threads (through `call`) that got `got` in this process's entry for the run's
+ * report (the first request, replaced by each cap that differs from the one kept), and notes a cap (`shared`:
+ * the busy processes of the placement). */
+static void record_request(const char* call, int asked, int got, int shared) {
+  const int record = self_entry != NULL && (self_entry->asked == 0 ||
+                                            (got < asked && (self_entry->asked != asked || self_entry->got != got)));
+  if (record) {
+    self_entry->asked = asked;
+    self_entry->got = got;
+    copy_text(self_entry->call, sizeof self_entry->call, call);
+    prctl(PR_GET_NAME, self_entry->comm, 0, 0, 0);
+  }
+  if (got < asked) note_cap(call, asked, got, shared);
+}
+
 /* The threads a pool that asks for `asked` (through `call`) may have: at most its process's room. */
 static int capped(int asked, const char* call) {
   if (!placing || !capping || own_affinity) return asked;
@@ -786,16 +801,7 @@ static int capped(int asked, const char* call) {
   int room = budget / shared;
   if (room < 1) room = 1;
   const int got = asked > room ? room : asked;
-  /* The report keeps the first request, replaced by each cap that differs from the one kept. */
-  const int record = self_entry != NULL && (self_entry->asked == 0 ||
-                                            (got < asked && (self_entry->asked != asked || self_entry->got != got)));
-  if (record) {
-    self_entry->asked = asked;
-    self_entry->got = got;
-    copy_text(self_entry->call, sizeof self_entry->call, call);
-    prctl(PR_GET_NAME, self_entry->comm, 0, 0, 0);
-  }
-  if (got < asked) note_cap(call, asked, got, shared);
+  record_request(call, asked, got, shared);
   return got;
 }
 
@@ -809,6 +815,12 @@ static const char* const pool_variables[] = {
 #undef SETTER
 #undef RUNTIME
 };
+
+/* Whether variable `name` (none when "") is set to exactly `text`. */
+static int holds(const char* name, const char* text) {
+  const char* value = name[0] != '\0' ? getenv(name) : NULL;
+  return value != NULL && strcmp(value, text) == 0;
+}
 
 /* The processes of this placement working beside this new one: live, in its slice, none of them a helper,
  * a process pinned by the program itself, the worker's main process, a wrapper passing its place on or this
@@ -864,10 +876,7 @@ static void share_inherited_pools(void) {
   snprintf(planned_text, sizeof planned_text, "%d", planned);
   const size_t count = sizeof pool_variables / sizeof pool_variables[0];
   int inherited = 0;
-  for (size_t i = 0; i < count && !inherited; ++i) {
-    const char* value = pool_variables[i][0] != '\0' ? getenv(pool_variables[i]) : NULL;
-    inherited = value != NULL && strcmp(value, planned_text) == 0;
-  }
+  for (size_t i = 0; i < count && !inherited; ++i) inherited = holds(pool_variables[i], planned_text);
   if (!inherited) return;
   const struct timespec step = {0, 1000000};
   for (int waited = 0; waited < PLACE_BURST_MS && parent_running(); ++waited) nanosleep(&step, NULL);
@@ -877,15 +886,9 @@ static void share_inherited_pools(void) {
   char room_text[16];
   snprintf(room_text, sizeof room_text, "%d", room);
   for (size_t i = 0; i < count; ++i) {
-    const char* value = pool_variables[i][0] != '\0' ? getenv(pool_variables[i]) : NULL;
-    if (value != NULL && strcmp(value, planned_text) == 0) setenv(pool_variables[i], room_text, 1);
+    if (holds(pool_variables[i], planned_text)) setenv(pool_variables[i], room_text, 1);
   }
-  if (self_entry != NULL) {
-    self_entry->asked = planned;
-    self_entry->got = room;
-    copy_text(self_entry->call, sizeof self_entry->call, "inherited variables");
-  }
-  note_cap("inherited variables", planned, room, working);
+  record_request("inherited variables", planned, room, working);
 }
 
 /* ---- Finding the runtimes' own functions ---- */
