@@ -136,12 +136,16 @@ class Decider {
           "every candidate was measured once, so the noise between rounds is unknown (a larger --budget "
           "gives more rounds)");
     }
-    if (decision_.noise && *decision_.lead <= tolerance(*decision_.noise)) {
+    if (decision_.noise && *decision_.lead <= tolerance(margin(*decision_.noise))) {
       // Whichever of launches within the noise ranks first, the answer to "does any beat today's launch" is the same.
       const std::string headline =
           baseline_ ? "nothing beat the baseline beyond the noise: the best leads it" : "the best leads the runner-up";
-      return with_why(fmt::format("{} by {}, within the noise between rounds ({})", headline, share(*decision_.lead),
-                                  share(*decision_.noise)));
+      const std::string within =
+          *decision_.noise >= same_length
+              ? fmt::format("within the noise between rounds ({})", share(*decision_.noise))
+              : fmt::format("under the {} a change of launch needs (the noise between rounds: {})", share(same_length),
+                            share(*decision_.noise));
+      return with_why(fmt::format("{} by {}, {}", headline, share(*decision_.lead), within));
     }
     if (candidates_[best_].values.size() < 2 && !far_ahead) {
       return with_why("the best was measured once (a larger --budget gives more rounds)");
@@ -187,6 +191,10 @@ class Decider {
     return std::max(round_noise_.value_or(0), candidates_[a].resolution + candidates_[b].resolution);
   }
 
+  // The lead a launch needs over another to be told apart: beyond the noise, and at least same_length (a
+  // smaller gain is worth no change of launch, however steady the rounds).
+  static double margin(double noise) { return std::max(noise, same_length); }
+
   // A lead equal to the noise is within it, whatever the last bit of a quotient says.
   static double tolerance(double noise) { return noise * (1 + 1e-9); }
 
@@ -194,7 +202,7 @@ class Decider {
   void find_tied() {
     if (!decision_.noise) return;
     for (const std::size_t i : decision_.ranking) {
-      if (i != best_ && lead_over(i) <= tolerance(noise_between(best_, i))) tie(i);
+      if (i != best_ && lead_over(i) <= tolerance(margin(noise_between(best_, i)))) tie(i);
     }
   }
 

@@ -72,7 +72,8 @@ struct Decision {
 };
 
 // Ranks the candidates by median throughput. The best is the winner when
-// its lead over the baseline exceeds the noise between rounds (never less
+// its lead over the baseline exceeds the noise between rounds and
+// same_length (a gain worth a change of launch), the noise never less
 // than the sum of their resolutions) and either it was measured at least
 // twice or the baseline is clearly worse (a lead no noise explains); with
 // no baseline measured, the runner-up is the reference. Otherwise "no
@@ -82,8 +83,9 @@ struct Decision {
 // each other is a program that runs a fixed time, no winner, all tied, said.
 Decision decide(const std::vector<Measured>& candidates, bool higher_is_better, bool whole_runs = false);
 
-// Whole runs of every launch within this fraction of each other (2%: no gain
-// worth a change of launch) say the program runs a fixed time; so do runs
+// The smallest lead that names a winner or splits a tie (2%: no smaller gain
+// is worth a change of launch). Whole runs of every launch within this
+// fraction of each other say the program runs a fixed time; so do runs
 // that differ by no more than a launch's own start and stop (launch_cost:
 // tens of milliseconds for a launcher on a loaded machine or under a
 // sanitizer), as long as that is at most a tenth of the run.

@@ -46,6 +46,21 @@ TEST_CASE("a winner is named when its lead over the baseline exceeds the noise b
   CHECK(d.why.find("leads the baseline") != std::string::npos);
 }
 
+TEST_CASE("a lead under 2% names no winner however steady the rounds - and splits no tie") {
+  // bench/tune.sh's tqdm program: every launch within 3%, the best 0.9% ahead of bare, rounds 0.6% apart.
+  const std::vector<Measured> candidates{bare({1394.4, 1394.0, 1395.0}), Measured{{1406.7, 1407.5, 1406.0}, 3},
+                                         Measured{{1371.2, 1372.0, 1370.5}, 1}};
+  const Decision d = decide(candidates, true);
+  CHECK_FALSE(d.winner.has_value());
+  REQUIRE(d.noise.has_value());
+  CHECK(*d.noise < 0.02);
+  CHECK(
+      d.why.starts_with("nothing beat the baseline beyond the noise: the best leads it by 0.9%, under the 2.0% a "
+                        "change of launch needs"));
+  CHECK(d.tied == std::vector<std::size_t>{1, 0});  // 2.6% behind the best is told apart
+  CHECK(d.simplest_tied == 0);
+}
+
 TEST_CASE("launches far faster than the baseline and close to each other: a winner, the top ones tied") {
   // The bare run of an oversubscribed program, dropped after one trial; three mptrain launches 4% apart.
   const std::vector<Measured> candidates{bare({6.1}), Measured{{150, 141, 160}, 1}, Measured{{156, 150, 199}, 3},
