@@ -9,8 +9,10 @@
 #   3. a program no launch speeds up (a sleep-paced ticker, --progress).
 # For 1 and 2 tune gets BUDGET seconds; then every candidate it listed is
 # timed by hand (REPEAT whole runs each, interleaved; the tqdm program with a
-# fixed number of steps), and the launch tune picked is compared with the
-# best found by hand (bar: at least 0.95). For 3 tune must find no
+# fixed number of steps, rated by the it/s its bar printed last: the metric
+# tune read, without the launcher's own start, which a run of a second would
+# weigh 25%), and the launch tune picked is compared with the best found by
+# hand (bar: at least 0.95). For 3 tune must find no
 # measurable difference.
 # Usage: bench/tune.sh  (from the repository root; BUDGET=90 REPEAT=3 TRAIN_LIMIT=… to change)
 set -euo pipefail
@@ -27,19 +29,27 @@ require_command bc
 bench_tmpdir tune-bench
 echo "== bench/tune.sh: $(machine_summary), budget $BUDGET s, $REPEAT hand runs each"
 
-# seconds COMMAND...: the wall seconds of one run of COMMAND.
+# seconds COMMAND...: the wall seconds of one run of COMMAND; its output (both streams) in $OUT/hand.out.
 seconds() {
   local start end
   start=$(date +%s.%N)
-  "$@" >/dev/null 2>"$OUT/hand.err" || { tail -5 "$OUT/hand.err" >&2; echo "bench: '$*' failed" >&2; exit 1; }
+  "$@" >"$OUT/hand.out" 2>&1 || { tail -5 "$OUT/hand.out" >&2; echo "bench: '$*' failed" >&2; exit 1; }
   end=$(date +%s.%N)
   echo "$end - $start" | bc -l
 }
 
+# last_rate: the last number before "it/s" in $OUT/hand.out (a tqdm bar's final rate: the program's own
+# throughput over the bar's life, the metric tune read, without the launcher's start).
+last_rate() { tr '\r' '\n' <"$OUT/hand.out" | grep -oE '[0-9.]+it/s' | tail -1 | tr -d 'it/s'; }
+
 # compare NAME TUNE_JSON RATE_OF: times each candidate of TUNE_JSON by hand
 # (its command with ARGS_BY_HAND appended), REPEAT times interleaved; prints
 # the table and the ratio of tune's pick to the best. RATE_OF converts
-# seconds to throughput (a bc expression of s).
+# seconds to throughput (a bc expression of s); RATE_OF "metric": the rate the
+# program printed (last_rate), the metric tune itself read.
+# median_of FILE: the median of the numbers in FILE, one per line.
+median_of() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
 compare() {
   local name=$1 json=$2 rate_of=$3
   local count pick
@@ -51,15 +61,19 @@ compare() {
       read -r -a words <<<"$(jq -r ".candidates[$i].command" "$json")"
       [[ "${words[0]}" == mptrain ]] && words[0]=$MPTRAIN
       seconds "${words[@]}" "${ARGS_BY_HAND[@]}" >>"$OUT/$name.$i"
+      [[ $rate_of != metric ]] || last_rate >>"$OUT/$name.$i.rate"
     done
   done
-  printf '%-44s %12s %12s  %s\n' "candidate (tune's pick: *)" "tune median" "rate by hand" "hand runs (s)"
+  printf '%-44s %12s %12s  %s\n' "candidate (tune's pick: *)" "tune median" "rate by hand" "hand runs (s, whole)"
   local best=0 picked=0
   for ((i = 0; i < count; i++)); do
-    local command median rate tuned
+    local command rate tuned
     command=$(jq -r ".candidates[$i].command" "$json")
-    median=$(sort -g "$OUT/$name.$i" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
-    rate=$(echo "s = $median; $rate_of" | bc -l)
+    if [[ $rate_of == metric ]]; then
+      rate=$(median_of "$OUT/$name.$i.rate")
+    else
+      rate=$(echo "s = $(median_of "$OUT/$name.$i"); $rate_of" | bc -l)
+    fi
     tuned=$(jq -r "(.candidates[$i].throughput.median // null) as \$m | if \$m == null then \"-\" else (\$m * 1000 | round / 1000 | tostring) end" "$json")
     local mark=" "
     [[ "$command" == "$pick" ]] && { mark="*"; picked=$rate; }
@@ -86,7 +100,7 @@ echo "-- 2. a multi-process program with a tqdm bar ($N forked numpy workers), -
   -- "$PYTHON" "$ROOT/bench/tqdm_workers.py" --workers "$N" >"$OUT/tqdm.json" 2>"$OUT/tqdm.err" ||
   { tail -20 "$OUT/tqdm.err" >&2; exit 1; }
 ARGS_BY_HAND=(--steps "$STEPS")
-compare tqdm "$OUT/tqdm.json" "$N * $STEPS / s"
+compare tqdm "$OUT/tqdm.json" metric
 unset OMP_NUM_THREADS
 
 echo
