@@ -215,6 +215,34 @@ std::vector<const ProcessEvidence*> pool_processes_in_cgroup(const JobFigures& c
   return processes;
 }
 
+// The fix for `threads` pool threads in cgroup `key` that want more than its quota (`fit` whole CPUs, a
+// `period_us` period): fewer threads where a process runs more than one (never the launch already running),
+// fewer processes where each runs one already (no variable helps then: issue 55), or a quota raised to the
+// CPUs the threads wanted (their time on CPU and queued, over the watch), not one per thread.
+std::string over_quota_fix(const JobFigures& c, const std::string& key, int threads, int fit, std::uint64_t period_us) {
+  const auto processes = pool_processes_in_cgroup(c, key);
+  double wanted_s = 0;
+  int widest = 0;
+  for (const auto* process : processes) {
+    wanted_s += process->on_cpu_s + process->wait_s;
+    widest = std::max(widest, c.pools.at(process->pid));
+  }
+  const int wanted = static_cast<int>(std::ceil(ratio(wanted_s, c.duration) - 0.05));
+  const int raise = std::clamp(wanted, fit + 1, std::max(fit + 1, threads));
+  const std::string quota = fmt::format("raise the quota to {} ({} µs per {} µs period)", counted(raise, "CPU"),
+                                        static_cast<unsigned long long>(raise) * period_us, period_us);
+  if (widest <= 1 && processes.size() > 1) {
+    return fmt::format(
+        "{} want more than the quota allows, one thread each already (no thread-count variable helps): run at "
+        "most {} at once (the program's own count of workers or processes), or {}",
+        counted(static_cast<int>(processes.size()), "process"), fit, quota);
+  }
+  const std::string launch =
+      c.launch.inside_mptrain ? std::string() : fmt::format(", or `mptrain run -n 1 -t {}`", fit);
+  return fmt::format("{} want more than the quota allows: run at most {} ({}{}), or {}", counted(threads, "thread"),
+                     counted(fit, "thread"), knob_settings(processes, fit), launch, quota);
+}
+
 std::vector<Finding> check_throttling(const JobFigures& c) {
   std::vector<Finding> findings;
   for (const auto& [key, group] : c.evidence.cgroups) {
@@ -241,12 +269,7 @@ std::vector<Finding> check_throttling(const JobFigures& c) {
           "outside the pools) wants more; move it out of the cgroup or raise the quota",
           counted(threads, "thread"), quota);
     } else {
-      f.fix = fmt::format(
-          "{} want more than the quota allows: run at most {} ({}, or `mptrain run -n 1 -t {}`), or raise the "
-          "quota to {} ({} µs per {} µs period)",
-          counted(threads, "thread"), counted(fit, "thread"), knob_settings(pool_processes_in_cgroup(c, key), fit), fit,
-          counted(threads, "CPU"), static_cast<long long>(threads) * static_cast<long long>(group.quota.period_us),
-          group.quota.period_us);
+      f.fix = over_quota_fix(c, key, threads, fit, group.quota.period_us);
     }
     f.numbers = {{"throttled_ratio", r},
                  {"periods", static_cast<double>(group.periods)},

@@ -218,6 +218,40 @@ TEST_CASE("a throttled cgroup is reported with its quota and a fix", "[monitor]"
   CHECK(!find(d, FindingKind::demand_above_capacity).has_value());
 }
 
+TEST_CASE("processes of one thread each over a quota: fewer processes, a quota of the CPUs they wanted", "[monitor]") {
+  // A program's 3 processes of one thread each in a 1-CPU quota, wanting 1.85 CPUs in all (issue 55: the fix
+  // was "run at most 1 thread (OMP_NUM_THREADS=1 …), or raise the quota to 3 CPUs", under a run whose
+  // variables said 1 already).
+  Machine m;
+  m.threads = {{1, 1, 0, 0.45, 0.2}, {2, 2, 1, 0.3, 0.3}, {3, 3, 0, 0.3, 0.3}};
+  m.cpu_busy = {0.6, 0.45};
+  m.quota_cpus = 1.0;
+  m.throttled_fraction = 0.6;
+  m.throttled_per_period = 0.04;
+  const auto throttled = find(run(m), FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
+  CHECK(contains(throttled->fix, "3 processes want more than the quota allows, one thread each already"));
+  CHECK(contains(throttled->fix, "run at most 1 at once"));
+  CHECK(contains(throttled->fix, "raise the quota to 2 CPUs (200000 µs per 100000 µs period)"));
+  CHECK(!contains(throttled->fix, "OMP_NUM_THREADS"));
+}
+
+TEST_CASE("inside mptrain run, the throttling fix names no launch: the running one is it", "[monitor]") {
+  Machine m;
+  m.threads = {{1, 1, 0, 0.25, 0.75}, {1, 2, 1, 0.25, 0.75}};
+  m.cpu_busy = {0.25, 0.25};
+  m.throttled_fraction = 0.9;
+  const auto bare = find(run(m), FindingKind::cgroup_throttling);
+  REQUIRE(bare.has_value());
+  CHECK(contains(bare->fix, "`mptrain run -n 1 -t 1`"));
+  const auto inside = diagnose(accumulate(series(m), queue_rule({}, 2)),
+                               Capacity{2, CpuSet::range(0, 1), Launch{true, 1, 0, false}}, {});
+  const auto throttled = find(inside, FindingKind::cgroup_throttling);
+  REQUIRE(throttled.has_value());
+  CHECK(contains(throttled->fix, "OMP_NUM_THREADS=1"));
+  CHECK(!contains(throttled->fix, "mptrain run"));
+}
+
 TEST_CASE("a job held to a tiny quota ran little but wanted CPU: measured, throttled, not asleep", "[monitor]") {
   // One busy loop under a 1% quota: on a CPU 1% of the time, waiting the rest, throttled every period.
   Machine m;
